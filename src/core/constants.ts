@@ -1,0 +1,20 @@
+/** Label, annotation and condition names Ordinal reads and writes. Standard keys keep their meaning. */
+
+export const POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
+export const POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
+export const REVISION_LABEL = "controller-revision-hash";
+
+/** Set on pods and PVCs Ordinal manages: the name of the owning set (used by webhook objectSelectors). */
+export const SET_NAME_LABEL = "ordinal.dev/statefulset";
+/** JSON record of an in-place update in progress on a pod (revision, images, times). */
+export const INPLACE_STATE_ANNOTATION = "ordinal.dev/inplace-update-state";
+
+/** The readiness gate of every managed pod; False while an in-place update is in flight. */
+export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
+
+/** Condition types on the set's status. */
+export const ROLLOUT_PAUSED_CONDITION = "RolloutPaused";
+export const ROLLOUT_STUCK_CONDITION = "RolloutStuck";
+
+/** The field manager / component name in events and ownerReferences. */
+export const COMPONENT = "ordinal";

@@ -1,0 +1,43 @@
+import type { StatefulSet } from "../api/statefulset.ts";
+
+/** getPodName returns the name of the set's pod with the given ordinal: `<set>-<ordinal>`. */
+export function getPodName(set: StatefulSet, ordinal: number): string {
+  return `${set.metadata.name}-${ordinal}`;
+}
+
+/**
+ * getParentNameAndOrdinal splits a pod name into set name and ordinal, or returns undefined when
+ * the name does not end in `-<non-negative integer>` (upstream's statefulPodRegex).
+ */
+export function getParentNameAndOrdinal(podName: string): { parent: string; ordinal: number } | undefined {
+  const m = /^(.*)-([0-9]+)$/.exec(podName);
+  if (!m) return undefined;
+  const ordinal = Number(m[2]);
+  if (!Number.isSafeInteger(ordinal)) return undefined;
+  return { parent: m[1], ordinal };
+}
+
+/** getOrdinal returns the ordinal of a pod name, or -1 when it has none. */
+export function getOrdinal(podName: string): number {
+  return getParentNameAndOrdinal(podName)?.ordinal ?? -1;
+}
+
+/** getClaimName returns the PVC name of a claim template for an ordinal: `<claim>-<set>-<ordinal>`. */
+export function getClaimName(set: StatefulSet, claimTemplateName: string, ordinal: number): string {
+  return `${claimTemplateName}-${set.metadata.name}-${ordinal}`;
+}
+
+/** getStartOrdinal returns spec.ordinals.start (0 when unset). */
+export function getStartOrdinal(set: StatefulSet): number {
+  return set.spec.ordinals?.start ?? 0;
+}
+
+/** getEndOrdinal returns one past the highest ordinal a replica may have. */
+export function getEndOrdinal(set: StatefulSet): number {
+  return getStartOrdinal(set) + set.spec.replicas;
+}
+
+/** isMemberOf is true when the pod's name is `<set>-<ordinal>` for this set. */
+export function isMemberOf(set: StatefulSet, podName: string): boolean {
+  return getParentNameAndOrdinal(podName)?.parent === set.metadata.name;
+}

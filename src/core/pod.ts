@@ -1,0 +1,145 @@
+import type { OwnerReference, PersistentVolumeClaim, Pod, Volume } from "../api/k8s.ts";
+import { API_VERSION, KIND, type StatefulSet } from "../api/statefulset.ts";
+import {
+  INPLACE_READY_CONDITION,
+  POD_INDEX_LABEL,
+  POD_NAME_LABEL,
+  REVISION_LABEL,
+  SET_NAME_LABEL,
+} from "./constants.ts";
+import { getClaimName, getPodName } from "./names.ts";
+
+/**
+ * Pod and PVC builders and the identity/storage predicates, after upstream's
+ * stateful_set_utils.go. The mutating webhook and the planner both use these, so a pod made by
+ * hand, by a restore tool or by the reconciler ends up the same.
+ */
+
+/** newControllerRef returns the ownerReference a pod or revision of the set carries. */
+export function newControllerRef(set: StatefulSet): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    name: set.metadata.name ?? "",
+    uid: set.metadata.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/**
+ * newStatefulSetPod returns the pod for `ordinal` built from the set's template, with identity,
+ * storage, the revision label and the InPlaceUpdateReady readiness gate. Pure: it copies the template.
+ */
+export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: string): Pod {
+  const tpl = structuredClone(set.spec.template);
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: getPodName(set, ordinal),
+      namespace: set.metadata.namespace,
+      labels: { ...(tpl.metadata?.labels ?? {}) },
+      annotations: tpl.metadata?.annotations ? { ...tpl.metadata.annotations } : undefined,
+      ownerReferences: [newControllerRef(set)],
+    },
+    spec: tpl.spec,
+  };
+  if (!pod.metadata!.annotations) delete pod.metadata!.annotations;
+  if (revision) pod.metadata!.labels![REVISION_LABEL] = revision;
+  updateIdentity(set, pod, ordinal);
+  updateStorage(set, pod, ordinal);
+  addReadinessGate(pod);
+  return pod;
+}
+
+/**
+ * updateIdentity sets the pod's name-derived identity in place: pod-name, pod-index and set-name
+ * labels, hostname and subdomain (serviceName). Returns the pod.
+ */
+export function updateIdentity(set: StatefulSet, pod: Pod, ordinal: number): Pod {
+  const name = getPodName(set, ordinal);
+  pod.metadata ??= {};
+  pod.metadata.name = name;
+  if (set.metadata.namespace) pod.metadata.namespace = set.metadata.namespace;
+  pod.metadata.labels ??= {};
+  pod.metadata.labels[POD_NAME_LABEL] = name;
+  pod.metadata.labels[POD_INDEX_LABEL] = String(ordinal);
+  pod.metadata.labels[SET_NAME_LABEL] = set.metadata.name ?? "";
+  pod.spec ??= { containers: [] };
+  pod.spec.hostname = name;
+  if (set.spec.serviceName) pod.spec.subdomain = set.spec.serviceName;
+  else delete pod.spec.subdomain;
+  return pod;
+}
+
+/**
+ * updateStorage points one volume per claim template at the ordinal's PVC, replacing a template
+ * volume of the same name, claim volumes first in template order. Returns the pod.
+ */
+export function updateStorage(set: StatefulSet, pod: Pod, ordinal: number): Pod {
+  const claims = set.spec.volumeClaimTemplates ?? [];
+  if (claims.length === 0) return pod;
+  pod.spec ??= { containers: [] };
+  const claimNames = new Set(claims.map((c) => c.metadata.name));
+  const volumes: Volume[] = claims.map((c) => ({
+    name: c.metadata.name,
+    persistentVolumeClaim: { claimName: getClaimName(set, c.metadata.name, ordinal) },
+  }));
+  for (const v of pod.spec.volumes ?? []) if (!claimNames.has(v.name)) volumes.push(v);
+  pod.spec.volumes = volumes;
+  return pod;
+}
+
+/** addReadinessGate adds the InPlaceUpdateReady readiness gate when missing. Returns the pod. */
+export function addReadinessGate(pod: Pod): Pod {
+  pod.spec ??= { containers: [] };
+  const gates = (pod.spec.readinessGates ??= []);
+  if (!gates.some((g) => g.conditionType === INPLACE_READY_CONDITION)) gates.push({ conditionType: INPLACE_READY_CONDITION });
+  return pod;
+}
+
+/** identityMatches is true when the pod's name, labels, hostname and subdomain fit the ordinal. */
+export function identityMatches(set: StatefulSet, pod: Pod, ordinal: number): boolean {
+  const name = getPodName(set, ordinal);
+  const labels = pod.metadata?.labels ?? {};
+  return (
+    pod.metadata?.name === name &&
+    labels[POD_NAME_LABEL] === name &&
+    labels[POD_INDEX_LABEL] === String(ordinal) &&
+    labels[SET_NAME_LABEL] === set.metadata.name &&
+    pod.spec?.hostname === name &&
+    (pod.spec?.subdomain ?? "") === set.spec.serviceName
+  );
+}
+
+/** storageMatches is true when every claim template's volume points at the ordinal's PVC. */
+export function storageMatches(set: StatefulSet, pod: Pod, ordinal: number): boolean {
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  return (set.spec.volumeClaimTemplates ?? []).every(
+    (c) => volumes.get(c.metadata.name)?.persistentVolumeClaim?.claimName === getClaimName(set, c.metadata.name, ordinal),
+  );
+}
+
+/**
+ * newClaims returns the PVCs the pod of `ordinal` needs, one per claim template, labelled with
+ * the set's matchLabels (as upstream does) and our set-name label.
+ */
+export function newClaims(set: StatefulSet, ordinal: number): PersistentVolumeClaim[] {
+  return (set.spec.volumeClaimTemplates ?? []).map((tpl) => {
+    const labels = { ...(tpl.metadata.labels ?? {}), ...(set.spec.selector.matchLabels ?? {}) };
+    labels[SET_NAME_LABEL] = set.metadata.name ?? "";
+    const claim: PersistentVolumeClaim = {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: {
+        name: getClaimName(set, tpl.metadata.name, ordinal),
+        namespace: set.metadata.namespace,
+        labels,
+      },
+      spec: structuredClone(tpl.spec),
+    };
+    if (tpl.metadata.annotations) claim.metadata!.annotations = { ...tpl.metadata.annotations };
+    return claim;
+  });
+}

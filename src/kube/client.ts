@@ -1,0 +1,92 @@
+import type { ResourceRef } from "./resources.ts";
+
+/**
+ * The one I/O seam of Ordinal: everything that talks to the apiserver goes through `KubeClient`.
+ * `createKubeClient` (http.ts) implements it over any fetch (global fetch, a Workers VPC binding,
+ * undici with a custom CA on Node, or the in-process fake apiserver).
+ */
+
+/** A Kubernetes object as JSON. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    generateName?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
+    finalizers?: string[];
+    deletionTimestamp?: string | Date;
+    creationTimestamp?: string | Date;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; the client follows `continue` until the list is complete. */
+  limit?: number;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = "merge" | "json" | "strategic";
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+}
+
+export interface KubeClient {
+  /** get returns the object, or undefined when it does not exist (404). */
+  get<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T | undefined>;
+  /** list returns every matching item, following `continue` pages. */
+  list<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, opts?: ListOptions): Promise<T[]>;
+  create<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, obj: T, opts?: WriteOptions): Promise<T>;
+  /** update PUTs the object (resourceVersion is the precondition); `subresource` e.g. "status". */
+  update<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, obj: T, subresource?: string, opts?: WriteOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    r: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    type: PatchType,
+    subresource?: string,
+    opts?: WriteOptions,
+  ): Promise<T>;
+  /** delete returns true when the object was deleted (or is being deleted), false when it was already gone (404). */
+  delete(r: ResourceRef, namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<boolean>;
+  /** Requests made so far by this client (for the Worker's subrequest budget). */
+  readonly requestCount: number;
+}
+
+/**
+ * ApiError is a non-2xx answer of the apiserver: `code` is the HTTP status, `reason` the Status
+ * reason ("Conflict", "NotFound", "Invalid", …) and `status` the whole Status body.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly status?: unknown,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const isConflict = (e: unknown): boolean => e instanceof ApiError && e.code === 409;
+export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.code === 404;
+export const isAlreadyExists = (e: unknown): boolean => e instanceof ApiError && e.code === 409 && e.reason === "AlreadyExists";
