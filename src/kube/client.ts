@@ -28,6 +28,11 @@ export interface KubeObject {
   [k: string]: unknown;
 }
 
+/** Anything with a metadata.name (update needs it for the URL). */
+export interface Named {
+  metadata?: { name?: string };
+}
+
 export interface ListOptions {
   labelSelector?: string;
   fieldSelector?: string;
@@ -50,13 +55,13 @@ export interface WriteOptions {
 
 export interface KubeClient {
   /** get returns the object, or undefined when it does not exist (404). */
-  get<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T | undefined>;
+  get<T extends object = KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T | undefined>;
   /** list returns every matching item, following `continue` pages. */
-  list<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, opts?: ListOptions): Promise<T[]>;
-  create<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, obj: T, opts?: WriteOptions): Promise<T>;
+  list<T extends object = KubeObject>(r: ResourceRef, namespace: string | undefined, opts?: ListOptions): Promise<T[]>;
+  create<T extends object>(r: ResourceRef, namespace: string | undefined, obj: T, opts?: WriteOptions): Promise<T>;
   /** update PUTs the object (resourceVersion is the precondition); `subresource` e.g. "status". */
-  update<T extends KubeObject>(r: ResourceRef, namespace: string | undefined, obj: T, subresource?: string, opts?: WriteOptions): Promise<T>;
-  patch<T extends KubeObject>(
+  update<T extends Named>(r: ResourceRef, namespace: string | undefined, obj: T, subresource?: string, opts?: WriteOptions): Promise<T>;
+  patch<T extends object = KubeObject>(
     r: ResourceRef,
     namespace: string | undefined,
     name: string,

@@ -111,8 +111,8 @@ log "building kube-apiserver + kube-controller-manager in $TREE (5-15 min on 2 c
 start=$(date +%s)
 (
   cd "$TREE"
+  # (the kubernetes build puts its Go build cache in _output/local/go/cache)
   export GOPATH="$TREE/.go" CGO_ENABLED=0
-  export GOCACHE="${GOCACHE:-$CACHE/go-build}"
   make WHAT="cmd/kube-apiserver cmd/kube-controller-manager"
 ) || die "make failed in $TREE"
 log "build took $(( $(date +%s) - start )) s"

@@ -84,7 +84,7 @@ metadata:
   namespace: $NS
   ownerReferences:
   - {apiVersion: v1, kind: ConfigMap, name: owner, uid: $UID_OWNER}
-data: {x: y}
+data: {x: "1"}
 EOF
 k create -f "$WORK/owned.yaml"
 k delete configmap owner -n "$NS"

@@ -13,8 +13,11 @@ ETCD_PORT="${ORDINAL_ETCD_PORT:-23790}"
 ETCD_PEER_PORT="${ORDINAL_ETCD_PEER_PORT:-23800}"
 API_PORT="${ORDINAL_APISERVER_PORT:-26443}"
 WEBHOOK_HOSTS="${ORDINAL_WEBHOOK_HOSTS:-127.0.0.1:28443,127.0.0.1:28787}"
-KCM_CONTROLLERS="${ORDINAL_KCM_CONTROLLERS:-serviceaccount-token,serviceaccount,garbagecollector,namespace}"
+# pvc-protection removes the kubernetes.io/pvc-protection finalizer that admission puts on every
+# PVC; without it deleted PVCs (and so their namespaces) stay Terminating forever.
+KCM_CONTROLLERS="${ORDINAL_KCM_CONTROLLERS:-serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection}"
 TIMEOUT="${ORDINAL_START_TIMEOUT:-60}"
+VERBOSITY="${ORDINAL_KUBE_V:-0}"   # klog -v for apiserver and controller-manager
 
 log() { echo "[start] $(date +%H:%M:%S) $*" >&2; }
 # On failure: message, tail of every log, stop what was started, exit 1.
@@ -48,7 +51,7 @@ for p in "$ETCD_PORT" "$ETCD_PEER_PORT" "$API_PORT"; do
 done
 rm -rf "$DIR"
 mkdir -p "$DIR"/{pki,logs,pids,etcd}
-chmod 700 "$DIR"
+chmod 700 "$DIR" "$DIR/etcd"
 
 # --- certificates and keys (openssl) --------------------------------------------------------
 log "generating CA, apiserver serving cert, service-account key pair"
@@ -151,7 +154,7 @@ launch etcd etcd --name ordinal --data-dir "$DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
   --initial-cluster "ordinal=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new \
-  --log-level warn
+  --logger zap --log-level warn
 
 # --- kube-apiserver -----------------------------------------------------------------------------
 log "starting kube-apiserver on $API_URL"
@@ -170,7 +173,7 @@ launch kube-apiserver "$BIN/kube-apiserver" \
   --enable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
   "${ADMISSION_ARGS[@]}" \
   --profiling=false \
-  --v=1
+  --v="$VERBOSITY"
 
 # Wait for /readyz (fail fast if a process dies).
 deadline=$(( $(date +%s) + TIMEOUT ))
@@ -192,7 +195,7 @@ launch kube-controller-manager "$BIN/kube-controller-manager" \
   --leader-elect=false \
   --port=0 --secure-port=0 \
   --profiling=false \
-  --v=1
+  --v="$VERBOSITY"
 
 # Pods are refused until the default ServiceAccount has its token secret.
 export KUBECONFIG="$DIR/kubeconfig"

@@ -1,0 +1,120 @@
+import { z } from "zod";
+
+/**
+ * AdmissionReview v1 (admission.k8s.io/v1), the envelope the apiserver posts to every webhook.
+ * The request is checked with zod at the HTTP edge; handlers receive a parsed `AdmissionRequest`
+ * and return an `AdmissionResponse`, which `reviewOf` wraps for the wire.
+ */
+
+export const ADMISSION_API_VERSION = "admission.k8s.io/v1";
+export const ADMISSION_KIND = "AdmissionReview";
+
+const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
+const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
+
+/** A Kubernetes object as JSON: any non-array object (its own schema is the handler's business). */
+const ObjectJSON = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  { message: "expected a Kubernetes object" },
+);
+
+export const Operation = z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
+
+export const AdmissionRequestSchema = z
+  .looseObject({
+    uid: z.string().min(1),
+    kind: GroupVersionKind,
+    resource: GroupVersionResource,
+    subResource: z.string().optional(),
+    requestKind: GroupVersionKind.optional(),
+    requestResource: GroupVersionResource.optional(),
+    requestSubResource: z.string().optional(),
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    operation: Operation,
+    userInfo: z.looseObject({
+      username: z.string().optional(),
+      uid: z.string().optional(),
+      groups: z.array(z.string()).optional(),
+    }),
+    object: ObjectJSON.nullable().optional(),
+    oldObject: ObjectJSON.nullable().optional(),
+    dryRun: z.boolean().optional(),
+    options: z.unknown().optional(),
+  })
+  .superRefine((r, ctx) => {
+    if ((r.operation === "CREATE" || r.operation === "UPDATE") && !r.object)
+      ctx.addIssue({ code: "custom", path: ["object"], message: `required for ${r.operation}` });
+    if (r.operation === "UPDATE" && !r.oldObject)
+      ctx.addIssue({ code: "custom", path: ["oldObject"], message: "required for UPDATE" });
+  });
+
+export const AdmissionReviewSchema = z.looseObject({
+  apiVersion: z.literal(ADMISSION_API_VERSION),
+  kind: z.literal(ADMISSION_KIND),
+  request: AdmissionRequestSchema,
+});
+
+export type AdmissionRequest = z.output<typeof AdmissionRequestSchema>;
+export type AdmissionReviewRequest = z.output<typeof AdmissionReviewSchema>;
+
+/** The Status a denial carries; the apiserver shows `message` to the user and returns `code`. */
+export interface AdmissionStatus {
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: AdmissionStatus;
+  /** base64 of a JSON Patch (RFC 6902) against `request.object`. */
+  patch?: string;
+  patchType?: "JSONPatch";
+  /** Shown by kubectl as `Warning: …`. */
+  warnings?: string[];
+}
+
+export interface AdmissionReviewResponse {
+  apiVersion: typeof ADMISSION_API_VERSION;
+  kind: typeof ADMISSION_KIND;
+  response: AdmissionResponse;
+}
+
+/**
+ * What a handler decides: the response, plus an optional hint that a managed set deserves a
+ * reconcile soon (the HTTP layer passes it to `onManagedPodStatus`).
+ */
+export interface AdmissionResult {
+  response: AdmissionResponse;
+  reconcileHint?: { namespace: string; setName: string };
+}
+
+/** allow admits the request, with warnings when there are any. */
+export function allow(req: Pick<AdmissionRequest, "uid">, warnings: string[] = []): AdmissionResponse {
+  return { uid: req.uid, allowed: true, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/** deny refuses the request with a Status (`code` defaults to 403 Forbidden). */
+export function deny(req: Pick<AdmissionRequest, "uid">, status: AdmissionStatus, warnings: string[] = []): AdmissionResponse {
+  return {
+    uid: req.uid,
+    allowed: false,
+    status: { code: 403, reason: "Forbidden", ...status },
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/** reviewOf wraps a response in the AdmissionReview envelope the apiserver expects back. */
+export function reviewOf(response: AdmissionResponse): AdmissionReviewResponse {
+  return { apiVersion: ADMISSION_API_VERSION, kind: ADMISSION_KIND, response };
+}
+
+/** A group/kind pair a route accepts (`group` "" is the core group). */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+export const gkString = (gk: GroupKind): string => (gk.group ? `${gk.kind}.${gk.group}` : gk.kind);

@@ -1,0 +1,16 @@
+import { formatInvalid, validateImageList } from "../validation/index.ts";
+import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+
+/**
+ * validateImageListRequest answers a CREATE or UPDATE of an ImageList: every image reference must
+ * parse under the distribution reference grammar; all bad entries are reported at once (422).
+ */
+export function validateImageListRequest(req: AdmissionRequest): AdmissionResult {
+  if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
+  if (req.subResource) return { response: allow(req) };
+  const obj = req.object as { metadata?: { name?: string } };
+  const errors = validateImageList(obj);
+  if (errors.length === 0) return { response: allow(req) };
+  const name = obj.metadata?.name || req.name || "";
+  return { response: deny(req, { code: 422, reason: "Invalid", message: formatInvalid("ImageList", name, errors) }) };
+}

@@ -1,0 +1,34 @@
+import { GROUP } from "../api/statefulset.ts";
+import { formatFieldError, formatInvalid, validateStatefulSet } from "../validation/index.ts";
+import { diff } from "./patch.ts";
+import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+
+export interface ValidateStatefulSetOptions {
+  /** Also check apps/v1 StatefulSets (the apiserver checks them already; this adds Ordinal's rules and warnings). */
+  validateAppsV1StatefulSets: boolean;
+}
+
+/**
+ * validateStatefulSetRequest answers a CREATE or UPDATE of an apps.ordinal.dev StatefulSet (and of
+ * an apps/v1 one when the option is on): every error at once as a 422 Invalid, warnings either way.
+ * An UPDATE that leaves the spec as it was (labels, finalizers, deletion) is never refused for
+ * the spec's sake: what was admitted before stays changeable; its errors come back as warnings.
+ */
+export function validateStatefulSetRequest(req: AdmissionRequest, opts: ValidateStatefulSetOptions): AdmissionResult {
+  if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
+  if (req.subResource) return { response: allow(req) };
+  const group = req.kind.group === GROUP ? GROUP : "apps";
+  if (group === "apps" && !opts.validateAppsV1StatefulSets) return { response: allow(req) };
+
+  const obj = req.object as { metadata?: { name?: string }; spec?: unknown };
+  const old = req.operation === "UPDATE" ? (req.oldObject as { spec?: unknown }) : undefined;
+  const { errors, warnings } = validateStatefulSet(obj, old, { group });
+  if (errors.length === 0) return { response: allow(req, warnings) };
+  if (old && specUnchanged(old.spec, obj.spec)) {
+    return { response: allow(req, [...errors.map((e) => `existing spec is invalid: ${formatFieldError(e)}`), ...warnings]) };
+  }
+  const name = obj.metadata?.name || req.name || "";
+  return { response: deny(req, { code: 422, reason: "Invalid", message: formatInvalid("StatefulSet", name, errors) }, warnings) };
+}
+
+const specUnchanged = (a: unknown, b: unknown): boolean => diff({ spec: a ?? null }, { spec: b ?? null }).length === 0;

@@ -1,0 +1,49 @@
+/**
+ * Revision hashing as upstream does it (history.HashControllerRevision): FNV-32a over the
+ * revision data plus the collision count, encoded with rand.SafeEncodeString's alphabet so the
+ * hash never spells words. The data is canonical JSON (sorted keys), so equal templates hash
+ * equally whatever the key order the apiserver returned.
+ */
+
+/** canonicalJson returns JSON with object keys sorted at every level. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) out[k] = sortKeys(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+/** fnv32a returns the 32-bit FNV-1a hash of the string's UTF-8 bytes. */
+export function fnv32a(s: string): number {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(s)) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+const ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
+
+/** safeEncodeString maps each character onto an alphabet without vowels (rand.SafeEncodeString). */
+export function safeEncodeString(s: string): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length];
+  return out;
+}
+
+/** hashRevisionData returns the revision hash of `data` with the given collision count. */
+export function hashRevisionData(data: unknown, collisionCount: number): string {
+  const json = canonicalJson(data);
+  return safeEncodeString(String(fnv32a(collisionCount > 0 ? json + String(collisionCount) : json)));
+}

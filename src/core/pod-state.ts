@@ -1,0 +1,41 @@
+import type { Pod } from "../api/k8s.ts";
+import { REVISION_LABEL } from "./constants.ts";
+
+/**
+ * Pod predicates after upstream's stateful_set_utils.go. A pod the planner has not created yet
+ * has no phase; every pod the apiserver returns has one (it defaults phase to Pending).
+ */
+
+/** isCreated is true once the apiserver has the pod (it has a phase). */
+export const isCreated = (pod: Pod): boolean => !!pod.status?.phase;
+export const isPending = (pod: Pod): boolean => pod.status?.phase === "Pending";
+export const isFailed = (pod: Pod): boolean => pod.status?.phase === "Failed";
+export const isSucceeded = (pod: Pod): boolean => pod.status?.phase === "Succeeded";
+/** isTerminating is true once deletion has begun (deletionTimestamp set). */
+export const isTerminating = (pod: Pod): boolean => pod.metadata?.deletionTimestamp != null;
+
+/** podReadyCondition returns the pod's Ready condition, if any. */
+export const podReadyCondition = (pod: Pod) => pod.status?.conditions?.find((c) => c.type === "Ready");
+
+/** isRunningAndReady is true when the pod is Running and its Ready condition is True. */
+export function isRunningAndReady(pod: Pod): boolean {
+  return pod.status?.phase === "Running" && podReadyCondition(pod)?.status === "True";
+}
+
+/**
+ * isRunningAndAvailable is true when the pod is running and ready and has been ready for at
+ * least minReadySeconds at `now` (upstream's podutil.IsPodAvailable).
+ */
+export function isRunningAndAvailable(pod: Pod, minReadySeconds: number, now: Date): boolean {
+  if (!isRunningAndReady(pod)) return false;
+  if (minReadySeconds <= 0) return true;
+  const since = podReadyCondition(pod)?.lastTransitionTime;
+  if (!since) return false;
+  return new Date(since).getTime() + minReadySeconds * 1000 <= now.getTime();
+}
+
+/** isHealthy is true when the pod is running, ready and not terminating. */
+export const isHealthy = (pod: Pod): boolean => isRunningAndReady(pod) && !isTerminating(pod);
+
+/** getPodRevision returns the pod's controller-revision-hash label ("" when unset). */
+export const getPodRevision = (pod: Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? "";

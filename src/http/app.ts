@@ -1,0 +1,215 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { mutatePod, type LookupStatefulSet } from "../admission/mutate-pods.ts";
+import {
+  AdmissionReviewSchema,
+  allow,
+  deny,
+  gkString,
+  reviewOf,
+  type AdmissionRequest,
+  type AdmissionResult,
+  type GroupKind,
+} from "../admission/types.ts";
+import { validateImageListRequest } from "../admission/validate-imagelists.ts";
+import { validatePodUpdate } from "../admission/validate-pods.ts";
+import { validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
+import { WEBHOOK_PATHS } from "../admission/webhook-configs.ts";
+import { GROUP } from "../api/statefulset.ts";
+import { webhookAuth, type AuthConfig } from "./auth.ts";
+import { errorFields, type Logger } from "./log.ts";
+
+/**
+ * The HTTP face of Ordinal, the same hono app in the Worker and on Node: authenticate, bound the
+ * body, check the AdmissionReview envelope, call a pure handler, wrap and log the answer. The
+ * handlers (src/admission) decide; nothing here does.
+ */
+
+/** Largest AdmissionReview accepted; the apiserver's own request limit is 3 MiB. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface AppDeps {
+  /** How the apiserver authenticates to the webhooks (bearer JWT and/or verified mTLS). */
+  auth: AuthConfig;
+  /** Node only: true when the TLS server verified the request's client certificate. */
+  isClientCertVerified?(c: Context): boolean;
+  /** `userInfo.username` of the reconciler; the only caller that may change identity labels. */
+  reconcilerUsername: string;
+  /** Validate apps/v1 StatefulSets too (when the apps-v1 webhook configuration is registered). */
+  validateAppsV1StatefulSets: boolean;
+  /**
+   * A managed pod's status changed: a hint to reconcile its set soon. On Node, wake the loop; in
+   * the Worker, `waitUntil` a bounded pass. Must not throw; errors of the promise are logged.
+   */
+  onManagedPodStatus?(namespace: string, setName: string, waitUntil: (p: Promise<unknown>) => void): void;
+  /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
+  lookupStatefulSet?: LookupStatefulSet;
+  log: Logger;
+  /** Defaults to MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
+}
+
+interface AdmissionRoute {
+  path: string;
+  /** Kinds (`request.kind`) the route handles; others are a 400. */
+  kinds: GroupKind[];
+  /** A failing mutating handler admits with a warning; a failing validating one denies. */
+  mutating: boolean;
+  handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
+}
+
+const POD: GroupKind = { group: "", kind: "Pod" };
+
+/** createApp returns the hono app serving the webhooks, `/healthz` and `/`. Throws on bad deps (e.g. no auth). */
+export function createApp(deps: AppDeps): Hono {
+  const { log } = deps;
+  const routes: AdmissionRoute[] = [
+    {
+      path: WEBHOOK_PATHS.mutatePods,
+      kinds: [POD],
+      mutating: true,
+      handle: (req) => mutatePod(req, { lookupStatefulSet: deps.lookupStatefulSet }),
+    },
+    {
+      path: WEBHOOK_PATHS.validatePods,
+      kinds: [POD],
+      mutating: false,
+      handle: (req) => validatePodUpdate(req, { reconcilerUsername: deps.reconcilerUsername }),
+    },
+    {
+      path: WEBHOOK_PATHS.validateStatefulSets,
+      kinds: [
+        { group: GROUP, kind: "StatefulSet" },
+        { group: "apps", kind: "StatefulSet" },
+      ],
+      mutating: false,
+      handle: (req) => validateStatefulSetRequest(req, { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets }),
+    },
+    {
+      path: WEBHOOK_PATHS.validateImageLists,
+      kinds: [{ group: GROUP, kind: "ImageList" }],
+      mutating: false,
+      handle: (req) => validateImageListRequest(req),
+    },
+  ];
+
+  const app = new Hono();
+  const auth = webhookAuth(deps.auth, log, deps.isClientCertVerified);
+  const maxSize = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+  const limit = bodyLimit({
+    maxSize,
+    onError: (c) => {
+      log("warn", "webhook request refused", { path: c.req.path, status: 413, limit: maxSize });
+      return c.json({ error: "PayloadTooLarge", message: `request body is larger than ${maxSize} bytes` }, 413);
+    },
+  });
+
+  app.get("/", (c) =>
+    c.json({
+      name: "ordinal",
+      description: "Admission webhooks of Ordinal, an enhanced Kubernetes StatefulSet (apps.ordinal.dev/v1) that needs no controller pod.",
+      webhooks: Object.values(WEBHOOK_PATHS),
+      health: "/healthz",
+    }),
+  );
+  app.get("/healthz", (c) => c.text("ok"));
+
+  for (const route of routes) {
+    app.post(route.path, auth, limit, (c) => serveAdmission(c, route, deps));
+  }
+
+  app.notFound((c) =>
+    c.json({ error: "NotFound", message: `no route for ${c.req.method} ${c.req.path}; webhooks are POST ${Object.values(WEBHOOK_PATHS).join(", ")}` }, 404),
+  );
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    log("error", "unhandled error", { path: c.req.path, ...errorFields(err) });
+    return c.json({ error: "InternalError", message: "internal error; see the server log" }, 500);
+  });
+  return app;
+}
+
+const badRequest = (c: Context, message: string) => c.json({ error: "BadRequest", message }, 400);
+
+async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps): Promise<Response> {
+  const { log } = deps;
+  const started = Date.now();
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (e) {
+    return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
+  }
+  const parsed = AdmissionReviewSchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(body)"}: ${i.message}`)
+      .join("; ");
+    return badRequest(c, `request body is not an AdmissionReview (apiVersion admission.k8s.io/v1, kind AdmissionReview, request): ${issues}`);
+  }
+  const req = parsed.data.request;
+  if (!route.kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
+    return badRequest(c, `${route.path} handles ${route.kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}: check the webhook's rules`);
+  }
+
+  let result: AdmissionResult;
+  try {
+    result = await route.handle(req);
+  } catch (e) {
+    log("error", "admission handler failed", { path: route.path, uid: req.uid, ...errorFields(e) });
+    const message = e instanceof Error ? e.message : String(e);
+    result = {
+      response: route.mutating
+        ? allow(req, [`Ordinal's mutating webhook failed (${message}); the object was admitted unchanged`])
+        : deny(req, { code: 500, reason: "InternalError", message: `Ordinal's webhook failed: ${message}` }),
+    };
+  }
+
+  const hint = result.reconcileHint;
+  if (hint && deps.onManagedPodStatus) {
+    try {
+      deps.onManagedPodStatus(hint.namespace, hint.setName, waitUntilOf(c, log));
+    } catch (e) {
+      log("error", "onManagedPodStatus failed", { namespace: hint.namespace, set: hint.setName, ...errorFields(e) });
+    }
+  }
+
+  const r = result.response;
+  log("info", "admission", {
+    path: route.path,
+    uid: req.uid,
+    kind: gkString(req.kind),
+    operation: req.operation,
+    subResource: req.subResource,
+    namespace: req.namespace,
+    name: req.name,
+    user: req.userInfo.username,
+    dryRun: req.dryRun,
+    allowed: r.allowed,
+    patched: r.patch !== undefined,
+    code: r.status?.code,
+    warnings: r.warnings?.length,
+    ms: Date.now() - started,
+  });
+  return c.json(reviewOf(r));
+}
+
+/**
+ * waitUntilOf returns the Worker's `ctx.waitUntil` when there is one, else a fire-and-forget
+ * (Node). Either way a rejected promise is logged, never thrown.
+ */
+function waitUntilOf(c: Context, log: Logger): (p: Promise<unknown>) => void {
+  let waitUntil: ((p: Promise<unknown>) => void) | undefined;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (p) => ctx.waitUntil(p);
+  } catch {
+    waitUntil = undefined; // Node: hono has no ExecutionContext
+  }
+  return (p) => {
+    const guarded = p.catch((e: unknown) => log("error", "reconcile hint failed", errorFields(e)));
+    waitUntil?.(guarded);
+  };
+}

@@ -1,0 +1,142 @@
+import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type WriteOptions } from "./client.ts";
+import { resourcePath, type ResourceRef } from "./resources.ts";
+
+/**
+ * createKubeClient returns a KubeClient over any fetch: global fetch (Node, public endpoints),
+ * a Workers VPC binding's fetch, undici with a custom CA (src/node/kubeconfig.ts), or the
+ * in-process fake apiserver. Retries 429, 5xx and network errors with bounded backoff; hands
+ * 4xx (409 Conflict included) to the caller as ApiError.
+ */
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface KubeClientOptions {
+  /** e.g. https://127.0.0.1:6443 (no trailing slash needed). */
+  baseUrl: string;
+  /** Bearer token, or a function returning one (exec plugins, rotated tokens). */
+  token?: string | (() => Promise<string | undefined>);
+  fetch?: FetchLike;
+  /** Attempts per request including the first (default 4). */
+  maxAttempts?: number;
+  /** First backoff in ms, doubled each retry, with jitter (default 200). */
+  backoffMs?: number;
+  /** Per-request timeout in ms (default 15000). */
+  timeoutMs?: number;
+  /** Sleep used between retries (tests pass a no-op). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Extra RequestInit merged into every request (Node: undici dispatcher). */
+  init?: RequestInit & Record<string, unknown>;
+  userAgent?: string;
+}
+
+const PATCH_CONTENT: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+};
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function createKubeClient(opts: KubeClientOptions): KubeClient {
+  const base = opts.baseUrl.replace(/\/+$/, "");
+  const doFetch: FetchLike = opts.fetch ?? ((i, init) => fetch(i, init));
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 4);
+  const backoff = opts.backoffMs ?? 200;
+  const sleep = opts.sleep ?? defaultSleep;
+  let count = 0;
+
+  async function request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Response> {
+    const token = typeof opts.token === "function" ? await opts.token() : opts.token;
+    const headers: Record<string, string> = { Accept: "application/json", "User-Agent": opts.userAgent ?? "ordinal" };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["Content-Type"] = contentType;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      count++;
+      let res: Response | undefined;
+      try {
+        res = await doFetch(base + path, {
+          ...opts.init,
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(opts.timeoutMs ?? 15000),
+        });
+      } catch (e) {
+        lastError = e;
+      }
+      if (res && res.status !== 429 && res.status < 500) return res;
+      if (res) lastError = await toApiError(res);
+      if (attempt === maxAttempts) break;
+      const retryAfter = Number(res?.headers.get("Retry-After"));
+      const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 5000) : backoff * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+      await sleep(wait);
+    }
+    if (lastError instanceof ApiError) throw lastError;
+    throw new ApiError(0, "NetworkError", `${method} ${path}: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+  }
+
+  async function json<T>(res: Response): Promise<T> {
+    if (!res.ok) throw await toApiError(res);
+    return (await res.json()) as T;
+  }
+
+  const query = (o: Record<string, string | number | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== "") q.set(k, String(v));
+    const s = q.toString();
+    return s ? `?${s}` : "";
+  };
+  const writeQuery = (w?: WriteOptions) => query({ dryRun: w?.dryRun ? "All" : undefined, fieldManager: w?.fieldManager });
+
+  return {
+    get requestCount() {
+      return count;
+    },
+    async get<T extends object>(r: ResourceRef, ns: string | undefined, name: string) {
+      const res = await request("GET", resourcePath(r, ns, name));
+      if (res.status === 404) return undefined;
+      return json<T>(res);
+    },
+    async list<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions) {
+      const items: T[] = [];
+      let cont: string | undefined;
+      do {
+        const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
+        const page = await json<{ items?: T[]; metadata?: { continue?: string } }>(await request("GET", path));
+        for (const item of page.items ?? []) items.push(item);
+        cont = page.metadata?.continue || undefined;
+      } while (cont);
+      return items;
+    },
+    async create<T extends object>(r: ResourceRef, ns: string | undefined, obj: T, w?: WriteOptions) {
+      return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj));
+    },
+    async update<T extends Named>(r: ResourceRef, ns: string | undefined, obj: T, sub?: string, w?: WriteOptions) {
+      return json<T>(await request("PUT", resourcePath(r, ns, obj.metadata?.name ?? "", sub) + writeQuery(w), obj));
+    },
+    async patch<T extends object>(r: ResourceRef, ns: string | undefined, name: string, patch: unknown, type: PatchType, sub?: string, w?: WriteOptions) {
+      return json<T>(await request("PATCH", resourcePath(r, ns, name, sub) + writeQuery(w), patch, PATCH_CONTENT[type]));
+    },
+    async delete(r: ResourceRef, ns: string | undefined, name: string, o?: DeleteOptions) {
+      const body = o ? { apiVersion: "v1", kind: "DeleteOptions", ...o } : undefined;
+      const res = await request("DELETE", resourcePath(r, ns, name), body);
+      if (res.status === 404) return false;
+      if (!res.ok) throw await toApiError(res);
+      await res.body?.cancel();
+      return true;
+    },
+  };
+}
+
+/** toApiError turns a non-2xx response into an ApiError carrying the Status reason and message. */
+export async function toApiError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => "");
+  let status: { reason?: string; message?: string } | undefined;
+  try {
+    status = JSON.parse(text);
+  } catch {
+    status = undefined;
+  }
+  return new ApiError(res.status, status?.reason ?? res.statusText ?? "Unknown", status?.message ?? (text.slice(0, 300) || `HTTP ${res.status}`), status);
+}

@@ -1,0 +1,71 @@
+import type { Lease } from "../api/k8s.ts";
+import { isConflict, isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { R } from "../kube/resources.ts";
+
+/**
+ * A coordination.k8s.io Lease makes sure two passes (overlapping cron ticks, a Worker and a Node
+ * process) never act at once. Taking it is a create or a resourceVersion-guarded update, so
+ * of two racing holders exactly one wins; an expired lease may be taken over.
+ */
+
+export interface LeaseOptions {
+  namespace: string;
+  name?: string;
+  holder: string;
+  durationSeconds?: number;
+}
+
+/** microTime formats a Date as metav1.MicroTime (six fractional digits). */
+export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+/**
+ * acquireLease returns true when `holder` now holds the lease (taken, renewed or taken over after
+ * expiry), false when someone else holds a live one or won a race for it.
+ */
+export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Date): Promise<boolean> {
+  const name = o.name ?? "ordinal-reconciler";
+  const duration = o.durationSeconds ?? 30;
+  const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
+  const existing = await client.get<Lease & { metadata: { resourceVersion?: string } }>(R.leases, o.namespace, name);
+  try {
+    if (!existing) {
+      await client.create(R.leases, o.namespace, {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name, namespace: o.namespace },
+        spec: { ...spec, acquireTime: microTime(now), leaseTransitions: 0 },
+      });
+      return true;
+    }
+    const cur = existing.spec ?? {};
+    const renew = cur.renewTime ? new Date(cur.renewTime as unknown as string).getTime() : 0;
+    const expired = !cur.holderIdentity || renew + (cur.leaseDurationSeconds ?? duration) * 1000 <= now.getTime();
+    const mine = cur.holderIdentity === o.holder;
+    if (!mine && !expired) return false;
+    await client.update(R.leases, o.namespace, {
+      ...existing,
+      spec: {
+        ...cur,
+        ...spec,
+        acquireTime: mine ? cur.acquireTime : microTime(now),
+        leaseTransitions: (cur.leaseTransitions ?? 0) + (mine ? 0 : 1),
+      },
+    } as never);
+    return true;
+  } catch (e) {
+    if (isConflict(e) || isAlreadyExists(e)) return false;
+    throw e;
+  }
+}
+
+/** releaseLease gives the lease up if `holder` still holds it, so the next tick need not wait for expiry. */
+export async function releaseLease(client: KubeClient, o: LeaseOptions): Promise<void> {
+  const name = o.name ?? "ordinal-reconciler";
+  const existing = await client.get<Lease>(R.leases, o.namespace, name);
+  if (existing?.spec?.holderIdentity !== o.holder) return;
+  try {
+    await client.update(R.leases, o.namespace, { ...existing, spec: { ...existing.spec, holderIdentity: undefined, renewTime: undefined } } as never);
+  } catch (e) {
+    if (!isConflict(e)) throw e;
+  }
+}

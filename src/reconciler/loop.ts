@@ -1,0 +1,67 @@
+import type { KubeClient } from "../kube/client.ts";
+import { acquireLease, releaseLease } from "./lease.ts";
+import type { Logger } from "./log.ts";
+import { reconcilePass, type PassResult } from "./pass.ts";
+
+/**
+ * runReconcile is one invocation (a cron tick, `ordinal reconcile --once`, one turn of the Node
+ * loop): take the lease, then keep passing while work is pending, bounded by a time budget and a
+ * request budget (the Worker's subrequest limit), renewing the lease before each pass.
+ */
+
+export interface RunOptions {
+  now?: () => Date;
+  log: Logger;
+  holder: string;
+  leaseNamespace: string;
+  /** Wall-clock budget for the whole invocation (ms). */
+  budgetMs: number;
+  /** Stop before this many apiserver requests have been made by `client` (default: unlimited). */
+  maxRequests?: number;
+  /** Pause between passes while waiting on pods (ms, default 1000). */
+  idleMs?: number;
+  /** At most this many passes (default: unlimited; `--once` passes 1). */
+  maxPasses?: number;
+  namespace?: string;
+  setName?: string;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called before each pass (registration repair etc.); errors are logged. */
+  beforePass?: () => Promise<void>;
+}
+
+export interface RunResult {
+  acquired: boolean;
+  passes: PassResult[];
+}
+
+/** A rough ceiling of requests one pass may make, used to stop before the request budget. */
+const REQUESTS_PER_PASS_RESERVE = 20;
+
+export async function runReconcile(client: KubeClient, o: RunOptions): Promise<RunResult> {
+  const now = o.now ?? (() => new Date());
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const started = now().getTime();
+  const passes: PassResult[] = [];
+  const lease = { namespace: o.leaseNamespace, holder: o.holder };
+  if (!(await acquireLease(client, lease, now()))) {
+    o.log.info("lease held elsewhere; skipping", { holder: o.holder });
+    return { acquired: false, passes };
+  }
+  try {
+    for (;;) {
+      if (o.beforePass) await o.beforePass().catch((e) => o.log.warn("beforePass failed", { error: String(e) }));
+      const pass = await reconcilePass(client, { now, log: o.log, namespace: o.namespace, setName: o.setName });
+      passes.push(pass);
+      if (!pass.pending) break;
+      if (o.maxPasses !== undefined && passes.length >= o.maxPasses) break;
+      const pause = pass.actionCount > 0 ? 0 : (o.idleMs ?? 1000);
+      if (now().getTime() - started + pause >= o.budgetMs) break;
+      if (o.maxRequests !== undefined && client.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= o.maxRequests) break;
+      if (pause) await sleep(pause);
+      if (!(await acquireLease(client, lease, now()))) break;
+    }
+  } finally {
+    await releaseLease(client, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
+  }
+  return { acquired: true, passes };
+}
