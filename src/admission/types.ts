@@ -63,6 +63,7 @@ export interface AdmissionStatus {
   code?: number;
   reason?: string;
   message?: string;
+  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
 }
 
 export interface AdmissionResponse {

@@ -1,5 +1,7 @@
-import { formatInvalid, validateImageList } from "../validation/index.ts";
-import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { GROUP } from "../api/statefulset.ts";
+import { validateImageList } from "../validation/index.ts";
+import { denyInvalid } from "./invalid.ts";
+import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /**
  * validateImageListRequest answers a CREATE or UPDATE of an ImageList: every image reference must
@@ -12,5 +14,5 @@ export function validateImageListRequest(req: AdmissionRequest): AdmissionResult
   const errors = validateImageList(obj);
   if (errors.length === 0) return { response: allow(req) };
   const name = obj.metadata?.name || req.name || "";
-  return { response: deny(req, { code: 422, reason: "Invalid", message: formatInvalid("ImageList", name, errors) }) };
+  return { response: denyInvalid(req, { group: GROUP, kind: "ImageList" }, name, errors) };
 }

@@ -1,9 +1,10 @@
 import type { Pod } from "../api/k8s.ts";
 import { INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
-import { formatInvalid, type FieldError } from "../validation/index.ts";
+import { forbidden, type FieldError } from "../validation/index.ts";
+import { denyInvalid } from "./invalid.ts";
 import { ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";
-import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
 export const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
@@ -60,28 +61,28 @@ export function validatePodUpdate(req: AdmissionRequest, opts: ValidatePodOption
   const errors: FieldError[] = [];
   const pointers = changedSpecPointers(oldPod.spec, pod.spec);
   if (pointers.length > 0) {
-    errors.push({
-      type: "Forbidden",
-      field: "spec",
-      detail:
+    errors.push(
+      forbidden(
+        "spec",
         `a pod of Ordinal StatefulSet "${setName}" may change only spec.containers[*].image and spec.initContainers[*].image; ` +
-        `this update changes ${pointers.join(", ")} (change the StatefulSet's template instead)`,
-    });
+          `this update changes ${pointers.join(", ")} (change the StatefulSet's template instead)`,
+      ),
+    );
   }
   if (req.userInfo.username !== opts.reconcilerUsername) {
     const who = `only the reconciler ("${opts.reconcilerUsername}") may change it on a pod of Ordinal StatefulSet "${setName}"`;
     for (const key of IDENTITY_LABELS) {
       const change = describeChange(oldPod.metadata?.labels?.[key], pod.metadata?.labels?.[key]);
-      if (change) errors.push({ type: "Forbidden", field: `metadata.labels[${key}]`, detail: `${change}: ${who}` });
+      if (change) errors.push(forbidden(`metadata.labels[${key}]`, `${change}: ${who}`));
     }
     for (const key of RECONCILER_ANNOTATIONS) {
       const change = describeChange(oldPod.metadata?.annotations?.[key], pod.metadata?.annotations?.[key]);
-      if (change) errors.push({ type: "Forbidden", field: `metadata.annotations[${key}]`, detail: `${change}: ${who}` });
+      if (change) errors.push(forbidden(`metadata.annotations[${key}]`, `${change}: ${who}`));
     }
   }
   if (errors.length === 0) return { response: allow(req) };
   const name = pod.metadata?.name || req.name || "";
-  return { response: deny(req, { code: 422, reason: "Invalid", message: formatInvalid("Pod", name, errors) }) };
+  return { response: denyInvalid(req, { group: "", kind: "Pod" }, name, errors) };
 }
 
 /** describeChange says how a label or annotation value changed, or undefined when it did not. */

@@ -1,7 +1,8 @@
 import { GROUP } from "../api/statefulset.ts";
-import { formatFieldError, formatInvalid, validateStatefulSet } from "../validation/index.ts";
+import { formatFieldError, validateStatefulSet } from "../validation/index.ts";
+import { denyInvalid } from "./invalid.ts";
 import { diff } from "./patch.ts";
-import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 export interface ValidateStatefulSetOptions {
   /** Also check apps/v1 StatefulSets (the apiserver checks them already; this adds Ordinal's rules and warnings). */
@@ -11,8 +12,8 @@ export interface ValidateStatefulSetOptions {
 /**
  * validateStatefulSetRequest answers a CREATE or UPDATE of an apps.ordinal.dev StatefulSet (and of
  * an apps/v1 one when the option is on): every error at once as a 422 Invalid, warnings either way.
- * An UPDATE that leaves the spec as it was (labels, finalizers, deletion) is never refused for
- * the spec's sake: what was admitted before stays changeable; its errors come back as warnings.
+ * An UPDATE that leaves the spec as it was (labels, finalizers, deletion) is not refused for the
+ * spec's sake: what was stored before stays changeable, and its errors come back as warnings.
  */
 export function validateStatefulSetRequest(req: AdmissionRequest, opts: ValidateStatefulSetOptions): AdmissionResult {
   if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
@@ -28,7 +29,7 @@ export function validateStatefulSetRequest(req: AdmissionRequest, opts: Validate
     return { response: allow(req, [...errors.map((e) => `existing spec is invalid: ${formatFieldError(e)}`), ...warnings]) };
   }
   const name = obj.metadata?.name || req.name || "";
-  return { response: deny(req, { code: 422, reason: "Invalid", message: formatInvalid("StatefulSet", name, errors) }, warnings) };
+  return { response: denyInvalid(req, { group, kind: "StatefulSet" }, name, errors, warnings) };
 }
 
 const specUnchanged = (a: unknown, b: unknown): boolean => diff({ spec: a ?? null }, { spec: b ?? null }).length === 0;

@@ -54,7 +54,7 @@ const common = {
   admissionReviewVersions: ["v1"],
   matchPolicy: "Equivalent",
   namespaceSelector,
-} as const;
+};
 
 export const HOOKS: readonly HookSpec[] = [
   {
@@ -153,10 +153,10 @@ export const MANAGED_BY_LABELS = { "app.kubernetes.io/managed-by": COMPONENT } a
 export function webhookConfigurations(target: WebhookTarget, opts: { validateAppsV1StatefulSets?: boolean } = {}): DesiredConfig[] {
   const base = target.url.replace(/\/+$/, "");
   const build = (config: HookSpec["config"]): Webhook[] =>
-    HOOKS.filter((h) => h.config === config).map(({ hook: { path, ...hook } }) => ({
-      name: hook.name,
+    HOOKS.filter((h) => h.config === config).map(({ hook: { path, name, ...rest } }) => ({
+      name,
       clientConfig: { url: `${base}${path}`, ...(target.caBundle ? { caBundle: target.caBundle } : {}) },
-      ...structuredClone(hook),
+      ...structuredClone(rest),
     }));
   const meta = (name: string) => ({ name, labels: { ...MANAGED_BY_LABELS } });
   const configs: DesiredConfig[] = [

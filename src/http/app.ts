@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): Hono {
   const limit = bodyLimit({
     maxSize,
     onError: (c) => {
-      log("warn", "webhook request refused", { path: c.req.path, status: 413, limit: maxSize });
+      log.warn("webhook request refused", { path: c.req.path, status: 413, limit: maxSize });
       return c.json({ error: "PayloadTooLarge", message: `request body is larger than ${maxSize} bytes` }, 413);
     },
   });
@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();
-    log("error", "unhandled error", { path: c.req.path, ...errorFields(err) });
+    log.error("unhandled error", { path: c.req.path, ...errorFields(err) });
     return c.json({ error: "InternalError", message: "internal error; see the server log" }, 500);
   });
   return app;
@@ -158,7 +158,7 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   try {
     result = await route.handle(req);
   } catch (e) {
-    log("error", "admission handler failed", { path: route.path, uid: req.uid, ...errorFields(e) });
+    log.error("admission handler failed", { path: route.path, uid: req.uid, ...errorFields(e) });
     const message = e instanceof Error ? e.message : String(e);
     result = {
       response: route.mutating
@@ -172,12 +172,12 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     try {
       deps.onManagedPodStatus(hint.namespace, hint.setName, waitUntilOf(c, log));
     } catch (e) {
-      log("error", "onManagedPodStatus failed", { namespace: hint.namespace, set: hint.setName, ...errorFields(e) });
+      log.error("onManagedPodStatus failed", { namespace: hint.namespace, set: hint.setName, ...errorFields(e) });
     }
   }
 
   const r = result.response;
-  log("info", "admission", {
+  log.info("admission", {
     path: route.path,
     uid: req.uid,
     kind: gkString(req.kind),
@@ -209,7 +209,7 @@ function waitUntilOf(c: Context, log: Logger): (p: Promise<unknown>) => void {
     waitUntil = undefined; // Node: hono has no ExecutionContext
   }
   return (p) => {
-    const guarded = p.catch((e: unknown) => log("error", "reconcile hint failed", errorFields(e)));
+    const guarded = p.catch((e: unknown) => log.error("reconcile hint failed", errorFields(e)));
     waitUntil?.(guarded);
   };
 }

@@ -27,7 +27,7 @@ export function webhookAuth(config: AuthConfig, log: Logger, isClientCertVerifie
   }
   const verify = config.jwt ? createTokenVerifier(config.jwt) : undefined;
   const unauthorized = (c: Context, reason: string) => {
-    log("warn", "webhook request refused", { path: c.req.path, status: 401, reason });
+    log.warn("webhook request refused", { path: c.req.path, status: 401, reason });
     return c.json({ error: "Unauthorized", message: reason }, 401, { "WWW-Authenticate": 'Bearer realm="ordinal"' });
   };
   return async (c, next) => {

@@ -59,6 +59,8 @@ export interface KubeClient {
   /** list returns every matching item, following `continue` pages. */
   list<T extends object = KubeObject>(r: ResourceRef, namespace: string | undefined, opts?: ListOptions): Promise<T[]>;
   create<T extends object>(r: ResourceRef, namespace: string | undefined, obj: T, opts?: WriteOptions): Promise<T>;
+  /** createSubresource POSTs to an object's subresource (pods/NAME/binding, pods/NAME/eviction). */
+  createSubresource<T extends object>(r: ResourceRef, namespace: string | undefined, name: string, subresource: string, obj: object): Promise<T>;
   /** update PUTs the object (resourceVersion is the precondition); `subresource` e.g. "status". */
   update<T extends Named>(r: ResourceRef, namespace: string | undefined, obj: T, subresource?: string, opts?: WriteOptions): Promise<T>;
   patch<T extends object = KubeObject>(

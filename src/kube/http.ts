@@ -112,6 +112,9 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
     async create<T extends object>(r: ResourceRef, ns: string | undefined, obj: T, w?: WriteOptions) {
       return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj));
     },
+    async createSubresource<T extends object>(r: ResourceRef, ns: string | undefined, name: string, sub: string, obj: object) {
+      return json<T>(await request("POST", resourcePath(r, ns, name, sub), obj));
+    },
     async update<T extends Named>(r: ResourceRef, ns: string | undefined, obj: T, sub?: string, w?: WriteOptions) {
       return json<T>(await request("PUT", resourcePath(r, ns, obj.metadata?.name ?? "", sub) + writeQuery(w), obj));
     },

@@ -25,6 +25,8 @@ export const R = {
   pvcs: ref("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
   events: ref("", "v1", "events", "Event"),
   nodes: ref("", "v1", "nodes", "Node", false),
+  namespaces: ref("", "v1", "namespaces", "Namespace", false),
+  serviceAccounts: ref("", "v1", "serviceaccounts", "ServiceAccount"),
   controllerRevisions: ref("apps", "v1", "controllerrevisions", "ControllerRevision"),
   appsStatefulSets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   statefulSets: ref("apps.ordinal.dev", "v1", "statefulsets", "StatefulSet"),

@@ -1,0 +1,311 @@
+/**
+ * Field-level validation errors, after k8s.io/apimachinery/pkg/util/validation/field (errors.go,
+ * path.go). The types, constructors, path strings and message bodies are those of current
+ * upstream, so `formatFieldError` prints exactly what the apiserver prints, e.g.
+ * `spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
+ *
+ * Differences from 1.20 that we follow (current upstream):
+ * - ErrorBody renders non-scalar bad values with encoding/json (1.20 used `%#v`).
+ * - TooLong says "may not be more than N bytes" and omits the value (1.20: "must have at most").
+ * - FieldValueTypeInvalid exists (prints as "Invalid value").
+ */
+
+export type FieldErrorType =
+  | "FieldValueNotFound"
+  | "FieldValueRequired"
+  | "FieldValueDuplicate"
+  | "FieldValueInvalid"
+  | "FieldValueNotSupported"
+  | "FieldValueForbidden"
+  | "FieldValueTooLong"
+  | "FieldValueTooMany"
+  | "InternalError"
+  | "FieldValueTypeInvalid";
+
+export interface FieldError {
+  type: FieldErrorType;
+  /** The field path as field.Path.String() prints it: `spec.containers[0].name`, `metadata.labels[a/b]`. */
+  field: string;
+  badValue?: unknown;
+  detail: string;
+}
+
+/** OMIT is the bad value that makes the body print no value (upstream's omitValue). */
+export const OMIT: unique symbol = Symbol("omit");
+
+type PathElem = { kind: "name"; name: string } | { kind: "index"; index: string };
+
+/** FieldPath builds field paths the way field.Path does; immutable, each step returns a new path. */
+export class FieldPath {
+  private constructor(private readonly elems: readonly PathElem[]) {}
+
+  /** root starts a path: `FieldPath.root("spec", "template")` is `spec.template`. */
+  static root(name: string, ...more: string[]): FieldPath {
+    return new FieldPath([{ kind: "name", name }]).child(...more);
+  }
+
+  child(...names: string[]): FieldPath {
+    return new FieldPath([...this.elems, ...names.map((name): PathElem => ({ kind: "name", name }))]);
+  }
+
+  index(i: number): FieldPath {
+    return new FieldPath([...this.elems, { kind: "index", index: String(i) }]);
+  }
+
+  key(k: string): FieldPath {
+    return new FieldPath([...this.elems, { kind: "index", index: k }]);
+  }
+
+  /** toString prints like Go: names joined by dots, indexes and keys in brackets, no quoting. */
+  toString(): string {
+    let out = "";
+    this.elems.forEach((e, i) => {
+      if (e.kind === "name" && e.name.length > 0) {
+        if (i > 0) out += ".";
+        out += e.name;
+      } else {
+        out += `[${e.kind === "index" ? e.index : ""}]`;
+      }
+    });
+    return out;
+  }
+}
+
+/** fieldPath is shorthand for FieldPath.root. */
+export const fieldPath = (name: string, ...more: string[]): FieldPath => FieldPath.root(name, ...more);
+
+type P = FieldPath | string;
+const str = (p: P): string => (typeof p === "string" ? p : p.toString());
+
+export function required(path: P, detail = ""): FieldError {
+  return { type: "FieldValueRequired", field: str(path), badValue: "", detail };
+}
+
+export function invalid(path: P, value: unknown, detail: string): FieldError {
+  return { type: "FieldValueInvalid", field: str(path), badValue: value, detail };
+}
+
+/** typeInvalid reports a value of the wrong JSON type (printed as "Invalid value"). */
+export function typeInvalid(path: P, value: unknown, detail: string): FieldError {
+  return { type: "FieldValueTypeInvalid", field: str(path), badValue: value, detail };
+}
+
+export function notSupported(path: P, value: unknown, validValues: readonly string[]): FieldError {
+  const detail = validValues.length > 0 ? "supported values: " + validValues.map(goQuote).join(", ") : "";
+  return { type: "FieldValueNotSupported", field: str(path), badValue: value, detail };
+}
+
+export function forbidden(path: P, detail: string): FieldError {
+  return { type: "FieldValueForbidden", field: str(path), badValue: "", detail };
+}
+
+export function duplicate(path: P, value: unknown): FieldError {
+  return { type: "FieldValueDuplicate", field: str(path), badValue: value, detail: "" };
+}
+
+export function notFound(path: P, value: unknown): FieldError {
+  return { type: "FieldValueNotFound", field: str(path), badValue: value, detail: "" };
+}
+
+export function tooLong(path: P, maxLength: number): FieldError {
+  const detail = maxLength >= 0 ? `may not be more than ${maxLength} ${maxLength === 1 ? "byte" : "bytes"}` : "value is too long";
+  return { type: "FieldValueTooLong", field: str(path), badValue: "<value omitted>", detail };
+}
+
+export function tooMany(path: P, actual: number, max: number): FieldError {
+  const detail = max >= 0 ? `must have at most ${max} ${max === 1 ? "item" : "items"}` : "has too many items";
+  return { type: "FieldValueTooMany", field: str(path), badValue: actual >= 0 ? actual : OMIT, detail };
+}
+
+export function internalError(path: P, err: unknown): FieldError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return { type: "InternalError", field: str(path), badValue: detail, detail };
+}
+
+const TYPE_STRINGS: Record<FieldErrorType, string> = {
+  FieldValueNotFound: "Not found",
+  FieldValueRequired: "Required value",
+  FieldValueDuplicate: "Duplicate value",
+  FieldValueInvalid: "Invalid value",
+  FieldValueNotSupported: "Unsupported value",
+  FieldValueForbidden: "Forbidden",
+  FieldValueTooLong: "Too long",
+  FieldValueTooMany: "Too many",
+  InternalError: "Internal error",
+  FieldValueTypeInvalid: "Invalid value",
+};
+
+/** errorBody is the message without the field, as Error.ErrorBody() prints it. */
+export function errorBody(e: FieldError): string {
+  let s = TYPE_STRINGS[e.type] ?? `<unknown error ${goQuote(String(e.type))}>`;
+  switch (e.type) {
+    case "FieldValueRequired":
+    case "FieldValueForbidden":
+    case "FieldValueTooLong":
+    case "InternalError":
+      break;
+    default:
+      if (e.badValue !== OMIT) s += `: ${formatBadValue(e.badValue)}`;
+  }
+  if (e.detail.length > 0) s += `: ${e.detail}`;
+  return s;
+}
+
+/** formatFieldError prints `<field>: <body>` exactly as the apiserver does. */
+export function formatFieldError(e: FieldError): string {
+  return `${e.field}: ${errorBody(e)}`;
+}
+
+/**
+ * formatBadValue renders a bad value like upstream's ErrorBody: numbers and booleans plain, strings
+ * quoted with Go's %q, anything else as encoding/json would (keys in the object's own order, so
+ * callers that pass Go maps should pass them with sorted keys; see sortedMap).
+ */
+export function formatBadValue(v: unknown): string {
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : goFloat(v);
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "boolean") return String(v);
+  if (typeof v === "string") return goQuote(v);
+  return goJSON(v);
+}
+
+/** sortedMap returns a copy of a string-keyed map with keys in Go's (byte) order, as json.Marshal writes maps. */
+export function sortedMap<T>(m: Record<string, T> | undefined | null): Record<string, T> | null {
+  if (m === undefined || m === null) return null;
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(m).sort(byteOrder)) out[k] = m[k];
+  return out;
+}
+
+/** byteOrder compares strings by UTF-8 bytes, the order of Go's sort.Strings. */
+export function byteOrder(a: string, b: string): number {
+  const ea = utf8.encode(a);
+  const eb = utf8.encode(b);
+  for (let i = 0; i < Math.min(ea.length, eb.length); i++) if (ea[i] !== eb[i]) return ea[i] - eb[i];
+  return ea.length - eb.length;
+}
+
+const utf8 = new TextEncoder();
+
+/** byteLength is Go's len(s) for a string: its UTF-8 length. */
+export function byteLength(s: string): number {
+  return utf8.encode(s).length;
+}
+
+/** goJSON is encoding/json.Marshal for plain JSON data: HTML-safe escapes, null for undefined. */
+export function goJSON(v: unknown): string {
+  const text = JSON.stringify(v, (_k, val: unknown) => (typeof val === "bigint" ? Number(val) : val));
+  if (text === undefined) return "null";
+  return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** goQuote is strconv.Quote: a double-quoted Go string literal, printable runes kept as they are. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        continue;
+      case "\\":
+        out += "\\\\";
+        continue;
+      case "\x07":
+        out += "\\a";
+        continue;
+      case "\b":
+        out += "\\b";
+        continue;
+      case "\f":
+        out += "\\f";
+        continue;
+      case "\n":
+        out += "\\n";
+        continue;
+      case "\r":
+        out += "\\r";
+        continue;
+      case "\t":
+        out += "\\t";
+        continue;
+      case "\v":
+        out += "\\v";
+        continue;
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff) out += "\\ufffd";
+    else if (PRINTABLE.test(ch)) out += ch;
+    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, "0")}`;
+    else out += `\\U${cp.toString(16).padStart(8, "0")}`;
+  }
+  return out + '"';
+}
+
+/** goFloat is fmt's %v for a float64: shortest digits, exponent form below 1e-4 or from 1e21. */
+export function goFloat(f: number): string {
+  if (Number.isNaN(f)) return "NaN";
+  if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
+  if (f === 0) return Object.is(f, -0) ? "-0" : "0";
+  const [mant, expStr] = f.toExponential().split("e");
+  const exp = Number(expStr);
+  if (exp < -4 || exp >= 21) {
+    const sign = exp < 0 ? "-" : "+";
+    return `${mant}e${sign}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  let body: string;
+  if (exp >= 0) {
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1);
+    body = frac ? `${intPart}.${frac}` : intPart;
+  } else {
+    body = `0.${"0".repeat(-exp - 1)}${digits}`;
+  }
+  return (neg ? "-" : "") + body;
+}
+
+/**
+ * aggregateMessage is errors.NewAggregate(list).Error() after ToAggregate's de-duplication: one
+ * message alone, several in brackets joined by ", ", identical messages once.
+ */
+export function aggregateMessage(errors: readonly FieldError[]): string {
+  const seen: string[] = [];
+  for (const e of errors) {
+    const msg = formatFieldError(e);
+    if (!seen.includes(msg)) seen.push(msg);
+  }
+  if (seen.length === 0) return "";
+  if (seen.length === 1) return seen[0];
+  return `[${seen.join(", ")}]`;
+}
+
+/** qualifiedKind is schema.GroupKind.String(): `StatefulSet.apps`, or the bare kind for the core group. */
+export function qualifiedKind(kind: string, group: string): string {
+  return group ? `${kind}.${group}` : kind;
+}
+
+/**
+ * formatInvalid is the Status message of apierrors.NewInvalid:
+ * `StatefulSet.apps.ordinal.dev "web" is invalid: [err1, err2]` (one error: no brackets).
+ * `kind` is the qualified kind (see qualifiedKind).
+ */
+export function formatInvalid(kind: string, name: string, errors: readonly FieldError[]): string {
+  const agg = aggregateMessage(errors);
+  return agg ? `${kind} ${goQuote(name)} is invalid: ${agg}` : `${kind} ${goQuote(name)} is invalid`;
+}
+
+/** StatusCause is the metav1.StatusCause the apiserver puts in status.details.causes for each error. */
+export interface StatusCause {
+  reason: FieldErrorType;
+  message: string;
+  field: string;
+}
+
+/** toStatusCauses returns the details.causes of the 422 Status for these errors. */
+export function toStatusCauses(errors: readonly FieldError[]): StatusCause[] {
+  return errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
+}

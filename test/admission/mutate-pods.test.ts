@@ -1,0 +1,224 @@
+import fc from "fast-check";
+import { applyPatch } from "rfc6902";
+import { describe, expect, it } from "vitest";
+import type { Pod, Volume } from "../../src/api/k8s.ts";
+import { identityPatch, mutatePod, withOrdinalIdentity, type LookupStatefulSet } from "../../src/admission/mutate-pods.ts";
+import { decodePatch, type PatchOperation } from "../../src/admission/patch.ts";
+import { INPLACE_READY_CONDITION, POD_INDEX_LABEL, POD_NAME_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { handMadePod, request, sampleSet } from "./helpers.ts";
+
+const lookup: LookupStatefulSet = async (ns, name) => (ns === "default" && name === "web" ? sampleSet() : undefined);
+
+/** apply runs our patch through rfc6902 (an independent implementation) and fails on any error. */
+function apply(doc: unknown, ops: PatchOperation[]): unknown {
+  const copy = structuredClone(doc);
+  const errors = applyPatch(copy as object, ops as Parameters<typeof applyPatch>[1]);
+  const failed = errors.filter((e) => e !== null);
+  if (failed.length > 0) throw new Error(`patch does not apply: ${failed.map(String).join("; ")}\n${JSON.stringify(ops)}`);
+  return copy;
+}
+
+async function mutate(pod: unknown, fields: Parameters<typeof request>[0] = {}) {
+  const req = request({ object: pod, name: (pod as Pod).metadata?.name, ...fields });
+  const { response } = await mutatePod(req, { lookupStatefulSet: lookup });
+  expect(response.uid).toBe(req.uid);
+  expect(response.allowed).toBe(true);
+  const ops = response.patch ? decodePatch(response.patch) : [];
+  if (response.patch) expect(response.patchType).toBe("JSONPatch");
+  else expect(response.patchType).toBeUndefined();
+  return { response, ops, result: apply(pod, ops) as Pod };
+}
+
+describe("mutatePod", () => {
+  it("gives a hand-made pod the identity the planner gives its pods", async () => {
+    const { ops, result, response } = await mutate(handMadePod("web-1"));
+    expect(response.warnings).toBeUndefined();
+    expect(result.metadata?.labels).toEqual({ app: "web", [SET_NAME_LABEL]: "web", [POD_NAME_LABEL]: "web-1", [POD_INDEX_LABEL]: "1" });
+    expect(result.spec?.hostname).toBe("web-1");
+    expect(result.spec?.subdomain).toBe("web");
+    expect(result.spec?.volumes).toEqual([
+      { name: "data", persistentVolumeClaim: { claimName: "data-web-1" } },
+      { name: "config", configMap: { name: "web-config" } },
+    ]);
+    expect(result.spec?.readinessGates).toEqual([{ conditionType: INPLACE_READY_CONDITION }]);
+    // `/` in label keys is escaped as ~1 (RFC 6901).
+    expect(ops).toContainEqual({ op: "add", path: "/metadata/labels/statefulset.kubernetes.io~1pod-name", value: "web-1" });
+    // And the result is what the planner would have created from the template (minus ownerReferences).
+    const planned = newStatefulSetPod(sampleSet(), 1);
+    expect(result.spec).toEqual(planned.spec);
+    expect(result.metadata?.labels).toEqual(planned.metadata?.labels);
+  });
+
+  it("yields no patch for a pod the planner built", async () => {
+    const { ops, response } = await mutate(newStatefulSetPod(sampleSet(), 2, "rev-1"));
+    expect(ops).toEqual([]);
+    expect(response.patch).toBeUndefined();
+  });
+
+  const cases: { name: string; pod: Pod; fields?: Parameters<typeof request>[0]; warning?: RegExp; patched: boolean }[] = [
+    {
+      name: "a pod owned by the set (ownerReference, no labels at all) gets the labels map created",
+      pod: {
+        metadata: { name: "web-0", ownerReferences: [{ apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true }] },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      },
+      patched: true,
+    },
+    {
+      name: "a pod that is not ours passes untouched",
+      pod: { metadata: { name: "other-0", labels: { app: "x" } }, spec: { containers: [{ name: "c", image: "i" }] } },
+      patched: false,
+    },
+    {
+      name: "another controller's pod with our label is not ours",
+      pod: {
+        metadata: {
+          name: "web-0",
+          labels: { [SET_NAME_LABEL]: "web" },
+          ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u", controller: true }],
+        },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      },
+      patched: false,
+    },
+    {
+      name: "a name that is not <set>-<n> passes with a warning",
+      pod: { metadata: { name: "web-blue", labels: { [SET_NAME_LABEL]: "web" } }, spec: { containers: [] } },
+      warning: /not "web-<ordinal>"/,
+      patched: false,
+    },
+    {
+      name: "generateName (no name yet) passes with a warning",
+      pod: { metadata: { generateName: "web-", labels: { [SET_NAME_LABEL]: "web" } }, spec: { containers: [] } },
+      warning: /generateName is not supported/,
+      patched: false,
+    },
+    {
+      name: "a set that does not exist: pass with a warning",
+      pod: { metadata: { name: "db-0", labels: { [SET_NAME_LABEL]: "db" } }, spec: { containers: [] } },
+      warning: /StatefulSet default\/db not found/,
+      patched: false,
+    },
+    {
+      name: "an ordinal outside the range is patched, with a warning",
+      pod: handMadePod("web-7"),
+      warning: /ordinal 7 is outside StatefulSet web's range \[0, 3\)/,
+      patched: true,
+    },
+    {
+      name: "UPDATE is not this hook's business",
+      pod: handMadePod("web-1"),
+      fields: { operation: "UPDATE", oldObject: handMadePod("web-1") },
+      patched: false,
+    },
+    {
+      name: "a claim volume pointing elsewhere is replaced; other volumes stay, in order",
+      pod: {
+        ...handMadePod("web-2"),
+        spec: {
+          containers: [{ name: "nginx", image: "nginx:1.25" }],
+          volumes: [{ name: "config", configMap: { name: "web-config" } }, { name: "data", persistentVolumeClaim: { claimName: "wrong" } }],
+        },
+      },
+      patched: true,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { response, ops, result } = await mutate(c.pod, c.fields);
+      expect(ops.length > 0).toBe(c.patched);
+      if (c.warning) expect(response.warnings?.join("\n")).toMatch(c.warning);
+      else expect(response.warnings).toBeUndefined();
+      if (c.patched) {
+        const name = c.pod.metadata!.name!;
+        expect(result.metadata?.labels?.[POD_NAME_LABEL]).toBe(name);
+        expect(result.spec?.volumes?.find((v) => v.name === "data")?.persistentVolumeClaim?.claimName).toBe(`data-${name}`);
+      }
+    });
+  }
+
+  it("passes with a warning when no lookup is configured", async () => {
+    const { response } = await mutatePod(request({ object: handMadePod() }), {});
+    expect(response.allowed).toBe(true);
+    expect(response.patch).toBeUndefined();
+    expect(response.warnings?.[0]).toMatch(/cannot look up StatefulSet default\/web/);
+  });
+
+  it("takes the namespace from the request when the object has none", async () => {
+    const pod = handMadePod("web-0");
+    delete pod.metadata!.namespace;
+    const { ops } = await mutate(pod, { namespace: "default" });
+    expect(ops).toContainEqual({ op: "add", path: "/metadata/namespace", value: "default" });
+  });
+});
+
+// ---- property: our patch, applied by rfc6902, gives exactly the mutated pod; mutating twice is a no-op.
+
+const key = fc.stringMatching(/^[a-z0-9~/._-]{1,12}$/);
+const labelMap = fc.dictionary(key, fc.string({ maxLength: 6 }), { maxKeys: 4 });
+const volumeName = fc.constantFrom("data", "logs", "config", "cache", "a/b", "x~y");
+const volume: fc.Arbitrary<Volume> = fc.oneof<Volume[]>(
+  volumeName.map((name) => ({ name, emptyDir: {} })),
+  fc.tuple(volumeName, fc.string({ maxLength: 5 })).map(([name, claimName]) => ({ name, persistentVolumeClaim: { claimName } })),
+);
+const podArb = fc.record(
+  {
+    labels: labelMap,
+    annotations: labelMap,
+    volumes: fc.uniqueArray(volume, { selector: (v) => v.name, maxLength: 4 }),
+    gates: fc.array(fc.constantFrom(INPLACE_READY_CONDITION, "other/gate", "Ready~ish"), { maxLength: 2 }),
+    hostname: fc.string({ maxLength: 6 }),
+    subdomain: fc.string({ maxLength: 6 }),
+    identityLabels: fc.boolean(),
+  },
+  { requiredKeys: ["identityLabels"] },
+);
+const setArb = fc.record({
+  serviceName: fc.constantFrom("", "web", "headless"),
+  claims: fc.uniqueArray(fc.constantFrom("data", "logs", "a/b"), { maxLength: 3 }),
+  ordinal: fc.nat(5),
+});
+
+interface PodShape {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  volumes?: Volume[];
+  gates?: string[];
+  hostname?: string;
+  subdomain?: string;
+  /** Carry stale pod-name / pod-index labels. */
+  identityLabels: boolean;
+}
+
+function buildPod(r: PodShape, ordinal: number): Pod {
+  const labels = { ...(r.labels ?? {}), [SET_NAME_LABEL]: "web" };
+  if (r.identityLabels) Object.assign(labels, { [POD_NAME_LABEL]: "stale", [POD_INDEX_LABEL]: "99" });
+  const pod: Pod = { metadata: { name: `web-${ordinal}`, namespace: "default", labels }, spec: { containers: [{ name: "c", image: "i" }] } };
+  if (r.annotations) pod.metadata!.annotations = r.annotations;
+  if (r.volumes) pod.spec!.volumes = r.volumes;
+  if (r.gates) pod.spec!.readinessGates = r.gates.map((conditionType) => ({ conditionType }));
+  if (r.hostname !== undefined) pod.spec!.hostname = r.hostname;
+  if (r.subdomain !== undefined) pod.spec!.subdomain = r.subdomain;
+  return pod;
+}
+
+describe("identityPatch (property)", () => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+  it(`applies with rfc6902 to exactly the mutated pod, and is empty the second time (seed ${seed})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(podArb, setArb, async (p, s) => {
+        const set = sampleSet({ serviceName: s.serviceName, claims: s.claims });
+        const pod = buildPod(p, s.ordinal);
+        const ops = identityPatch(set, pod, s.ordinal);
+        const want = withOrdinalIdentity(set, pod, s.ordinal);
+        expect(apply(pod, ops)).toEqual(want);
+        expect(identityPatch(set, want, s.ordinal)).toEqual([]);
+        // Through the handler too: the encoded patch is the same operations.
+        const { response } = await mutatePod(request({ object: pod }), { lookupStatefulSet: async () => set });
+        expect(response.patch ? decodePatch(response.patch) : []).toEqual(ops);
+      }),
+      { seed, numRuns: 300 },
+    );
+  });
+});
