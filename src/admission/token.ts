@@ -105,8 +105,11 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
   };
   if (opts.jwks) {
     const set = typeof opts.jwks === "string" ? parseJwks(opts.jwks) : opts.jwks;
-    const keys = createLocalJWKSet(set);
-    return async (token) => (await jwtVerify(token, keys, claims)).payload;
+    let keys: Promise<ReturnType<typeof createLocalJWKSet>> | undefined;
+    return async (token) => {
+      keys ??= withThumbprintKids(set).then(createLocalJWKSet);
+      return (await jwtVerify(token, await keys, claims)).payload;
+    };
   }
   if (opts.publicKeyPem) {
     const pem = opts.publicKeyPem;
@@ -117,6 +120,14 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
     };
   }
   throw new Error("webhook token verification needs a public key: a JWKS (WEBHOOK_JWKS) or a PEM (WEBHOOK_PUBLIC_KEY)");
+}
+
+/**
+ * withThumbprintKids gives each key without a `kid` its JWK thumbprint as kid, the kid our tokens
+ * carry when signed with a PEM key, so a hand-made JWKS without kids still matches them.
+ */
+async function withThumbprintKids(set: JSONWebKeySet): Promise<JSONWebKeySet> {
+  return { keys: await Promise.all(set.keys.map(async (k) => (k.kid ? k : { ...k, kid: await calculateJwkThumbprint(k) }))) };
 }
 
 function parseJwks(text: string): JSONWebKeySet {

@@ -6,7 +6,8 @@
  * the request namespace, and manifests validated offline often have none); a missing name is
  * accepted when generateName is set (validating admission sees the generated name; offline there is
  * none yet). metadata.resourceVersion on update is not checked: the apiserver refuses an update of a
- * custom resource without it before admission runs.
+ * custom resource without it before admission runs; fields rest.BeforeUpdate restores from the stored
+ * object (generation, timestamps, an empty uid, an empty name or namespace) are not compared either.
  */
 import { type FieldError, FieldPath, byteLength, forbidden, invalid, required, tooLong } from "./field-error.ts";
 import { Reader, isObject } from "./json.ts";
@@ -111,13 +112,12 @@ export function validateObjectMetaUpdate(meta: unknown, oldMeta: unknown, path: 
         forbidden(path.child("finalizers"), `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(extra)}`),
       );
   }
-  const gen = typeof m.generation === "number" ? m.generation : 0;
-  const oldGen = typeof old.generation === "number" ? old.generation : 0;
-  if (gen < oldGen) errs.push(invalid(path.child("generation"), gen, "must not be decremented"));
-  for (const f of ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"]) {
-    const nv = m[f] ?? "";
-    const ov = old[f] ?? "";
-    if (JSON.stringify(nv) !== JSON.stringify(ov)) errs.push(invalid(path.child(f), m[f] ?? "", "field is immutable"));
+  // rest.BeforeUpdate copies generation, creationTimestamp, deletion fields and an empty uid from the
+  // stored object before validation, so only name, namespace and a different uid can differ here.
+  for (const f of ["name", "namespace", "uid"]) {
+    const nv = typeof m[f] === "string" ? (m[f] as string) : "";
+    const ov = typeof old[f] === "string" ? (old[f] as string) : "";
+    if (nv !== "" && nv !== ov) errs.push(invalid(path.child(f), nv, "field is immutable"));
   }
   errs.push(...validateLabels(r.strMap(m.labels, path.child("labels")), path.child("labels")));
   errs.push(...validateAnnotations(r.strMap(m.annotations, path.child("annotations")), path.child("annotations")));

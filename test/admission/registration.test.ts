@@ -1,0 +1,272 @@
+import { describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import {
+  caBundleFromPem,
+  checkWebhookUrl,
+  ensureWebhookRegistration,
+  mergeConfiguration,
+  registerCommand,
+} from "../../src/admission/registration.ts";
+import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
+import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
+import { R, type ResourceRef } from "../../src/kube/resources.ts";
+import { memoryIO } from "./token.test.ts";
+
+const PEM = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
+const CA = btoa(PEM);
+const URL_A = "https://127.0.0.1:28443";
+
+/**
+ * A cluster-scoped object store with the apiserver's write semantics that matter here:
+ * resourceVersion bumps, 409 on a stale update or an existing name, and injectable conflicts.
+ */
+class FakeClient implements KubeClient {
+  readonly store = new Map<string, KubeObject>();
+  requestCount = 0;
+  writes: string[] = [];
+  conflictsLeft = 0;
+  private rv = 1;
+  private key = (r: ResourceRef, name: string) => `${r.resource}/${name}`;
+
+  async get<T extends object>(r: ResourceRef, _ns: string | undefined, name: string): Promise<T | undefined> {
+    this.requestCount++;
+    const o = this.store.get(this.key(r, name));
+    return o ? (structuredClone(o) as T) : undefined;
+  }
+  async create<T extends object>(r: ResourceRef, _ns: string | undefined, obj: T): Promise<T> {
+    this.requestCount++;
+    const o = structuredClone(obj) as KubeObject;
+    const k = this.key(r, o.metadata!.name!);
+    if (this.store.has(k)) throw new ApiError(409, "AlreadyExists", `${k} already exists`);
+    o.metadata!.resourceVersion = String(++this.rv);
+    this.store.set(k, o);
+    this.writes.push(`create ${k}`);
+    return structuredClone(o) as T;
+  }
+  async update<T extends { metadata?: { name?: string } }>(r: ResourceRef, _ns: string | undefined, obj: T): Promise<T> {
+    this.requestCount++;
+    const o = structuredClone(obj) as KubeObject;
+    const k = this.key(r, o.metadata!.name!);
+    const cur = this.store.get(k);
+    if (!cur) throw new ApiError(404, "NotFound", `${k} not found`);
+    if (this.conflictsLeft > 0) {
+      this.conflictsLeft--;
+      // Someone else wrote in between.
+      cur.metadata!.resourceVersion = String(++this.rv);
+    }
+    if (cur.metadata!.resourceVersion !== o.metadata!.resourceVersion) throw new ApiError(409, "Conflict", `${k}: the object has been modified`);
+    o.metadata!.resourceVersion = String(++this.rv);
+    this.store.set(k, o);
+    this.writes.push(`update ${k}`);
+    return structuredClone(o) as T;
+  }
+  async list<T extends object>(): Promise<T[]> {
+    throw new Error("not used");
+  }
+  async createSubresource<T extends object>(): Promise<T> {
+    throw new Error("not used");
+  }
+  async patch<T extends object>(): Promise<T> {
+    throw new Error("not used");
+  }
+  async delete(): Promise<boolean> {
+    throw new Error("not used");
+  }
+  obj(r: ResourceRef, name: string) {
+    return this.store.get(this.key(r, name)) as KubeObject & { webhooks: Record<string, unknown>[] };
+  }
+}
+
+const names = (c: FakeClient, r: ResourceRef) => c.obj(r, CONFIG_NAME).webhooks.map((w) => w.name);
+
+describe("ensureWebhookRegistration", () => {
+  it("creates the configurations, then finds them unchanged", async () => {
+    const c = new FakeClient();
+    expect(await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).toEqual({
+      created: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
+      updated: [],
+      unchanged: [],
+    });
+    expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
+    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev"]);
+    expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA });
+    const writes = c.writes.length;
+    expect(await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).toEqual({
+      created: [],
+      updated: [],
+      unchanged: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
+    });
+    expect(c.writes.length).toBe(writes);
+  });
+
+  it("adds the apps/v1 configuration when asked", async () => {
+    const c = new FakeClient();
+    const r = await ensureWebhookRegistration(c, { url: URL_A, validateAppsV1StatefulSets: true });
+    expect(r.created).toContain(`ValidatingWebhookConfiguration/${APPS_V1_CONFIG_NAME}`);
+    expect(c.obj(R.validatingWebhooks, APPS_V1_CONFIG_NAME).webhooks.map((w) => w.name)).toEqual(["statefulsets.apps.validate.ordinal.dev"]);
+  });
+
+  type Drift = { name: string; drift: (c: FakeClient) => void; check: (c: FakeClient) => void };
+  const drifts: Drift[] = [
+    {
+      name: "a wrong url and caBundle are repaired",
+      drift: (c) => {
+        const hook = c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[1];
+        hook.clientConfig = { url: "https://elsewhere/validate", caBundle: "b2xk" };
+      },
+      check: (c) =>
+        expect(c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[1].clientConfig).toEqual({ url: `${URL_A}/validate/statefulsets`, caBundle: CA }),
+    },
+    {
+      name: "a service reference is replaced by our url",
+      drift: (c) => {
+        c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig = { service: { name: "x", namespace: "y" }, caBundle: CA };
+      },
+      check: (c) => expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA }),
+    },
+    {
+      name: "a missing webhook entry is added back; a foreign one is kept",
+      drift: (c) => {
+        const o = c.obj(R.validatingWebhooks, CONFIG_NAME);
+        o.webhooks = [o.webhooks[0], { name: "theirs.example.com", clientConfig: { url: "https://theirs" } }];
+      },
+      check: (c) =>
+        expect(names(c, R.validatingWebhooks)).toEqual([
+          "pods.validate.ordinal.dev",
+          "theirs.example.com",
+          "statefulsets.validate.ordinal.dev",
+          "imagelists.validate.ordinal.dev",
+        ]),
+    },
+    {
+      name: "changed rules are restored; operator-tuned failurePolicy, timeout and selectors are kept",
+      drift: (c) => {
+        const hook = c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0];
+        Object.assign(hook, { rules: [], failurePolicy: "Fail", timeoutSeconds: 3, namespaceSelector: { matchLabels: { team: "a" } } });
+      },
+      check: (c) => {
+        const hook = c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0];
+        expect(hook.rules).toEqual(HOOKS[1].hook.rules);
+        expect(hook).toMatchObject({ failurePolicy: "Fail", timeoutSeconds: 3, namespaceSelector: { matchLabels: { team: "a" } } });
+      },
+    },
+    {
+      name: "others' labels and annotations are kept; ours are put back",
+      drift: (c) => {
+        c.obj(R.mutatingWebhooks, CONFIG_NAME).metadata = {
+          ...c.obj(R.mutatingWebhooks, CONFIG_NAME).metadata,
+          labels: { team: "a" },
+          annotations: { note: "x" },
+        };
+      },
+      check: (c) =>
+        expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).metadata).toMatchObject({
+          labels: { team: "a", "app.kubernetes.io/managed-by": "ordinal" },
+          annotations: { note: "x" },
+        }),
+    },
+  ];
+  for (const d of drifts) {
+    it(d.name, async () => {
+      const c = new FakeClient();
+      await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+      d.drift(c);
+      const r = await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+      expect(r.updated.length).toBe(1);
+      d.check(c);
+      expect((await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).updated).toEqual([]);
+    });
+  }
+
+  it("recreates a deleted configuration", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A });
+    c.store.delete(`${R.mutatingWebhooks.resource}/${CONFIG_NAME}`);
+    expect((await ensureWebhookRegistration(c, { url: URL_A })).created).toEqual(["MutatingWebhookConfiguration/ordinal"]);
+  });
+
+  it("moves every hook to a new url", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+    const r = await ensureWebhookRegistration(c, { url: "https://ordinal.example.com/", caBundle: CA });
+    expect(r.updated.length).toBe(2);
+    for (const w of [...c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks, ...c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks]) {
+      expect((w.clientConfig as { url: string }).url).toMatch(/^https:\/\/ordinal\.example\.com\/(mutate|validate)\//);
+    }
+  });
+
+  it("retries a write conflict with a fresh read", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A });
+    c.conflictsLeft = 1;
+    expect((await ensureWebhookRegistration(c, { url: "https://other:1" })).updated.length).toBe(2);
+  });
+
+  it("gives up after repeated conflicts, with the apiserver's error", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A });
+    c.conflictsLeft = 10;
+    await expect(ensureWebhookRegistration(c, { url: "https://other:1" })).rejects.toThrow(/has been modified/);
+  });
+});
+
+describe("mergeConfiguration", () => {
+  it("does not touch fields it does not own", () => {
+    const desired = webhookConfigurations({ url: URL_A })[1].object as KubeObject & { webhooks: { name: string }[] };
+    const existing = {
+      ...structuredClone(desired),
+      metadata: { name: CONFIG_NAME, uid: "u", resourceVersion: "7", labels: { a: "b" } },
+      extra: { kept: true },
+    };
+    existing.webhooks[0] = { ...existing.webhooks[0], matchPolicy: "Exact" } as (typeof existing.webhooks)[0];
+    const merged = mergeConfiguration(existing, desired);
+    expect(merged).toMatchObject({ extra: { kept: true }, metadata: { uid: "u", resourceVersion: "7", labels: { a: "b" } } });
+    expect(merged.webhooks![0].matchPolicy).toBe("Exact");
+  });
+});
+
+describe("registerCommand", () => {
+  it("applies the configurations and says what it did", async () => {
+    const c = new FakeClient();
+    const io = memoryIO({ "ca.crt": PEM });
+    expect(await registerCommand(["--url", URL_A, "--ca-bundle", "ca.crt"], c, io)).toBe(
+      "MutatingWebhookConfiguration/ordinal created\nValidatingWebhookConfiguration/ordinal created",
+    );
+    expect((c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig as { caBundle: string }).caBundle).toBe(CA);
+    expect(await registerCommand(["--url", `${URL_A}/`, "--ca-bundle", "ca.crt"], c, io)).toBe(
+      "MutatingWebhookConfiguration/ordinal unchanged\nValidatingWebhookConfiguration/ordinal unchanged",
+    );
+  });
+
+  it("--dry-run prints the objects as YAML without a client", async () => {
+    const out = await registerCommand(["--url", URL_A, "--dry-run", "--validate-apps-v1"], undefined, memoryIO());
+    const docs = parseAllDocuments(out).map((d) => d.toJS() as { kind: string; metadata: { name: string }; webhooks: { clientConfig: { url: string } }[] });
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      "MutatingWebhookConfiguration/ordinal",
+      "ValidatingWebhookConfiguration/ordinal",
+      "ValidatingWebhookConfiguration/ordinal-apps-v1",
+    ]);
+    expect(docs[0].webhooks[0].clientConfig.url).toBe(`${URL_A}/mutate/pods`);
+  });
+
+  const errors: [string[], RegExp][] = [
+    [[], /--url is required/],
+    [["--url", "http://127.0.0.1:8080"], /must be https/],
+    [["--url", "https://h/?q=1"], /must not carry a query/],
+    [["--url", "not a url"], /is not a URL/],
+    [["--url", URL_A, "--ca-bundle", "missing"], /ENOENT/],
+    [["--url", URL_A, "--ca-bundle", "notpem"], /holds no PEM certificate/],
+    [["--url", URL_A], /no apiserver client/],
+  ];
+  for (const [args, error] of errors) {
+    it(`refuses ${JSON.stringify(args)}`, async () => {
+      await expect(registerCommand(args, undefined, memoryIO({ notpem: "hello" }))).rejects.toThrow(error);
+    });
+  }
+
+  it("helpers", () => {
+    expect(checkWebhookUrl("https://a:1//")).toBe("https://a:1");
+    expect(caBundleFromPem(PEM)).toBe(CA);
+    expect(parse(`x: ${caBundleFromPem(PEM)}`).x).toBe(CA);
+  });
+});
