@@ -1,4 +1,4 @@
-import { formatInvalid, qualifiedKind, toStatusCauses, type FieldError } from "../validation/index.ts";
+import { formatInvalid, qualifiedKind, toStatusCauses, type FieldError } from "../validation/field-error.ts";
 import { deny, type AdmissionRequest, type AdmissionResponse } from "./types.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Pod } from "../api/k8s.ts";
 import { INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
-import { forbidden, type FieldError } from "../validation/index.ts";
+import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { denyInvalid } from "./invalid.ts";
 import { ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";

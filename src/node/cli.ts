@@ -31,7 +31,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "token": {
         const { tokenCommand } = await import("../admission/token.ts");
-        console.log(await tokenCommand(args));
+        const { nodeIO } = await import("./io.ts");
+        console.log(await tokenCommand(args, nodeIO));
         return 0;
       }
       case "register": {

@@ -8,10 +8,11 @@ import { type JsonObject, isObject } from "./json.ts";
 const isUnset = (v: unknown): boolean => v === undefined || v === null || v === "";
 const zeroOrUnset = (v: unknown): boolean => v === undefined || v === null || v === 0;
 
+/** The volume source keys, in the order upstream's validateVolumeSource checks them. */
 const VOLUME_SOURCES = [
-  "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi", "glusterfs",
-  "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap",
-  "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos",
+  "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi", "glusterfs",
+  "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "quobyte", "downwardAPI", "fc", "flexVolume", "configMap",
+  "azureFile", "vsphereVolume", "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos", "projected", "scaleIO",
   "csi", "ephemeral", "image",
 ] as const;
 export { VOLUME_SOURCES };

@@ -3,6 +3,7 @@
 import type { Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import type { CommandIO } from "../../src/admission/registration.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
 import type { Logger } from "../../src/http/log.ts";
 
@@ -85,3 +86,18 @@ export function memoryLogger(): Logger & { lines: LogLine[] } {
   };
 }
 
+
+/** memoryIO is a file system in a Map, for the commands. */
+export function memoryIO(files: Record<string, string> = {}): CommandIO & { files: Map<string, { data: string; mode?: number }> } {
+  const map = new Map(Object.entries(files).map(([k, data]) => [k, { data }]));
+  return {
+    files: map,
+    readFile: async (path) => {
+      const f = map.get(path);
+      if (!f) throw new Error(`ENOENT: ${path}`);
+      return f.data;
+    },
+    writeFile: async (path, data, opts) => void map.set(path, { data, mode: opts?.mode }),
+    mkdir: async () => {},
+  };
+}

@@ -10,7 +10,7 @@ import {
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
-import { memoryIO } from "./token.test.ts";
+import { memoryIO } from "./helpers.ts";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
 const CA = btoa(PEM);

@@ -1,6 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
-import type { CommandIO } from "../../src/admission/registration.ts";
 import {
   createTokenVerifier,
   DEFAULT_TOKEN_AUDIENCE,
@@ -10,21 +9,7 @@ import {
   tokenCommand,
   TOKEN_ALGORITHMS,
 } from "../../src/admission/token.ts";
-
-/** memoryIO is a file system in a Map, for the commands. */
-export function memoryIO(files: Record<string, string> = {}): CommandIO & { files: Map<string, { data: string; mode?: number }> } {
-  const map = new Map(Object.entries(files).map(([k, data]) => [k, { data }]));
-  return {
-    files: map,
-    readFile: async (path) => {
-      const f = map.get(path);
-      if (!f) throw new Error(`ENOENT: ${path}`);
-      return f.data;
-    },
-    writeFile: async (path, data, opts) => void map.set(path, { data, mode: opts?.mode }),
-    mkdir: async () => {},
-  };
-}
+import { memoryIO } from "./helpers.ts";
 
 describe("issueWebhookToken / createTokenVerifier", () => {
   for (const alg of TOKEN_ALGORITHMS) {

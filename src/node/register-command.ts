@@ -1,0 +1,10 @@
+import { registerCommand } from "../admission/registration.ts";
+import { nodeIO } from "./io.ts";
+import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
+
+/** `ordinal register --url https://… [--ca-bundle FILE]`: applies the webhook configurations. */
+export async function registerFromCli(args: string[]): Promise<number> {
+  const cfg = clusterConfigFromEnv();
+  console.log(await registerCommand(args, cfg ? clientFor(cfg) : undefined, nodeIO));
+  return 0;
+}

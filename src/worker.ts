@@ -1,0 +1,94 @@
+/**
+ * The Cloudflare Worker: `fetch` serves the admission webhooks (the hono app), `scheduled` runs
+ * reconcile passes on each cron tick within a time and subrequest budget. Thin: all logic lives
+ * in src/http, src/admission, src/reconciler and src/core.
+ */
+import { ensureWebhookRegistration } from "./admission/registration.ts";
+import { lookupStatefulSetWith } from "./admission/lookup.ts";
+import { createApp } from "./http/app.ts";
+import type { KubeClient } from "./kube/client.ts";
+import { createKubeClient, type FetchLike } from "./kube/http.ts";
+import { jsonLogger } from "./reconciler/log.ts";
+import { runReconcile } from "./reconciler/loop.ts";
+import { appDepsFrom, settingsFrom } from "./runtime-config.ts";
+
+export interface Env {
+  KUBE_API_URL?: string;
+  KUBE_TOKEN?: string;
+  /** Optional Workers VPC binding that reaches a private apiserver. */
+  KUBE_API?: { fetch: FetchLike };
+  /** Subrequests one invocation may make (Free 50, Paid 10,000); default 900. */
+  MAX_SUBREQUESTS?: string;
+  [key: string]: unknown;
+}
+
+/** The parts of the Workers runtime types this file uses (the full types clash with DOM's). */
+interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException(): void;
+  props: unknown;
+}
+interface ScheduledController {
+  readonly scheduledTime: number;
+  readonly cron: string;
+}
+
+const log = jsonLogger();
+
+const vars = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+
+/** clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured. */
+function clientFor(env: Env): KubeClient | undefined {
+  if (!env.KUBE_API_URL) return undefined;
+  const binding = env.KUBE_API;
+  return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
+}
+
+/** reconcile runs one bounded invocation (a tick, or a hint for one set). */
+async function reconcile(env: Env, scope: { namespace?: string; setName?: string; budgetMs?: number } = {}) {
+  const client = clientFor(env);
+  if (!client) {
+    log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
+    return;
+  }
+  const s = settingsFrom(vars(env));
+  const result = await runReconcile(client, {
+    log,
+    holder: `worker-${crypto.randomUUID().slice(0, 8)}`,
+    leaseNamespace: s.leaseNamespace,
+    budgetMs: scope.budgetMs ?? s.budgetMs,
+    maxRequests: Number(env.MAX_SUBREQUESTS || 900),
+    namespace: scope.namespace,
+    setName: scope.setName,
+    beforePass: s.webhookUrl && !scope.setName ? () => ensureWebhookRegistration(client, { url: s.webhookUrl!, caBundle: s.webhookCaBundle }).then(() => undefined) : undefined,
+  });
+  log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount });
+}
+
+const apps = new WeakMap<object, ReturnType<typeof createApp>>();
+
+/** appFor builds the hono app once per env object (bindings are fixed per isolate). */
+function appFor(env: Env) {
+  let app = apps.get(env);
+  if (!app) {
+    const s = settingsFrom(vars(env));
+    const client = clientFor(env);
+    app = createApp({
+      ...appDepsFrom(s),
+      log,
+      lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
+      onManagedPodStatus: (namespace, setName, waitUntil) => waitUntil(reconcile(env, { namespace, setName, budgetMs: 10_000 })),
+    });
+    apps.set(env, app);
+  }
+  return app;
+}
+
+export default {
+  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    return appFor(env).fetch(request, env, ctx);
+  },
+  async scheduled(_event: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(reconcile(env));
+  },
+};

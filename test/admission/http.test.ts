@@ -1,0 +1,248 @@
+import { describe, expect, it, vi } from "vitest";
+import { decodePatch } from "../../src/admission/patch.ts";
+import { generateWebhookKeys, issueWebhookToken } from "../../src/admission/token.ts";
+import { WEBHOOK_PATHS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
+import { INPLACE_READY_CONDITION, SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { createApp, MAX_BODY_BYTES } from "../../src/http/app.ts";
+import { handMadePod, imageListKind, memoryLogger, osts, RECONCILER, request, review, sampleSet } from "./helpers.ts";
+import { readReview, testApp } from "./test-app.ts";
+
+const podCreate = (pod = handMadePod("web-1")) => review(request({ object: pod, name: pod.metadata?.name }));
+
+describe("createApp: routes", () => {
+  it("GET /healthz and / answer without a token", async () => {
+    const { app } = await testApp();
+    const h = await app.request("/healthz");
+    expect(h.status).toBe(200);
+    expect(await h.text()).toBe("ok");
+    const root = await app.request("/");
+    expect(root.status).toBe(200);
+    expect(await root.json()).toMatchObject({ name: "ordinal", webhooks: Object.values(WEBHOOK_PATHS) });
+  });
+
+  it("serves every path the webhook configurations name", async () => {
+    const t = await testApp();
+    const paths = webhookConfigurations({ url: "https://h" }, { validateAppsV1StatefulSets: true }).flatMap((c) =>
+      (c.object.webhooks ?? []).map((w) => new URL(w.clientConfig.url!).pathname),
+    );
+    expect(new Set(paths)).toEqual(new Set(Object.values(WEBHOOK_PATHS)));
+    for (const path of paths) {
+      const res = await t.post(path, "{}");
+      expect(res.status, path).toBe(400); // routed and authenticated: the body is what is wrong
+    }
+  });
+
+  it("unknown paths are a JSON 404", async () => {
+    const t = await testApp();
+    const res = await t.post("/mutate/deployments", podCreate());
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: "NotFound" });
+  });
+});
+
+describe("createApp: authentication", () => {
+  it("refuses a request without a token, or with a bad one, with 401 and no trace of the token in the log", async () => {
+    const t = await testApp();
+    const other = await issueWebhookToken({ privateKeyPem: (await generateWebhookKeys()).privateKeyPem });
+    const expired = await issueWebhookToken({ privateKeyPem: t.privateKeyPem, ttl: -5 });
+    const variants: [string, Record<string, string>][] = [
+      ["no header", { authorization: "" }],
+      ["not bearer", { authorization: `Basic ${btoa("a:b")}` }],
+      ["garbage", { authorization: "Bearer abc.def.ghi" }],
+      ["other key", { authorization: `Bearer ${other}` }],
+      ["expired", { authorization: `Bearer ${expired}` }],
+    ];
+    for (const [name, headers] of variants) {
+      const h = new Headers({ "content-type": "application/json", ...headers });
+      if (headers.authorization === "") h.delete("authorization");
+      const res = await t.app.request(WEBHOOK_PATHS.mutatePods, { method: "POST", headers: h, body: JSON.stringify(podCreate()) });
+      expect(res.status, name).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(await res.json()).toMatchObject({ error: "Unauthorized" });
+    }
+    const logged = JSON.stringify(t.log.lines);
+    for (const tok of [t.token, other, expired]) expect(logged).not.toContain(tok.split(".")[2]);
+  });
+
+  it("verifies against a PEM public key too, and EdDSA", async () => {
+    const keys = await generateWebhookKeys("EdDSA");
+    const token = await issueWebhookToken({ privateKeyPem: keys.privateKeyPem });
+    const app = createApp({ auth: { jwt: { publicKeyPem: keys.publicKeyPem } }, reconcilerUsername: RECONCILER, validateAppsV1StatefulSets: false, log: memoryLogger() });
+    const res = await app.request(WEBHOOK_PATHS.validatePods, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "{}" });
+    expect(res.status).toBe(400);
+  });
+
+  it("accepts a verified client certificate when mTLS is on, and only then", async () => {
+    let verified = false;
+    const app = createApp({
+      auth: { mtlsVerified: true },
+      isClientCertVerified: () => verified,
+      reconcilerUsername: RECONCILER,
+      validateAppsV1StatefulSets: false,
+      log: memoryLogger(),
+    });
+    const post = () => app.request(WEBHOOK_PATHS.validatePods, { method: "POST", body: "{}" });
+    expect((await post()).status).toBe(401);
+    verified = true;
+    expect((await post()).status).toBe(400);
+  });
+
+  it("refuses to start without an authentication method", () => {
+    const base = { reconcilerUsername: RECONCILER, validateAppsV1StatefulSets: false, log: memoryLogger() };
+    expect(() => createApp({ ...base, auth: {} })).toThrow(/authentication is not configured/);
+    expect(() => createApp({ ...base, auth: { mtlsVerified: true } })).toThrow(/isClientCertVerified/);
+  });
+});
+
+describe("createApp: hard edges", () => {
+  it("answers 413 to a body over 3 MiB, with or without Content-Length", async () => {
+    const t = await testApp();
+    const big = JSON.stringify({ ...podCreate(), padding: "x".repeat(MAX_BODY_BYTES) });
+    const res = await t.post(WEBHOOK_PATHS.mutatePods, big);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: "PayloadTooLarge" });
+    const bytes = new TextEncoder().encode(big);
+    const stream = new ReadableStream<Uint8Array>({
+      start(ctrl) {
+        for (let i = 0; i < bytes.length; i += 65536) ctrl.enqueue(bytes.subarray(i, i + 65536));
+        ctrl.close();
+      },
+    });
+    const chunked = await t.app.request(WEBHOOK_PATHS.mutatePods, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.token}` },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+  });
+
+  it("a body just under the limit is served", async () => {
+    const t = await testApp();
+    const body = JSON.stringify(podCreate());
+    const padded = body.slice(0, -1) + `,"padding":"${"x".repeat(MAX_BODY_BYTES - body.length - 20)}"}`;
+    expect(padded.length).toBeLessThan(MAX_BODY_BYTES);
+    expect((await t.post(WEBHOOK_PATHS.mutatePods, padded)).status).toBe(200);
+  });
+
+  const bad: [string, string, unknown, RegExp][] = [
+    ["malformed JSON", WEBHOOK_PATHS.mutatePods, "{", /request body is not JSON/],
+    ["empty body", WEBHOOK_PATHS.mutatePods, "", /request body is not JSON/],
+    ["a v1beta1 review", WEBHOOK_PATHS.mutatePods, { ...podCreate(), apiVersion: "admission.k8s.io/v1beta1" }, /not an AdmissionReview.*apiVersion/],
+    ["no request", WEBHOOK_PATHS.validatePods, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, /request: /],
+    [
+      "CREATE without object",
+      WEBHOOK_PATHS.mutatePods,
+      review({ uid: "u", kind: { group: "", version: "v1", kind: "Pod" }, resource: { group: "", version: "v1", resource: "pods" }, operation: "CREATE", userInfo: {} }),
+      /request\.object: required for CREATE/,
+    ],
+    [
+      "a Deployment sent to the pod hook",
+      WEBHOOK_PATHS.mutatePods,
+      review(request({ kind: { group: "apps", version: "v1", kind: "Deployment" }, object: {} })),
+      /\/mutate\/pods handles Pod, not Deployment\.apps/,
+    ],
+    ["a Pod sent to the StatefulSet hook", WEBHOOK_PATHS.validateStatefulSets, podCreate(), /handles StatefulSet\.apps\.ordinal\.dev, StatefulSet\.apps, not Pod/],
+    ["a StatefulSet sent to the ImageList hook", WEBHOOK_PATHS.validateImageLists, review(request({ kind: osts, object: {} })), /handles ImageList\.apps\.ordinal\.dev/],
+  ];
+  for (const [name, path, body, message] of bad) {
+    it(`400 for ${name}`, async () => {
+      const t = await testApp();
+      const res = await t.post(path, body);
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as { error: string; message: string };
+      expect(json.error).toBe("BadRequest");
+      expect(json.message).toMatch(message);
+    });
+  }
+
+  it("a throwing mutating handler admits with a warning, and logs it", async () => {
+    const t = await testApp({
+      lookupStatefulSet: async () => {
+        throw new Error("apiserver unreachable");
+      },
+    });
+    const r = await readReview(await t.post(WEBHOOK_PATHS.mutatePods, podCreate()));
+    expect(r.response).toMatchObject({ allowed: true, warnings: [expect.stringMatching(/mutating webhook failed \(apiserver unreachable\)/)] });
+    expect(r.response.patch).toBeUndefined();
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "admission handler failed" }));
+  });
+
+  it("a throwing validating handler denies, and logs it", async () => {
+    const t = await testApp();
+    // ownerReferences that is not a list makes the handler throw.
+    const broken = { metadata: { name: "web-0", labels: { [SET_NAME_LABEL]: "web" }, ownerReferences: "oops" }, spec: {} };
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", object: broken, oldObject: broken }))));
+    expect(r.response.allowed).toBe(false);
+    expect(r.response.status).toMatchObject({ code: 500, reason: "InternalError", message: expect.stringMatching(/^Ordinal's webhook failed: /) });
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "admission handler failed" }));
+  });
+});
+
+describe("createApp: admission", () => {
+  it("mutates a pod: uid echoed, base64 JSONPatch, logged", async () => {
+    const t = await testApp();
+    const body = podCreate();
+    const r = await readReview(await t.post(WEBHOOK_PATHS.mutatePods, body));
+    expect(r.response.uid).toBe(body.request.uid);
+    expect(r.response).toMatchObject({ allowed: true, patchType: "JSONPatch" });
+    const ops = decodePatch(r.response.patch!);
+    expect(ops).toContainEqual({ op: "add", path: "/spec/readinessGates", value: [{ conditionType: INPLACE_READY_CONDITION }] });
+    expect(t.log.lines).toContainEqual(
+      expect.objectContaining({ level: "info", msg: "admission", fields: expect.objectContaining({ uid: body.request.uid, allowed: true, patched: true }) }),
+    );
+  });
+
+  it("an already-correct pod gets no patch", async () => {
+    const t = await testApp();
+    const r = await readReview(await t.post(WEBHOOK_PATHS.mutatePods, podCreate(newStatefulSetPod(sampleSet(), 0))));
+    expect(r.response).toEqual({ uid: expect.any(String), allowed: true });
+  });
+
+  it("denies an env patch of a managed pod with the pointer, and passes an image patch", async () => {
+    const t = await testApp();
+    const old = newStatefulSetPod(sampleSet(), 0);
+    const env = structuredClone(old);
+    env.spec!.containers[0].env = [{ name: "X", value: "1" }];
+    const denied = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", object: env, oldObject: old }))));
+    expect(denied.response).toMatchObject({ allowed: false, status: { code: 422, message: expect.stringContaining("/spec/containers/0/env") } });
+    const image = structuredClone(old);
+    image.spec!.containers[0].image = "nginx:2";
+    const ok = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", object: image, oldObject: old }))));
+    expect(ok.response.allowed).toBe(true);
+  });
+
+  it("passes a status update's hint to onManagedPodStatus, with a waitUntil that logs failures", async () => {
+    const onManagedPodStatus = vi.fn((_ns: string, _set: string, waitUntil: (p: Promise<unknown>) => void) => waitUntil(Promise.reject(new Error("pass failed"))));
+    const t = await testApp({ onManagedPodStatus });
+    const pod = newStatefulSetPod(sampleSet(), 0);
+    const body = review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }));
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, body));
+    expect(r.response.allowed).toBe(true);
+    expect(onManagedPodStatus).toHaveBeenCalledWith("default", "web", expect.any(Function));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "reconcile hint failed" }));
+  });
+
+  it("a throwing onManagedPodStatus does not fail the request", async () => {
+    const t = await testApp({
+      onManagedPodStatus: () => {
+        throw new Error("boom");
+      },
+    });
+    const pod = newStatefulSetPod(sampleSet(), 0);
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }))));
+    expect(r.response.allowed).toBe(true);
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "onManagedPodStatus failed" }));
+  });
+
+  it("validates an ImageList", async () => {
+    const t = await testApp();
+    const obj = { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "pre", namespace: "default" }, spec: { images: { "nginx:1.25": {}, "bad image; rm -rf": {} } } };
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validateImageLists, review(request({ kind: imageListKind, object: obj }))));
+    expect(r.response).toMatchObject({ allowed: false, status: { code: 422, reason: "Invalid" } });
+    expect(r.response.status?.message).toMatch(/^ImageList\.apps\.ordinal\.dev "pre" is invalid: /);
+    expect(r.response.status?.message).toContain("bad image; rm -rf");
+  });
+});
