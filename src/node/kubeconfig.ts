@@ -96,6 +96,16 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
       source: "KUBE_API_URL",
     };
   }
+  if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) {
+    // In a pod: the service account's rotated token is re-read on every request.
+    const sa = "/var/run/secrets/kubernetes.io/serviceaccount";
+    return {
+      server: `https://${env.KUBERNETES_SERVICE_HOST}:${env.KUBERNETES_SERVICE_PORT ?? "443"}`,
+      token: async () => readFileSync(`${sa}/token`, "utf8").trim(),
+      ca: readFileSync(`${sa}/ca.crt`, "utf8"),
+      source: "in-cluster service account",
+    };
+  }
   const path = env.KUBECONFIG?.split(":")[0] || (() => {
     const p = `${homedir()}/.kube/config`;
     try {

@@ -13,6 +13,7 @@ export interface ClusterView {
   now(): Date;
   find(group: string, resource: string, namespace: string, name: string): Obj | undefined;
   randomSuffix(n: number): string;
+  random(): number;
 }
 
 /** ScalePaths locate replicas and selector for the scale subresource (as in a CRD). */
@@ -63,6 +64,8 @@ export interface ResourceDef {
   /** strategy PrepareForCreate (after the generic status reset) */
   prepareForCreate?(obj: Obj, cluster: ClusterView): void;
   validate?(obj: Obj): FieldError[];
+  /** strategy PrepareForUpdate for the main endpoint (after the generic status restore) */
+  prepareForUpdate?(obj: Obj, old: Obj): void;
   validateUpdate?(obj: Obj, old: Obj): FieldError[];
   /** extra resets for the /status endpoint (beyond spec) */
   prepareForStatusUpdate?(obj: Obj, old: Obj): void;

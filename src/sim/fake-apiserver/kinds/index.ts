@@ -1,0 +1,56 @@
+// The set of resources one fake apiserver serves, looked up by group and plural name or by kind.
+
+import { controllerRevisions, statefulSets } from './apps.js';
+import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, services } from './core.js';
+import { defineCustomResource, ORDINAL_CUSTOM_RESOURCES, type CustomResourceSpec } from './custom.js';
+import { leases, mutatingWebhookConfigurations, validatingWebhookConfigurations } from './misc.js';
+import { pods } from './pods.js';
+import { persistentVolumeClaims } from './pvcs.js';
+import { apiVersionOf, type ResourceDef } from './types.js';
+
+export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
+  pods,
+  persistentVolumeClaims,
+  events,
+  configMaps,
+  secrets,
+  serviceAccounts,
+  services,
+  nodes,
+  namespaces,
+  controllerRevisions,
+  statefulSets,
+  leases,
+  mutatingWebhookConfigurations,
+  validatingWebhookConfigurations,
+];
+
+/** Registry finds resource definitions. */
+export class Registry {
+  readonly all: ResourceDef[];
+  private readonly byPath = new Map<string, ResourceDef>();
+  private readonly byKind = new Map<string, ResourceDef>();
+
+  constructor(custom: readonly CustomResourceSpec[] = ORDINAL_CUSTOM_RESOURCES) {
+    this.all = [...BUILTIN_RESOURCES, ...custom.map(defineCustomResource)];
+    for (const d of this.all) {
+      this.byPath.set(`${d.group}/${d.version}/${d.resource}`, d);
+      this.byKind.set(`${apiVersionOf(d)}/${d.kind}`, d);
+    }
+  }
+
+  /** lookup finds a resource from its URL parts; undefined when not served. */
+  lookup(group: string, version: string, resource: string): ResourceDef | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** byGroupResource finds a resource by group and plural (any version). */
+  byGroupResource(group: string, resource: string): ResourceDef | undefined {
+    return this.all.find((d) => d.group === group && d.resource === resource);
+  }
+
+  /** forKind finds the resource an ownerReference (apiVersion + kind) points at. */
+  forKind(apiVersion: string, kind: string): ResourceDef | undefined {
+    return this.byKind.get(`${apiVersion}/${kind}`);
+  }
+}

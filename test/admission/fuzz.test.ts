@@ -1,0 +1,115 @@
+// 1,000 malformed or random bodies per webhook route: each must get a 4xx or a well-formed
+// AdmissionReview for the request's uid, never a 500. FC_SEED=<n> replays a run.
+import fc from "fast-check";
+import { applyPatch } from "rfc6902";
+import { describe, expect, it } from "vitest";
+import { decodePatch } from "../../src/admission/patch.ts";
+import { WEBHOOK_PATHS } from "../../src/admission/webhook-configs.ts";
+import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { appsSts, handMadePod, imageListKind, osts, RECONCILER, sampleSet } from "./helpers.ts";
+import { testApp } from "./test-app.ts";
+
+const podKind = { group: "", version: "v1", kind: "Pod" };
+
+/** Objects near the real thing: a pod or set with one field replaced by random JSON. */
+const nearObject = fc
+  .tuple(
+    fc.constantFrom<() => Record<string, unknown>>(
+      () => handMadePod("web-1") as Record<string, unknown>,
+      () => newStatefulSetPod(sampleSet(), 0, "r1") as Record<string, unknown>,
+      () => structuredClone(sampleSet()) as Record<string, unknown>,
+      () => ({ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "l" }, spec: { images: { "nginx:1": {} } } }),
+    ),
+    fc.array(fc.constantFrom("metadata", "spec", "status", "metadata.labels", "metadata.name", "metadata.ownerReferences", "spec.containers", "spec.volumes", "spec.template", "spec.selector", "spec.replicas", "spec.images", "spec.updateStrategy"), { maxLength: 3 }),
+    fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 3, maxLength: 3 }),
+  )
+  .map(([make, paths, values]) => {
+    const obj = make();
+    paths.forEach((path, i) => {
+      const keys = path.split(".");
+      let cur: Record<string, unknown> = obj;
+      for (const k of keys.slice(0, -1)) {
+        if (typeof cur[k] !== "object" || cur[k] === null) cur[k] = {};
+        cur = cur[k] as Record<string, unknown>;
+      }
+      cur[keys[keys.length - 1]] = values[i];
+    });
+    return obj;
+  });
+
+const anyObject = fc.oneof(nearObject, fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }), fc.jsonValue({ maxDepth: 2 }));
+
+const gvk = fc.oneof(
+  fc.constantFrom(podKind, osts, appsSts, imageListKind),
+  fc.record({ group: fc.string({ maxLength: 10 }), version: fc.string({ maxLength: 4 }), kind: fc.string({ maxLength: 10 }) }),
+  fc.jsonValue({ maxDepth: 1 }),
+);
+
+const requestArb = fc.record(
+  {
+    uid: fc.oneof({ weight: 5, arbitrary: fc.uuid() }, fc.string({ maxLength: 5 }), fc.integer()),
+    kind: gvk,
+    resource: fc.oneof(fc.constant({ group: "", version: "v1", resource: "pods" }), fc.jsonValue({ maxDepth: 1 })),
+    subResource: fc.constantFrom("status", "scale", "", "ephemeralcontainers"),
+    operation: fc.constantFrom("CREATE", "UPDATE", "DELETE", "CONNECT", "PATCH", ""),
+    userInfo: fc.oneof(fc.constant({ username: "admin" }), fc.constant({ username: RECONCILER, groups: ["g"] }), fc.jsonValue({ maxDepth: 1 })),
+    namespace: fc.constantFrom("default", "", "kube-system"),
+    name: fc.string({ maxLength: 8 }),
+    object: anyObject,
+    oldObject: anyObject,
+    dryRun: fc.boolean(),
+  },
+  { requiredKeys: ["uid", "kind", "operation", "object"] },
+);
+
+const reviewArb = fc.record(
+  {
+    apiVersion: fc.oneof({ weight: 6, arbitrary: fc.constant("admission.k8s.io/v1") }, fc.constant("admission.k8s.io/v1beta1"), fc.string({ maxLength: 6 })),
+    kind: fc.oneof({ weight: 6, arbitrary: fc.constant("AdmissionReview") }, fc.string({ maxLength: 6 })),
+    request: fc.oneof({ weight: 8, arbitrary: requestArb }, fc.jsonValue({ maxDepth: 2 })),
+  },
+  { requiredKeys: [] },
+);
+
+const bodyArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: reviewArb.map((r) => JSON.stringify(r)) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
+  { weight: 1, arbitrary: reviewArb.map((r) => JSON.stringify(r).slice(0, -3)) },
+);
+
+describe("fuzz: every webhook route", () => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+  for (const path of Object.values(WEBHOOK_PATHS)) {
+    it(`${path}: 1,000 random bodies get a 4xx or a clean AdmissionReview, never a 500 (seed ${seed})`, async () => {
+      const t = await testApp({ validateAppsV1StatefulSets: true, onManagedPodStatus: () => {} });
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(bodyArb, async (body) => {
+          const res = await t.post(path, body);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          expect([200, 400]).toContain(res.status);
+          const json = (await res.json()) as Record<string, unknown>;
+          if (res.status === 400) {
+            expect(json).toMatchObject({ error: "BadRequest", message: expect.any(String) });
+            return;
+          }
+          const sent = JSON.parse(body) as { request: { uid: string; object: unknown } };
+          expect(json).toMatchObject({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: sent.request.uid, allowed: expect.any(Boolean) } });
+          const response = json.response as { patch?: string; patchType?: string; allowed: boolean; status?: { message?: string } };
+          if (!response.allowed) expect(response.status?.message).toEqual(expect.any(String));
+          if (response.patch) {
+            expect(response.patchType).toBe("JSONPatch");
+            const doc = structuredClone(sent.request.object) as object;
+            expect(applyPatch(doc, decodePatch(response.patch) as Parameters<typeof applyPatch>[1]).filter((e) => e !== null)).toEqual([]);
+          }
+        }),
+        { seed, numRuns: 1000 },
+      );
+      // Both kinds of answer were exercised.
+      expect(statuses.get(200)).toBeGreaterThan(50);
+      expect(statuses.get(400)).toBeGreaterThan(50);
+    }, 60_000);
+  }
+});

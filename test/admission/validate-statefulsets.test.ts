@@ -1,0 +1,93 @@
+// The webhook wiring of StatefulSet validation: which requests are checked, how errors and
+// warnings reach the AdmissionResponse. The rules themselves are tested in test/validation.
+import { describe, expect, it } from "vitest";
+import { validateStatefulSetRequest } from "../../src/admission/validate-statefulsets.ts";
+import { appsSts, osts, request, sampleSet } from "./helpers.ts";
+
+type Obj = ReturnType<typeof sampleSet> & Record<string, unknown>;
+const base = (): Obj => structuredClone(sampleSet()) as Obj;
+
+/** An apps/v1 StatefulSet of the same shape (no Ordinal-only fields). */
+const appsBase = (): Obj => ({ ...base(), apiVersion: "apps/v1" });
+
+function broken(o: Obj): Obj {
+  o.spec.replicas = -1;
+  o.spec.template.metadata!.labels = { app: "other" };
+  (o.spec.template.spec as { restartPolicy?: string }).restartPolicy = "Never";
+  return o;
+}
+
+const on = { validateAppsV1StatefulSets: true };
+const off = { validateAppsV1StatefulSets: false };
+
+describe("validateStatefulSetRequest", () => {
+  it("admits a valid set", () => {
+    const req = request({ kind: osts, object: base(), name: "web" });
+    const { response } = validateStatefulSetRequest(req, off);
+    expect(response).toMatchObject({ uid: req.uid, allowed: true });
+  });
+
+  it("denies an invalid set with every error at once, as the apiserver words them", () => {
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: broken(base()) }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 422, reason: "Invalid", details: { name: "web", group: "apps.ordinal.dev", kind: "StatefulSet" } });
+    const message = response.status!.message!;
+    expect(message).toMatch(/^StatefulSet\.apps\.ordinal\.dev "web" is invalid: \[/);
+    expect(message).toContain("spec.replicas: Invalid value: -1: must be greater than or equal to 0");
+    expect(message).toContain("spec.template.metadata.labels: Invalid value:");
+    expect(message).toContain("`selector` does not match template `labels`");
+    expect(message).toContain('spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"');
+    expect(response.status!.details!.causes!.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("passes warnings through, allowed or not", () => {
+    const o = base();
+    (o.spec.template.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds = 0;
+    const ok = validateStatefulSetRequest(request({ kind: osts, object: o }), off).response;
+    expect(ok.allowed).toBe(true);
+    expect(ok.warnings?.join("\n")).toMatch(/terminationGracePeriodSeconds/);
+    const bad = validateStatefulSetRequest(request({ kind: osts, object: broken(o) }), off).response;
+    expect(bad.allowed).toBe(false);
+    expect(bad.warnings?.join("\n")).toMatch(/terminationGracePeriodSeconds/);
+  });
+
+  it("checks apps/v1 StatefulSets only when the option is on", () => {
+    const req = request({ kind: appsSts, object: broken(appsBase()) });
+    expect(validateStatefulSetRequest(req, off).response).toEqual({ uid: req.uid, allowed: true });
+    const denied = validateStatefulSetRequest(req, on).response;
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toMatch(/^StatefulSet\.apps "web" is invalid: /);
+  });
+
+  it("denies changing an immutable field on UPDATE", () => {
+    const old = base();
+    const changed = base();
+    changed.spec.serviceName = "other";
+    const { response } = validateStatefulSetRequest(request({ kind: osts, operation: "UPDATE", object: changed, oldObject: old }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.message).toContain("spec: Forbidden: updates to statefulset spec for fields other than");
+  });
+
+  it("admits an UPDATE that leaves an invalid stored spec as it was, with its errors as warnings", () => {
+    const old = broken(base());
+    const relabelled = structuredClone(old);
+    relabelled.metadata.labels = { team: "a" };
+    const { response } = validateStatefulSetRequest(request({ kind: osts, operation: "UPDATE", object: relabelled, oldObject: old }), off);
+    expect(response.allowed).toBe(true);
+    expect(response.warnings?.some((w) => w.startsWith("existing spec is invalid: spec.replicas"))).toBe(true);
+  });
+
+  it("but an UPDATE that changes the spec is checked", () => {
+    const old = broken(base());
+    const scaled = structuredClone(old);
+    scaled.spec.replicas = -2;
+    expect(validateStatefulSetRequest(request({ kind: osts, operation: "UPDATE", object: scaled, oldObject: old }), off).response.allowed).toBe(false);
+  });
+
+  it("lets DELETE and subresources through", () => {
+    expect(validateStatefulSetRequest(request({ kind: osts, operation: "DELETE", oldObject: broken(base()) }), off).response.allowed).toBe(true);
+    const old = base();
+    const req = request({ kind: osts, operation: "UPDATE", subResource: "status", object: broken(base()), oldObject: old });
+    expect(validateStatefulSetRequest(req, off).response.allowed).toBe(true);
+  });
+});

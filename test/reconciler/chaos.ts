@@ -1,0 +1,87 @@
+/**
+ * A fault-injecting fetch around the fake apiserver, for randomized reconcile runs: before a
+ * request it may answer 409/429/500 or throw a network error without applying it; after applying
+ * it may lose the response (a timeout after the server acted); at a chosen request it "crashes"
+ * the reconciler (throws Crash, which nothing catches), as a process dying between two requests.
+ */
+import type { FetchLike } from "../../src/kube/http.ts";
+
+export class Crash extends Error {
+  constructor() {
+    super("simulated crash");
+  }
+}
+
+export interface ChaosOptions {
+  random: () => number;
+  /** Chance per request of a fault (0..1). */
+  rate: number;
+  /** Crash when the request counter reaches this number (undefined: never). */
+  crashAt?: () => number | undefined;
+  /** Observes every request that reached the server, with its response status. */
+  observe?: (method: string, path: string, status: number, body: unknown) => void | Promise<void>;
+}
+
+const status = (code: number, reason: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason, message: `injected ${reason}`, code }), {
+    status: code,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+
+/** chaosFetch returns a fetch that injects faults into `inner` and counts requests. */
+export function chaosFetch(inner: FetchLike, o: ChaosOptions): FetchLike & { count: number; faults: Record<string, number> } {
+  const faults: Record<string, number> = {};
+  const bump = (k: string) => (faults[k] = (faults[k] ?? 0) + 1);
+  const f = async (input: string | URL | Request, init?: RequestInit) => {
+    f.count++;
+    if (o.crashAt?.() === f.count) {
+      bump("crash");
+      throw new Crash();
+    }
+    const method = init?.method ?? "GET";
+    const url = new URL(String(input));
+    const roll = o.random();
+    if (roll < o.rate) {
+      const kind = Math.floor(o.random() * 5);
+      switch (kind) {
+        case 0:
+          bump("409");
+          if (method !== "GET") return status(409, "Conflict");
+          break;
+        case 1:
+          bump("429");
+          return status(429, "TooManyRequests", { "Retry-After": "1" });
+        case 2:
+          bump("500");
+          return status(500, "InternalError");
+        case 3:
+          bump("network");
+          throw new TypeError("fetch failed (injected)");
+        case 4: {
+          bump("lost-response");
+          const res = await inner(input, init);
+          await o.observe?.(method, url.pathname, res.status, init?.body ? JSON.parse(String(init.body)) : undefined);
+          throw new TypeError("response lost (injected timeout)");
+        }
+      }
+    }
+    const res = await inner(input, init);
+    await o.observe?.(method, url.pathname, res.status, init?.body ? JSON.parse(String(init.body)) : undefined);
+    return res;
+  };
+  f.count = 0;
+  f.faults = faults;
+  return f;
+}
+
+/** mulberry32 returns a seeded PRNG in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

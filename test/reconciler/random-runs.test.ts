@@ -1,0 +1,204 @@
+/**
+ * Seeded randomized runs of the whole reconciler against the fake apiserver with injected
+ * 409/429/500/network faults, lost responses and crashes between any two requests, while a
+ * kubelet player moves pods at random speeds and the test changes the set. Upstream's
+ * invariants are asserted on every request; every run must converge once the chaos stops.
+ * ORDINAL_RANDOM_RUNS sets the number of runs (default 500); a failure prints its seed.
+ */
+import { describe, expect, it } from "vitest";
+import type { PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
+import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
+import { getOrdinal } from "../../src/core/names.ts";
+import { getPodRevision, isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { R } from "../../src/kube/resources.ts";
+import { silentLogger } from "../../src/reconciler/log.ts";
+import { runReconcile } from "../../src/reconciler/loop.ts";
+import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+
+const RUNS = Number(process.env.ORDINAL_RANDOM_RUNS ?? 500);
+const NS = "default";
+
+interface Scenario {
+  replicas: number;
+  policy: "OrderedReady" | "Parallel";
+  claims: number;
+  strategy: "RollingUpdate" | "OnDelete";
+  partition: number;
+  whenScaled: "Retain" | "Delete";
+}
+
+function scenario(rnd: () => number): Scenario {
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const replicas = 1 + Math.floor(rnd() * 4);
+  return {
+    replicas,
+    policy: pick(["OrderedReady", "OrderedReady", "Parallel"] as const),
+    claims: pick([0, 1, 1, 2]),
+    strategy: pick(["RollingUpdate", "RollingUpdate", "RollingUpdate", "OnDelete"] as const),
+    partition: rnd() < 0.25 ? Math.floor(rnd() * replicas) : 0,
+    whenScaled: pick(["Retain", "Delete"] as const),
+  };
+}
+
+function setObject(s: Scenario, replicas: number, image: string) {
+  return {
+    apiVersion: "apps.ordinal.dev/v1",
+    kind: "StatefulSet",
+    metadata: { name: "web", namespace: NS },
+    spec: {
+      replicas,
+      serviceName: "web",
+      podManagementPolicy: s.policy,
+      selector: { matchLabels: { app: "web" } },
+      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image }] } },
+      volumeClaimTemplates: Array.from({ length: s.claims }, (_, i) => ({
+        metadata: { name: `data${i}` },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      })),
+      updateStrategy: s.strategy === "OnDelete" ? { type: "OnDelete" } : { type: "RollingUpdate", rollingUpdate: { partition: s.partition } },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: s.whenScaled },
+    },
+  };
+}
+
+async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number> }> {
+  const rnd = mulberry32(seed);
+  const s = scenario(rnd);
+  let clock = Date.parse("2026-11-21T00:00:00Z");
+  const now = () => new Date(clock);
+  const fake = createFakeApiServer({ now });
+  const observer = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
+  const failPods = new Set<string>();
+  const kubelet = new KubeletPlayer(observer, { namespace: NS, random: rnd, speed: 0.3 + rnd() * 0.7, now, failPods });
+  let replicas = s.replicas;
+  let chaos = true;
+  let crashAt: number | undefined;
+  const condemnedEver = new Set<string>();
+  const violations: string[] = [];
+  const snapshot = () => observer.list<Pod>(R.pods, NS);
+
+  const observe = async (method: string, path: string, code: number) => {
+    if (code >= 300) return;
+    const podCreate = method === "POST" && /\/namespaces\/default\/pods$/.test(path);
+    const podDelete = method === "DELETE" && /\/pods\/[^/]+$/.test(path);
+    if (method === "DELETE" && /persistentvolumeclaims/.test(path)) violations.push(`reconciler deleted a PVC: ${path}`);
+    if (!podCreate && !podDelete) return;
+    const pods = await snapshot();
+    const byOrdinal = new Map<number, number>();
+    for (const p of pods) byOrdinal.set(getOrdinal(p.metadata!.name!), (byOrdinal.get(getOrdinal(p.metadata!.name!)) ?? 0) + 1);
+    for (const [ord, n] of byOrdinal) if (n > 1) violations.push(`two pods for ordinal ${ord}`);
+    if (podCreate && s.policy === "OrderedReady") {
+      const newest = pods.reduce((a, p) => (p.metadata!.resourceVersion! > a.metadata!.resourceVersion! ? p : a), pods[0]);
+      const ord = getOrdinal(newest.metadata!.name!);
+      for (let j = 0; j < ord; j++) {
+        const lower = pods.find((p) => getOrdinal(p.metadata!.name!) === j);
+        if (!lower || !isRunningAndReady(lower) || lower.metadata?.deletionTimestamp) violations.push(`pod ${ord} created while ordinal ${j} not Running+Ready`);
+      }
+    }
+    if (podDelete) {
+      const name = decodeURIComponent(path.split("/").pop()!);
+      const target = pods.find((p) => p.metadata!.name === name);
+      const ord = getOrdinal(name);
+      const failed = target?.status?.phase === "Failed";
+      if (ord < replicas && target && !failed && s.strategy === "RollingUpdate") {
+        // An update deletion: every other replica must be healthy (one unavailable at a time).
+        const others = pods.filter((p) => p.metadata!.name !== name && getOrdinal(p.metadata!.name!) < replicas);
+        if (s.policy === "OrderedReady" && others.some((p) => !isHealthy(p))) violations.push(`update deleted ${name} while another replica was unhealthy`);
+        if (others.length < Math.min(replicas - 1, replicas) && s.policy === "OrderedReady") violations.push(`update deleted ${name} while a replica was missing`);
+      }
+    }
+  };
+
+  const reconcilerFetch = chaosFetch(fake.fetch, { random: rnd, rate: 0.08, crashAt: () => (chaos ? crashAt : undefined), observe });
+  const reconciler = createKubeClient({ baseUrl: "https://fake", fetch: reconcilerFetch, sleep: async () => {}, maxAttempts: 2 });
+  await observer.create(R.statefulSets, NS, setObject(s, replicas, "img:1"));
+
+  const claimsNow = async () => new Set((await observer.list<PersistentVolumeClaim>(R.pvcs, NS)).map((c) => c.metadata!.name!));
+  let claimsSeen = await claimsNow();
+  let image = 1;
+  let steps = 0;
+  let holder = 0;
+  const invocation = async () => {
+    crashAt = chaos && rnd() < 0.3 ? reconcilerFetch.count + 1 + Math.floor(rnd() * 12) : undefined;
+    try {
+      await runReconcile(reconciler, { log: silentLogger, holder: `h${holder}`, leaseNamespace: NS, budgetMs: 1, maxPasses: 1, now });
+    } catch (e) {
+      // A crash (or an error escaping the invocation) ends this "process": the next one has a new identity.
+      if (!(e instanceof Crash) && !(e instanceof Error)) throw e;
+      holder++;
+    }
+  };
+
+  for (; steps < 120; steps++) {
+    await invocation();
+    await kubelet.step();
+    clock += 1000 + Math.floor(rnd() * 4000);
+    const r = rnd();
+    if (steps < 60 && r < 0.08) {
+      replicas = Math.floor(rnd() * 5);
+      for (let i = replicas; i < 6; i++) condemnedEver.add(String(i));
+      await observer.patch(R.statefulSets, NS, "web", { spec: { replicas } }, "merge");
+    } else if (steps < 60 && r < 0.14) {
+      image++;
+      await observer.patch(R.statefulSets, NS, "web", { spec: { template: setObject(s, replicas, `img:${image}`).spec.template } }, "merge");
+    } else if (steps < 60 && r < 0.17) {
+      const pods = await snapshot();
+      if (pods.length) {
+        const victim = pods[Math.floor(rnd() * pods.length)];
+        if (rnd() < 0.5) failPods.add(victim.metadata!.name!);
+        else await observer.delete(R.pods, NS, victim.metadata!.name!);
+      }
+    }
+    if (steps === 60) chaos = false;
+    const claims = await claimsNow();
+    for (const c of claimsSeen) {
+      if (claims.has(c)) continue;
+      const ord = c.split("-").pop()!;
+      if (s.whenScaled !== "Delete" || !condemnedEver.has(ord)) violations.push(`PVC ${c} deleted without a retention policy saying so`);
+    }
+    claimsSeen = claims;
+    if (violations.length) break;
+    if (!chaos && steps > 62) {
+      const raw = await observer.get(R.statefulSets, NS, "web");
+      const set: StatefulSet = StatefulSetSchema.parse(raw);
+      const pods = await snapshot();
+      const st = set.status;
+      const start = s.strategy === "OnDelete" ? replicas : Math.min(s.partition, replicas);
+      const updated = pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision);
+      if (
+        pods.length === replicas &&
+        pods.every((p) => isHealthy(p)) &&
+        updated &&
+        st?.readyReplicas === replicas &&
+        st.replicas === replicas &&
+        st.observedGeneration === set.metadata.generation
+      ) {
+        return { steps, faults: reconcilerFetch.faults };
+      }
+    }
+  }
+  const pods = await snapshot();
+  throw new Error(
+    `seed ${seed} (${JSON.stringify(s)}, replicas ${replicas}): ${violations.length ? violations.join("; ") : "did not converge"}; pods: ${pods
+      .map((p) => `${p.metadata!.name}:${p.status?.phase}:${isRunningAndReady(p) ? "ready" : "unready"}:${p.metadata?.deletionTimestamp ? "terminating" : ""}`)
+      .join(", ")}`,
+  );
+}
+
+describe("randomized reconcile runs with faults and crashes", () => {
+  it(`${RUNS} seeded runs keep upstream's invariants and converge`, async () => {
+    const totals: Record<string, number> = {};
+    let steps = 0;
+    for (let seed = 1; seed <= RUNS; seed++) {
+      const r = await runOnce(seed);
+      steps += r.steps;
+      for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;
+    }
+    console.log(`random runs: ${RUNS} converged, ${steps} steps, faults injected: ${JSON.stringify(totals)}`);
+    expect(totals.crash ?? 0).toBeGreaterThan(0);
+    expect(totals["lost-response"] ?? 0).toBeGreaterThan(0);
+  }, 600_000);
+});
