@@ -60,9 +60,22 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
     maxRequests: Number(env.MAX_SUBREQUESTS || 900),
     namespace: scope.namespace,
     setName: scope.setName,
-    beforePass: s.webhookUrl && !scope.setName ? () => ensureWebhookRegistration(client, { url: s.webhookUrl!, caBundle: s.webhookCaBundle }).then(() => undefined) : undefined,
+    beforePass: s.webhookUrl && !scope.setName ? () => ensureWebhookRegistration(client, { url: s.webhookUrl!, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets }).then(() => undefined) : undefined,
   });
   log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount });
+}
+
+/** Last hint per set in this isolate: kubelet status updates come in bursts; one pass serves them. */
+const lastHint = new Map<string, number>();
+const HINT_DEBOUNCE_MS = 5_000;
+
+function hint(env: Env, namespace: string, setName: string, waitUntil: (p: Promise<unknown>) => void) {
+  const key = `${namespace}/${setName}`;
+  const t = Date.now();
+  if ((lastHint.get(key) ?? 0) + HINT_DEBOUNCE_MS > t) return;
+  lastHint.set(key, t);
+  if (lastHint.size > 1000) lastHint.clear();
+  waitUntil(reconcile(env, { namespace, setName, budgetMs: 10_000 }));
 }
 
 const apps = new WeakMap<object, ReturnType<typeof createApp>>();
@@ -77,7 +90,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log,
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
-      onManagedPodStatus: (namespace, setName, waitUntil) => waitUntil(reconcile(env, { namespace, setName, budgetMs: 10_000 })),
+      onManagedPodStatus: (namespace, setName, waitUntil) => hint(env, namespace, setName, waitUntil),
     });
     apps.set(env, app);
   }

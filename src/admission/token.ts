@@ -135,7 +135,7 @@ function parseJwks(text: string): JSONWebKeySet {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new Error(`the webhook JWKS is not JSON: ${(e as Error).message}`);
+    throw new Error(`the webhook JWKS is not JSON: ${(e as Error).message}`, { cause: e });
   }
   if (typeof v !== "object" || v === null || !Array.isArray((v as JSONWebKeySet).keys)) {
     throw new Error('the webhook JWKS must be {"keys": [...]}');

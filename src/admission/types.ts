@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isObject } from "../validation/json.ts";
 
 /**
  * AdmissionReview v1 (admission.k8s.io/v1), the envelope the apiserver posts to every webhook.
@@ -13,10 +14,7 @@ const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind
 const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
 
 /** A Kubernetes object as JSON: any non-array object (its own schema is the handler's business). */
-const ObjectJSON = z.custom<Record<string, unknown>>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-  { message: "expected a Kubernetes object" },
-);
+const ObjectJSON = z.custom<Record<string, unknown>>(isObject, { message: "expected a Kubernetes object" });
 
 export const Operation = z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 
@@ -110,6 +108,12 @@ export function deny(req: Pick<AdmissionRequest, "uid">, status: AdmissionStatus
 /** reviewOf wraps a response in the AdmissionReview envelope the apiserver expects back. */
 export function reviewOf(response: AdmissionResponse): AdmissionReviewResponse {
   return { apiVersion: ADMISSION_API_VERSION, kind: ADMISSION_KIND, response };
+}
+
+/** objectName returns the object's metadata.name, else the request's name, else "". */
+export function objectName(req: AdmissionRequest, obj: unknown): string {
+  const name = (obj as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  return typeof name === "string" && name !== "" ? name : (req.name ?? "");
 }
 
 /** A group/kind pair a route accepts (`group` "" is the core group). */

@@ -1,7 +1,7 @@
 import { GROUP } from "../api/statefulset.ts";
 import { validateImageList } from "../validation/index.ts";
 import { denyInvalid } from "./invalid.ts";
-import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /**
  * validateImageListRequest answers a CREATE or UPDATE of an ImageList: every image reference must
@@ -13,6 +13,5 @@ export function validateImageListRequest(req: AdmissionRequest): AdmissionResult
   const obj = req.object as { metadata?: { name?: string } };
   const errors = validateImageList(obj);
   if (errors.length === 0) return { response: allow(req) };
-  const name = obj.metadata?.name || req.name || "";
-  return { response: denyInvalid(req, { group: GROUP, kind: "ImageList" }, name, errors) };
+  return { response: denyInvalid(req, { group: GROUP, kind: "ImageList" }, objectName(req, obj), errors) };
 }

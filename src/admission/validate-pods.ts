@@ -1,10 +1,11 @@
 import type { Pod } from "../api/k8s.ts";
 import { INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
+import { isObject } from "../validation/json.ts";
 import { denyInvalid } from "./invalid.ts";
 import { ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";
-import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
 export const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
@@ -81,8 +82,7 @@ export function validatePodUpdate(req: AdmissionRequest, opts: ValidatePodOption
     }
   }
   if (errors.length === 0) return { response: allow(req) };
-  const name = pod.metadata?.name || req.name || "";
-  return { response: denyInvalid(req, { group: "", kind: "Pod" }, name, errors) };
+  return { response: denyInvalid(req, { group: "", kind: "Pod" }, objectName(req, pod), errors) };
 }
 
 /** describeChange says how a label or annotation value changed, or undefined when it did not. */
@@ -91,8 +91,4 @@ function describeChange(before: string | undefined, after: string | undefined): 
   if (before === undefined) return `added ${JSON.stringify(after)}`;
   if (after === undefined) return `removed ${JSON.stringify(before)}`;
   return `changed ${JSON.stringify(before)} to ${JSON.stringify(after)}`;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -2,7 +2,7 @@ import { GROUP } from "../api/statefulset.ts";
 import { formatFieldError, validateStatefulSet } from "../validation/index.ts";
 import { denyInvalid } from "./invalid.ts";
 import { diff } from "./patch.ts";
-import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 export interface ValidateStatefulSetOptions {
   /** Also check apps/v1 StatefulSets (the apiserver checks them already; this adds Ordinal's rules and warnings). */
@@ -28,8 +28,7 @@ export function validateStatefulSetRequest(req: AdmissionRequest, opts: Validate
   if (old && specUnchanged(old.spec, obj.spec)) {
     return { response: allow(req, [...errors.map((e) => `existing spec is invalid: ${formatFieldError(e)}`), ...warnings]) };
   }
-  const name = obj.metadata?.name || req.name || "";
-  return { response: denyInvalid(req, { group, kind: "StatefulSet" }, name, errors, warnings) };
+  return { response: denyInvalid(req, { group, kind: "StatefulSet" }, objectName(req, obj), errors, warnings) };
 }
 
 const specUnchanged = (a: unknown, b: unknown): boolean => diff({ spec: a ?? null }, { spec: b ?? null }).length === 0;

@@ -5,7 +5,7 @@ import { R, type ResourceRef } from "../kube/resources.ts";
 
 /**
  * The source of truth for Ordinal's webhook registrations. `webhooks/*.yaml` are generated from
- * these objects (`tsx src/admission/gen-webhooks.ts`), `ordinal register` and every reconcile pass
+ * these objects (`npm run gen`), `ordinal register` and every reconcile pass
  * apply them (registration.ts), and the hono app serves `WEBHOOK_PATHS`.
  */
 

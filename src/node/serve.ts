@@ -82,7 +82,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
   if (settings.webhookUrl) {
-    loop.beforePass = () => ensureWebhookRegistration(client, { url: settings.webhookUrl!, caBundle: settings.webhookCaBundle }).then(() => undefined);
+    loop.beforePass = () => ensureWebhookRegistration(client, { url: settings.webhookUrl!, caBundle: settings.webhookCaBundle, validateAppsV1StatefulSets: settings.validateAppsV1StatefulSets }).then(() => undefined);
   }
   const app = createApp({
     ...appDepsFrom(settings),

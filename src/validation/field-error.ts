@@ -244,14 +244,14 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
-/** goFloat is fmt's %v for a float64: shortest digits, exponent form below 1e-4 or from 1e21. */
+/** goFloat is fmt's %v for a float64 (%g, shortest): exponent form below 1e-4 and from 1e6 up. */
 export function goFloat(f: number): string {
   if (Number.isNaN(f)) return "NaN";
   if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
   if (f === 0) return Object.is(f, -0) ? "-0" : "0";
   const [mant, expStr] = f.toExponential().split("e");
   const exp = Number(expStr);
-  if (exp < -4 || exp >= 21) {
+  if (exp < -4 || exp >= 6) {
     const sign = exp < 0 ? "-" : "+";
     return `${mant}e${sign}${String(Math.abs(exp)).padStart(2, "0")}`;
   }

@@ -3,7 +3,7 @@
  * and github.com/opencontainers/go-digest, which the kubelet and containerd use to parse `image`.
  * The apiserver only requires an image to be non-empty (and, for pods, free of surrounding
  * whitespace); a reference that does not parse fails later on the node with InvalidImageName.
- * Ordinal refuses those up front.
+ * Ordinal refuses those up front. Parsing is reference.ParseNormalizedNamed (docker.io defaults).
  *
  *   reference  := name [ ":" tag ] [ "@" digest ]
  *   name       := [domain '/'] remote-name
@@ -34,24 +34,50 @@ const NAME_TOTAL_LENGTH_MAX = 255;
 const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
 
 export type ImageReference =
-  | { ok: true; domain?: string; path: string; tag?: string; digest?: string }
+  | { ok: true; domain: string; path: string; tag?: string; digest?: string }
   | { ok: false; reason: string };
 
 /**
- * parseImageReference parses an image reference; on failure the reason is the library's own error
- * text ("invalid reference format", "repository name must be lowercase", …).
+ * splitDockerDomain: the first component is a registry only if it has a '.' or ':', is
+ * "localhost", or has capitals; otherwise the image is on docker.io (official images under library/).
+ */
+function splitDockerDomain(name: string): [string, string] {
+  const i = name.indexOf("/");
+  let domain: string;
+  let remainder: string;
+  const first = name.slice(0, i);
+  if (i === -1 || (!/[.:]/.test(first) && first !== "localhost" && first.toLowerCase() === first)) {
+    domain = "docker.io";
+    remainder = name;
+  } else {
+    domain = first;
+    remainder = name.slice(i + 1);
+  }
+  if (domain === "index.docker.io") domain = "docker.io";
+  if (domain === "docker.io" && !remainder.includes("/")) remainder = "library/" + remainder;
+  return [domain, remainder];
+}
+
+/**
+ * parseImageReference parses an image the way the kubelet and containerd do
+ * (reference.ParseNormalizedNamed): `nginx` is `docker.io/library/nginx`. On failure the reason is
+ * the library's own error text ("invalid reference format", "invalid checksum digest length", …).
  */
 export function parseImageReference(ref: unknown): ImageReference {
   if (typeof ref !== "string") return { ok: false, reason: "image reference must be a string" };
-  const m = referenceRe.exec(ref);
+  if (identifierRe.test(ref)) return { ok: false, reason: `invalid repository name (${ref}), cannot specify 64-byte hexadecimal strings` };
+  const [domain, remainder] = splitDockerDomain(ref);
+  const tagSep = remainder.indexOf(":");
+  const remoteName = tagSep > -1 ? remainder.slice(0, tagSep) : remainder;
+  if (remoteName.toLowerCase() !== remoteName) return { ok: false, reason: `invalid reference format: repository name (${remoteName}) must be lowercase` };
+  const full = `${domain}/${remainder}`;
+  const m = referenceRe.exec(full);
   if (!m) {
-    if (ref === "") return { ok: false, reason: "repository name must have at least one component" };
-    if (referenceRe.test(ref.toLowerCase())) return { ok: false, reason: "repository name must be lowercase" };
+    if (referenceRe.test(full.toLowerCase())) return { ok: false, reason: "invalid reference format: repository name must be lowercase" };
     return { ok: false, reason: "invalid reference format" };
   }
   const [, name, tag, digest] = m;
   if (name.length > NAME_TOTAL_LENGTH_MAX) return { ok: false, reason: `repository name must not be more than ${NAME_TOTAL_LENGTH_MAX} characters` };
-  if (identifierRe.test(name)) return { ok: false, reason: `invalid repository name (${name}), cannot specify 64-byte hexadecimal strings` };
   if (digest) {
     const reason = digestError(digest);
     if (reason) return { ok: false, reason };
@@ -59,13 +85,12 @@ export function parseImageReference(ref: unknown): ImageReference {
   const nm = anchoredNameRe.exec(name)!;
   return {
     ok: true,
-    ...(nm[1] !== undefined ? { domain: nm[1] } : {}),
+    domain: nm[1] ?? domain,
     path: nm[2],
     ...(tag !== undefined ? { tag } : {}),
     ...(digest !== undefined ? { digest } : {}),
   };
 }
-
 /** digestError is go-digest's Digest.Validate for the algorithms it knows. */
 function digestError(digest: string): string | undefined {
   const i = digest.indexOf(":");

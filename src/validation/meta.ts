@@ -9,7 +9,8 @@
  * custom resource without it before admission runs; fields rest.BeforeUpdate restores from the stored
  * object (generation, timestamps, an empty uid, an empty name or namespace) are not compared either.
  */
-import { type FieldError, FieldPath, byteLength, forbidden, invalid, required, tooLong } from "./field-error.ts";
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, byteLength, forbidden, invalid, required, tooLong } from "./field-error.ts";
 import { Reader, isObject } from "./json.ts";
 import { validateLabels } from "./labels.ts";
 import { type NameValidator, isQualifiedName, nameIsDNSLabel } from "./names.ts";

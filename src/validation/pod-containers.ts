@@ -5,8 +5,10 @@
  * is reported at `…volumeMounts.subPath` (no index) and a requests-above-limits error at
  * `…resources.requests` (no key).
  */
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, notFound, notSupported, required } from "./field-error.ts";
-import { type JsonObject, Reader } from "./json.ts";
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, duplicate, forbidden, invalid, notFound, notSupported, required } from "./field-error.ts";
+import type { Reader } from "./json.ts";
+import { type JsonObject } from "./json.ts";
 import { isDNS1123Label, isQualifiedName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, isValidUserID, nameIsDNSSubdomain } from "./names.ts";
 import {
   ENV_FIELD_PATHS,
@@ -180,117 +182,6 @@ function validateVolumeDevices(
   return errs;
 }
 
-const STANDARD_RESOURCES = new Set([
-  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage", "limits.cpu",
-  "limits.memory", "limits.ephemeral-storage", "pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
-  "persistentvolumeclaims", "configmaps", "services.nodeports", "services.loadbalancers", "storage", "requests.storage",
-]);
-const isHugePages = (n: string) => n.startsWith("hugepages-");
-const isNative = (n: string) => !n.includes("/") || n.includes("kubernetes.io/");
-const isExtended = (n: string) => !isNative(n) && !n.startsWith("requests.") && isQualifiedName(`requests.${n}`).length === 0;
-const overcommitAllowed = (n: string) => isNative(n) && !isHugePages(n);
-
-function validateContainerResourceName(name: string, path: FieldPath): FieldError[] {
-  const errs = isQualifiedName(name).map((m) => invalid(path, name, m));
-  if (errs.length === 0 && !name.includes("/") && !STANDARD_RESOURCES.has(name) && !isHugePages(name) && !name.startsWith("requests.hugepages-"))
-    errs.push(invalid(path, name, "must be a standard resource type or fully qualified"));
-  if (!name.includes("/")) {
-    if (!["cpu", "memory", "ephemeral-storage"].includes(name) && !isHugePages(name)) errs.push(invalid(path, name, "must be a standard resource for containers"));
-  } else if (!isNative(name) && !isExtended(name)) errs.push(invalid(path, name, "doesn't follow extended resource name standard"));
-  return errs;
-}
-
-function validateQuantityValue(name: string, q: Quantity, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  if (q.nanos < 0n) errs.push(invalid(path, quantityToString(q), IS_NEGATIVE_ERROR));
-  if (isExtended(name) && quantityMilliValue(q) % 1000n !== 0n) errs.push(invalid(path, quantityToString(q), "must be an integer"));
-  if (isHugePages(name)) {
-    const size = parseQuantity(name.slice("hugepages-".length));
-    if (size.ok && size.quantity.nanos > 0n && q.nanos % size.quantity.nanos !== 0n)
-      errs.push(invalid(path, quantityToString(q), `${quantityToString(q)} is not positive integer multiple of ${name}`));
-  }
-  return errs;
-}
-
-/** validateResources is ValidateResourceRequirements for a container. */
-function validateResources(r: Reader, res: JsonObject, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  const limPath = path.child("limits");
-  const reqPath = path.child("requests");
-  const read = (list: unknown, p: FieldPath): Map<string, Quantity> => {
-    const out = new Map<string, Quantity>();
-    for (const [k, v] of Object.entries(r.obj(list, p) ?? {})) {
-      const q = readQuantity(r, v, p.key(k), errs);
-      if (q) out.set(k, q);
-    }
-    return out;
-  };
-  const limits = read(res.limits, limPath);
-  const requests = read(res.requests, reqPath);
-  let cpuOrMemory = false;
-  let hugePages = false;
-  for (const [name, q] of limits) {
-    errs.push(...validateContainerResourceName(name, limPath.key(name)), ...validateQuantityValue(name, q, limPath.key(name)));
-    if (name === "cpu" || name === "memory") cpuOrMemory = true;
-    if (isHugePages(name)) hugePages = true;
-  }
-  for (const [name, q] of requests) {
-    errs.push(...validateContainerResourceName(name, reqPath.key(name)), ...validateQuantityValue(name, q, reqPath.key(name)));
-    const limit = limits.get(name);
-    if (limit) {
-      if (compareQuantities(q, limit) !== 0 && !overcommitAllowed(name))
-        errs.push(invalid(reqPath, quantityToString(q), `must be equal to ${name} limit of ${quantityToString(limit)}`));
-      else if (compareQuantities(q, limit) > 0)
-        errs.push(invalid(reqPath, quantityToString(q), `must be less than or equal to ${name} limit of ${quantityToString(limit)}`));
-    } else if (!overcommitAllowed(name)) errs.push(required(limPath, "Limit must be set for non overcommitable resources"));
-    if (name === "cpu" || name === "memory") cpuOrMemory = true;
-    if (isHugePages(name)) hugePages = true;
-  }
-  if (!cpuOrMemory && hugePages) errs.push(forbidden(path, "HugePages require cpu or memory"));
-  return errs;
-}
-
-/** validateSecurityContext is ValidateSecurityContext for a container. */
-function validateSecurityContext(r: Reader, sc: JsonObject, path: FieldPath, opts: ContainerOptions, hostUsers: boolean): FieldError[] {
-  const errs: FieldError[] = [];
-  const privileged = r.bool(sc.privileged, path.child("privileged"));
-  if (privileged === true && opts.allowPrivileged === false) errs.push(forbidden(path.child("privileged"), "disallowed by cluster policy"));
-  for (const f of ["runAsUser", "runAsGroup"]) {
-    const id = r.int64(sc[f], path.child(f));
-    if (id !== undefined) errs.push(...isValidUserID(id).map((m) => invalid(path.child(f), id, m)));
-  }
-  const procMount = r.str(sc.procMount, path.child("procMount"));
-  if (procMount !== undefined) {
-    if (procMount !== "Default" && procMount !== "Unmasked") errs.push(notSupported(path.child("procMount"), procMount, ["Default", "Unmasked"]));
-    if (hostUsers && procMount === "Unmasked") errs.push(invalid(path.child("procMount"), procMount, "`hostUsers` must be false to use `Unmasked`"));
-  }
-  errs.push(...validateSeccompProfile(r, sc.seccompProfile, path.child("seccompProfile")));
-  if (r.bool(sc.allowPrivilegeEscalation, path.child("allowPrivilegeEscalation")) === false) {
-    if (privileged === true) errs.push(invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"));
-    const caps = r.obj(sc.capabilities, path.child("capabilities"));
-    for (const cap of r.strList(caps?.add, path.child("capabilities", "add")) ?? [])
-      if (cap === "CAP_SYS_ADMIN") errs.push(invalid(path, sc, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"));
-  }
-  return errs;
-}
-
-/** validateSeccompProfile is validateSeccompProfileField (pod or container). */
-export function validateSeccompProfile(r: Reader, v: unknown, path: FieldPath): FieldError[] {
-  const sp = r.obj(v, path);
-  if (!sp) return [];
-  const errs: FieldError[] = [];
-  const type = r.str(sp.type, path.child("type")) ?? "";
-  const supported = ["Localhost", "RuntimeDefault", "Unconfined"];
-  if (type === "") errs.push(required(path.child("type"), "type is required when seccompProfile is set"));
-  else if (!supported.includes(type)) errs.push(notSupported(path.child("type"), type, supported));
-  const lp = r.str(sp.localhostProfile, path.child("localhostProfile"));
-  if (type === "Localhost") {
-    if (lp === undefined) errs.push(required(path.child("localhostProfile"), "must be set when seccomp type is Localhost"));
-    else errs.push(...validateLocalDescendingPath(lp, path.child("localhostProfile")));
-  } else if (lp !== undefined) errs.push(invalid(path.child("localhostProfile"), sp, "can only be set when seccomp type is Localhost"));
-  return errs;
-}
-
 function validateContainerCommon(
   r: Reader,
   c: JsonObject,
@@ -401,7 +292,8 @@ export function validateInitContainers(
     const name = typeof c.name === "string" ? c.name : "";
     if (names.has(name)) errs.push(duplicate(cp.child("name"), name));
     else if (name) names.add(name);
-    errs.push(...hostPortConflicts([{ item: c, index }], path));
+    // Each init container alone, and (as upstream) indexed as the first of a one-item list.
+    errs.push(...hostPortConflicts([{ item: c, index: 0 }], path));
     if (restartPolicy === "Always") errs.push(...validateProbesAndLifecycle(r, c, gracePeriod, cp));
     else
       for (const f of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"])

@@ -2,8 +2,10 @@
  * Small pod-validation helpers shared by volumes and containers (paths, key-to-path items,
  * downward API selectors, quantities), from pkg/apis/core/validation/validation.go.
  */
-import { type FieldError, FieldPath, invalid, notSupported, required } from "./field-error.ts";
-import { type JsonObject, Reader } from "./json.ts";
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, invalid, notSupported, required } from "./field-error.ts";
+import type { Reader } from "./json.ts";
+import { type JsonObject } from "./json.ts";
 import { isConfigMapKey, isQualifiedName, nameIsDNSSubdomain } from "./names.ts";
 import { type Quantity, parseQuantity, quantityToString } from "./quantity.ts";
 

@@ -4,8 +4,10 @@
  * (so 0 means the default and ≥1 is required of explicit values); liveness and startup probes
  * must have successThreshold 1.
  */
-import { type FieldError, FieldPath, forbidden, internalError, invalid, notSupported, required } from "./field-error.ts";
-import { type JsonObject, Reader } from "./json.ts";
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, forbidden, internalError, invalid, notSupported, required } from "./field-error.ts";
+import type { Reader } from "./json.ts";
+import { type JsonObject } from "./json.ts";
 import { isHTTPHeaderName, isValidPortName, isValidPortNum } from "./names.ts";
 import { nonNegative } from "./pod-fields.ts";
 

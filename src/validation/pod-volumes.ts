@@ -4,8 +4,10 @@
  * rarer in-tree plugins (iSCSI, RBD, Cinder, …) only count towards "exactly one source".
  * Upstream's path quirks are kept (`downwarAPI` when a second source is downwardAPI, `cephFS`).
  */
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported, required, tooLong } from "./field-error.ts";
-import { type JsonObject, Reader } from "./json.ts";
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, duplicate, forbidden, invalid, notSupported, required, tooLong } from "./field-error.ts";
+import type { Reader } from "./json.ts";
+import { type JsonObject } from "./json.ts";
 import { validateLabels } from "./labels.ts";
 import { validateAnnotations } from "./meta.ts";
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from "./names.ts";

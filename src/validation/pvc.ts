@@ -68,7 +68,8 @@ export function validatePvcSpec(r: Reader, spec: JsonObject, path: FieldPath): F
   if (dsRef) errs.push(...validateDataSource(r, dsRef, path.child("dataSourceRef"), true));
   if (ds && dsRef && !dsRef.namespace) {
     const same = ds.name === dsRef.name && ds.kind === dsRef.kind && (ds.apiGroup ?? "") === (dsRef.apiGroup ?? "");
-    if (!same) errs.push(invalid(path, path.child("dataSource").toString(), "must match dataSourceRef"));
+    // Upstream passes a *field.Path as the bad value, which encoding/json prints as {}.
+    if (!same) errs.push(invalid(path, {}, "must match dataSourceRef"));
   }
   return errs;
 }

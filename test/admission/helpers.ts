@@ -48,7 +48,12 @@ export function handMadePod(name = "web-1"): Pod {
 let uidCounter = 0;
 
 /** request builds a parsed AdmissionRequest (defaults: Pod CREATE in default by "admin"). */
-export function request(fields: Partial<AdmissionRequest> & { object?: unknown; oldObject?: unknown }): AdmissionRequest {
+type RequestFields = { [K in "uid" | "kind" | "resource" | "subResource" | "name" | "namespace" | "operation" | "userInfo" | "dryRun"]?: AdmissionRequest[K] } & {
+  object?: unknown;
+  oldObject?: unknown;
+};
+
+export function request(fields: RequestFields): AdmissionRequest {
   const kind = fields.kind ?? { group: "", version: "v1", kind: "Pod" };
   const resource = fields.resource ?? { group: kind.group, version: kind.version, resource: `${kind.kind.toLowerCase()}s` };
   return AdmissionRequestSchema.parse({
@@ -89,7 +94,7 @@ export function memoryLogger(): Logger & { lines: LogLine[] } {
 
 /** memoryIO is a file system in a Map, for the commands. */
 export function memoryIO(files: Record<string, string> = {}): CommandIO & { files: Map<string, { data: string; mode?: number }> } {
-  const map = new Map(Object.entries(files).map(([k, data]) => [k, { data }]));
+  const map = new Map<string, { data: string; mode?: number }>(Object.entries(files).map(([k, data]) => [k, { data }]));
   return {
     files: map,
     readFile: async (path) => {

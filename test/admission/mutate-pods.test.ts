@@ -158,7 +158,7 @@ describe("mutatePod", () => {
 const key = fc.stringMatching(/^[a-z0-9~/._-]{1,12}$/);
 const labelMap = fc.dictionary(key, fc.string({ maxLength: 6 }), { maxKeys: 4 });
 const volumeName = fc.constantFrom("data", "logs", "config", "cache", "a/b", "x~y");
-const volume: fc.Arbitrary<Volume> = fc.oneof<Volume[]>(
+const volume: fc.Arbitrary<Volume> = fc.oneof(
   volumeName.map((name) => ({ name, emptyDir: {} })),
   fc.tuple(volumeName, fc.string({ maxLength: 5 })).map(([name, claimName]) => ({ name, persistentVolumeClaim: { claimName } })),
 );

@@ -212,7 +212,7 @@ describe("ensureWebhookRegistration", () => {
 
 describe("mergeConfiguration", () => {
   it("does not touch fields it does not own", () => {
-    const desired = webhookConfigurations({ url: URL_A })[1].object as KubeObject & { webhooks: { name: string }[] };
+    const desired = webhookConfigurations({ url: URL_A })[1].object as unknown as KubeObject & { webhooks: { name: string }[] };
     const existing = {
       ...structuredClone(desired),
       metadata: { name: CONFIG_NAME, uid: "u", resourceVersion: "7", labels: { a: "b" } },

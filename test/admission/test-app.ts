@@ -29,7 +29,7 @@ export async function testApp(deps: Partial<AppDeps> = {}, alg: TokenAlgorithm =
     log,
     ...deps,
   });
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...headers },

@@ -8,7 +8,7 @@ import { SET_NAME_LABEL } from "../../src/core/constants.ts";
 const dir = new URL("../../webhooks/", import.meta.url);
 
 describe("webhooks/*.yaml", () => {
-  it("are up to date with webhook-configs.ts (else run: npx tsx src/admission/gen-webhooks.ts)", async () => {
+  it("are up to date with webhook-configs.ts (else run: npm run gen)", async () => {
     const rendered = renderWebhookManifests();
     expect((await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort()).toEqual(rendered.map((r) => r.file).sort());
     for (const { file, text } of rendered) {

@@ -17,7 +17,7 @@ const summary = (actions: Action[]) =>
         case "createRevision":
           return `revision ${a.revision.metadata!.name}`;
         default:
-          return "name" in a ? `${a.type} ${a.name}` : a.type;
+          return "name" in a ? `${a.type} ${a.name}` : (a as Action).type;
       }
     });
 

@@ -80,7 +80,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
   const violations: string[] = [];
   const snapshot = () => observer.list<Pod>(R.pods, NS);
 
-  const observe = async (method: string, path: string, code: number) => {
+  const observe = async (method: string, path: string, code: number, body: unknown) => {
     if (code >= 300) return;
     const podCreate = method === "POST" && /\/namespaces\/default\/pods$/.test(path);
     const podDelete = method === "DELETE" && /\/pods\/[^/]+$/.test(path);
@@ -91,8 +91,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
     for (const p of pods) byOrdinal.set(getOrdinal(p.metadata!.name!), (byOrdinal.get(getOrdinal(p.metadata!.name!)) ?? 0) + 1);
     for (const [ord, n] of byOrdinal) if (n > 1) violations.push(`two pods for ordinal ${ord}`);
     if (podCreate && s.policy === "OrderedReady") {
-      const newest = pods.reduce((a, p) => (p.metadata!.resourceVersion! > a.metadata!.resourceVersion! ? p : a), pods[0]);
-      const ord = getOrdinal(newest.metadata!.name!);
+      const ord = getOrdinal((body as Pod).metadata!.name!);
       for (let j = 0; j < ord; j++) {
         const lower = pods.find((p) => getOrdinal(p.metadata!.name!) === j);
         if (!lower || !isRunningAndReady(lower) || lower.metadata?.deletionTimestamp) violations.push(`pod ${ord} created while ordinal ${j} not Running+Ready`);
@@ -107,6 +106,8 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
         // An update deletion: every other replica must be healthy (one unavailable at a time).
         const others = pods.filter((p) => p.metadata!.name !== name && getOrdinal(p.metadata!.name!) < replicas);
         if (s.policy === "OrderedReady" && others.some((p) => !isHealthy(p))) violations.push(`update deleted ${name} while another replica was unhealthy`);
+        // Both policies: a rolling update goes down from the highest ordinal, each one healthy first.
+        if (others.some((p) => getOrdinal(p.metadata!.name!) > ord && !isHealthy(p))) violations.push(`update deleted ${name} while a higher replica was unhealthy`);
         if (others.length < Math.min(replicas - 1, replicas) && s.policy === "OrderedReady") violations.push(`update deleted ${name} while a replica was missing`);
       }
     }

@@ -2,7 +2,7 @@
 // appends a go-cmp diff of its internal Go types; this one lists the differing JSON paths the same
 // way round (`-` the requested value, `+` the stored one) but is not byte-identical.
 
-import { deepEqual, isObject } from './json.js';
+import { deepEqual, isObject } from "./json.ts";
 
 function collect(a: unknown, b: unknown, path: string, out: string[]): void {
   if (deepEqual(a, b)) return;
@@ -20,6 +20,6 @@ function collect(a: unknown, b: unknown, path: string, out: string[]): void {
 /** specDiff renders `  core.PodSpec{ ... }` with one -/+ pair per differing path. */
 export function specDiff(typeName: string, requested: unknown, stored: unknown): string {
   const lines: string[] = [];
-  collect(requested, stored, '', lines);
-  return `  ${typeName}{\n${lines.join('\n')}\n  }\n`;
+  collect(requested, stored, "", lines);
+  return `  ${typeName}{\n${lines.join("\n")}\n  }\n`;
 }

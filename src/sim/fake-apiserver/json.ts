@@ -5,7 +5,7 @@ export type Obj = Record<string, unknown>;
 
 /** isObject reports whether v is a plain JSON object (not null, not an array). */
 export function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** clone returns a deep copy of a JSON value. */
@@ -16,7 +16,7 @@ export function clone<T>(v: T): T {
 /** deepEqual compares two JSON values structurally; key order does not matter. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
@@ -69,5 +69,5 @@ export function objectsIn(v: unknown): Obj[] {
 
 /** str returns v when it is a string, else ''. */
 export function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
+  return typeof v === "string" ? v : "";
 }

@@ -2,13 +2,13 @@
 // applied with fast-json-patch, with evanphx/json-patch v4's leniency that `replace` of a missing
 // object key adds it) and strategic merge patch for built-in kinds (lists merged by key).
 
-import jsonpatch from 'fast-json-patch';
-import { badRequest, patchRejected, plainServerError, unsupportedMediaType } from './errors.js';
-import { clone, isObject, type Obj } from './json.js';
+import jsonpatch, { type Operation } from "fast-json-patch";
+import { badRequest, patchRejected, plainServerError, unsupportedMediaType } from "./errors.ts";
+import { clone, isObject, type Obj } from "./json.ts";
 
-export const MERGE_PATCH = 'application/merge-patch+json';
-export const JSON_PATCH = 'application/json-patch+json';
-export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+export const MERGE_PATCH = "application/merge-patch+json";
+export const JSON_PATCH = "application/json-patch+json";
+export const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
 /** mergePatch applies an RFC 7386 merge patch, returning a new value. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -26,8 +26,8 @@ function parseJson(body: string): unknown {
 }
 
 function parentOf(pointer: string): [string, string] {
-  const i = pointer.lastIndexOf('/');
-  return [pointer.slice(0, i), pointer.slice(i + 1).replace(/~1/g, '/').replace(/~0/g, '~')];
+  const i = pointer.lastIndexOf("/");
+  return [pointer.slice(0, i), pointer.slice(i + 1).replace(/~1/g, "/").replace(/~0/g, "~")];
 }
 
 /** applyJsonPatch applies RFC 6902 operations; a failing operation is a 422, as in 1.20. */
@@ -38,12 +38,12 @@ export function applyJsonPatch(doc: Obj, body: string): unknown {
   } catch (e) {
     throw badRequest((e as Error).message);
   }
-  if (!Array.isArray(ops)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(ops)) throw badRequest("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   let cur: unknown = clone(doc);
   for (const raw of ops) {
-    if (!isObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') throw patchRejected();
-    let op = raw as unknown as jsonpatch.Operation;
-    if (raw.op === 'replace' && raw.path !== '') {
+    if (!isObject(raw) || typeof raw.op !== "string" || typeof raw.path !== "string") throw patchRejected();
+    let op = raw as unknown as Operation;
+    if (raw.op === "replace" && raw.path !== "") {
       const [parent, key] = parentOf(raw.path);
       let container: unknown;
       try {
@@ -51,7 +51,7 @@ export function applyJsonPatch(doc: Obj, body: string): unknown {
       } catch {
         container = undefined;
       }
-      if (isObject(container) && !(key in container)) op = { op: 'add', path: raw.path, value: raw.value };
+      if (isObject(container) && !(key in container)) op = { op: "add", path: raw.path, value: raw.value };
     }
     try {
       cur = jsonpatch.applyOperation(cur, op, true, true).newDocument;
@@ -68,43 +68,43 @@ export function applyMergePatch(doc: Obj, body: string): unknown {
   try {
     patch = parseJson(body);
   } catch {
-    throw plainServerError('Invalid JSON Patch');
+    throw plainServerError("Invalid JSON Patch");
   }
-  if (!isObject(patch)) throw plainServerError('Invalid JSON Patch');
+  if (!isObject(patch)) throw plainServerError("Invalid JSON Patch");
   return mergePatch(doc, patch);
 }
 
 // ---- strategic merge patch ------------------------------------------------------------------------
 
 /** mergeKeyFor returns how a list field of a built-in kind merges: by a key, as a set, or replaced. */
-function mergeKeyFor(field: string, parent: Obj): string | 'set' | undefined {
+function mergeKeyFor(field: string, parent: Obj): string | "set" | undefined {
   switch (field) {
-    case 'containers':
-    case 'initContainers':
-    case 'ephemeralContainers':
-    case 'env':
-    case 'volumes':
-    case 'imagePullSecrets':
-    case 'secrets':
-    case 'webhooks':
-      return 'name';
-    case 'volumeMounts':
-      return 'mountPath';
-    case 'volumeDevices':
-      return 'devicePath';
-    case 'ports':
-      return 'image' in parent || 'name' in parent ? 'containerPort' : 'port';
-    case 'conditions':
-    case 'addresses':
-      return 'type';
-    case 'ownerReferences':
-      return 'uid';
-    case 'hostAliases':
-      return 'ip';
-    case 'topologySpreadConstraints':
-      return 'topologyKey';
-    case 'finalizers':
-      return 'set';
+    case "containers":
+    case "initContainers":
+    case "ephemeralContainers":
+    case "env":
+    case "volumes":
+    case "imagePullSecrets":
+    case "secrets":
+    case "webhooks":
+      return "name";
+    case "volumeMounts":
+      return "mountPath";
+    case "volumeDevices":
+      return "devicePath";
+    case "ports":
+      return "image" in parent || "name" in parent ? "containerPort" : "port";
+    case "conditions":
+    case "addresses":
+      return "type";
+    case "ownerReferences":
+      return "uid";
+    case "hostAliases":
+      return "ip";
+    case "topologySpreadConstraints":
+      return "topologyKey";
+    case "finalizers":
+      return "set";
     default:
       return undefined;
   }
@@ -114,12 +114,12 @@ function stripDirectives(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => !(isObject(x) && x.$patch !== undefined && Object.keys(x).length === 1)).map(stripDirectives);
   if (!isObject(v)) return v;
   const out: Obj = {};
-  for (const [k, x] of Object.entries(v)) if (!k.startsWith('$')) out[k] = stripDirectives(x);
+  for (const [k, x] of Object.entries(v)) if (!k.startsWith("$")) out[k] = stripDirectives(x);
   return out;
 }
 
 function mergeList(orig: unknown, patch: unknown[], key: string): unknown[] {
-  if (patch.some((p) => isObject(p) && p.$patch === 'replace')) return stripDirectives(patch) as unknown[];
+  if (patch.some((p) => isObject(p) && p.$patch === "replace")) return stripDirectives(patch) as unknown[];
   const out: unknown[] = Array.isArray(orig) ? orig.slice() : [];
   for (const p of patch) {
     if (!isObject(p)) {
@@ -127,7 +127,7 @@ function mergeList(orig: unknown, patch: unknown[], key: string): unknown[] {
       continue;
     }
     const idx = out.findIndex((o) => isObject(o) && o[key] === p[key]);
-    if (p.$patch === 'delete') {
+    if (p.$patch === "delete") {
       if (idx >= 0) out.splice(idx, 1);
     } else if (idx >= 0) {
       out[idx] = strategicMerge(out[idx], p);
@@ -141,22 +141,22 @@ function mergeList(orig: unknown, patch: unknown[], key: string): unknown[] {
 /** strategicMerge applies a strategic merge patch object to a built-in object. */
 export function strategicMerge(original: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch);
-  if (patch.$patch === 'replace') return stripDirectives(patch);
-  if (patch.$patch === 'delete') return undefined;
+  if (patch.$patch === "replace") return stripDirectives(patch);
+  if (patch.$patch === "delete") return undefined;
   const out: Obj = isObject(original) ? { ...original } : {};
   for (const [k, v] of Object.entries(patch)) {
-    if (k.startsWith('$deleteFromPrimitiveList/')) {
-      const field = k.slice('$deleteFromPrimitiveList/'.length);
+    if (k.startsWith("$deleteFromPrimitiveList/")) {
+      const field = k.slice("$deleteFromPrimitiveList/".length);
       const drop = new Set(Array.isArray(v) ? v : []);
       if (Array.isArray(out[field])) out[field] = (out[field] as unknown[]).filter((x) => !drop.has(x));
       continue;
     }
-    if (k.startsWith('$')) continue;
+    if (k.startsWith("$")) continue;
     if (v === null) {
       delete out[k];
     } else if (Array.isArray(v)) {
       const mk = mergeKeyFor(k, out);
-      if (mk === 'set') {
+      if (mk === "set") {
         const cur = Array.isArray(out[k]) ? (out[k] as unknown[]).slice() : [];
         for (const x of v) if (!cur.includes(x)) cur.push(x);
         out[k] = cur;
@@ -182,7 +182,7 @@ export function strategicMerge(original: unknown, patch: unknown): unknown {
 
 /** applyPatch dispatches on the Content-Type of a PATCH request. */
 export function applyPatch(doc: Obj, body: string, contentType: string, strategicAllowed: boolean): unknown {
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
   if (type === JSON_PATCH) return applyJsonPatch(doc, body);
   if (type === MERGE_PATCH) return applyMergePatch(doc, body);
   if (type === STRATEGIC_MERGE_PATCH && strategicAllowed) {
@@ -192,7 +192,7 @@ export function applyPatch(doc: Obj, body: string, contentType: string, strategi
     } catch (e) {
       throw badRequest((e as Error).message);
     }
-    if (!isObject(patch)) throw badRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
+    if (!isObject(patch)) throw badRequest("json: cannot unmarshal array into Go value of type map[string]interface {}");
     return strategicMerge(doc, patch);
   }
   throw unsupportedMediaType();

@@ -2,13 +2,13 @@
 // `1Gi`, `1000M` as `1G`, `0.5Gi` as `512Mi`), following apimachinery's CanonicalizeBytes.
 
 const QUANTITY = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(.*)$/;
-const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY_SUFFIX: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
 const DECIMAL_BY_EXP = new Map(Object.entries(DECIMAL_SUFFIX).map(([k, v]) => [v, k]));
-const BINARY_BY_EXP = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+const BINARY_BY_EXP = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 const NANO = 1_000_000_000n;
 
-type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+type Format = "BinarySI" | "DecimalSI" | "DecimalExponent";
 
 /** Quantity is a parsed quantity: its value in nano-units and the format it was written in. */
 export interface Quantity {
@@ -37,25 +37,25 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 
 /** parseQuantity parses `1Gi`, `500m`, `1e3`; throws QuantityError. */
 export function parseQuantity(input: string | number): Quantity {
-  const s = typeof input === 'number' ? String(input) : input;
+  const s = typeof input === "number" ? String(input) : input;
   const m = QUANTITY.exec(s);
-  if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw new QuantityError(s);
-  const sign = m[1] === '-' ? -1n : 1n;
+  if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw new QuantityError(s);
+  const sign = m[1] === "-" ? -1n : 1n;
   const whole = m[2]!;
-  const frac = m[3] ?? '';
+  const frac = m[3] ?? "";
   const suffix = m[4]!;
-  const digits = BigInt((whole + frac) || '0');
+  const digits = BigInt((whole + frac) || "0");
   let format: Format;
   let num = digits * sign;
   let exp10 = 9 - frac.length;
   if (suffix in BINARY_SUFFIX) {
-    format = 'BinarySI';
+    format = "BinarySI";
     num *= pow(1024n, BINARY_SUFFIX[suffix]!);
   } else if (suffix in DECIMAL_SUFFIX) {
-    format = 'DecimalSI';
+    format = "DecimalSI";
     exp10 += DECIMAL_SUFFIX[suffix]!;
   } else if (/^[eE][-+]?[0-9]+$/.test(suffix)) {
-    format = 'DecimalExponent';
+    format = "DecimalExponent";
     exp10 += Number(suffix.slice(1));
   } else {
     throw new QuantityError(s);
@@ -66,13 +66,13 @@ export function parseQuantity(input: string | number): Quantity {
 
 /** formatQuantity writes a quantity in canonical form. */
 export function formatQuantity(q: Quantity): string {
-  if (q.nanos === 0n) return '0';
+  if (q.nanos === 0n) return "0";
   let format = q.format;
-  if (format === 'BinarySI') {
+  if (format === "BinarySI") {
     const abs = q.nanos < 0n ? -q.nanos : q.nanos;
-    if (abs < 1024n * NANO || q.nanos % NANO !== 0n) format = 'DecimalSI';
+    if (abs < 1024n * NANO || q.nanos % NANO !== 0n) format = "DecimalSI";
   }
-  if (format === 'BinarySI') {
+  if (format === "BinarySI") {
     let v = q.nanos / NANO;
     let e = 0;
     while (e < 6 && v % 1024n === 0n) {
@@ -90,7 +90,7 @@ export function formatQuantity(q: Quantity): string {
   const r = ((exp % 3) + 3) % 3;
   mantissa *= pow(10n, r);
   exp -= r;
-  if (format === 'DecimalSI') {
+  if (format === "DecimalSI") {
     const suffix = DECIMAL_BY_EXP.get(exp);
     if (suffix !== undefined) return `${mantissa}${suffix}`;
   }
@@ -99,7 +99,7 @@ export function formatQuantity(q: Quantity): string {
 
 /** canonicalQuantity parses and re-formats; throws QuantityError. */
 export function canonicalQuantity(v: unknown): string {
-  if (typeof v !== 'string' && typeof v !== 'number') throw new QuantityError(String(v));
+  if (typeof v !== "string" && typeof v !== "number") throw new QuantityError(String(v));
   return formatQuantity(parseQuantity(v));
 }
 

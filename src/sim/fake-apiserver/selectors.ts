@@ -1,11 +1,11 @@
 // Label selectors (a port of k8s.io/apimachinery/pkg/labels/selector.go's lexer and parser, so
 // that syntax errors carry the same messages) and field selectors.
 
-import { badRequest } from './errors.js';
-import { isObject, str, type Obj } from './json.js';
-import { isQualifiedName, isValidLabelValue } from './validation.js';
+import { badRequest } from "./errors.ts";
+import { isObject, str, type Obj } from "./json.ts";
+import { isQualifiedName, isValidLabelValue } from "./validation.ts";
 
-type Op = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type Op = "in" | "notin" | "=" | "==" | "!=" | "exists" | "!" | "gt" | "lt";
 
 /** Requirement is one comma-separated term of a label selector. */
 export interface Requirement {
@@ -17,9 +17,9 @@ export interface Requirement {
 /** LabelSelector matches a set of labels; an empty selector matches everything. */
 export type LabelSelector = Requirement[];
 
-type Token = 'error' | 'eos' | ')' | ',' | '!' | '==' | '=' | '>' | 'id' | 'in' | '<' | '!=' | 'notin' | '(';
-const SPECIAL = '=!(),><';
-const SYMBOLS: Record<string, Token> = { ')': ')', ',': ',', '!': '!', '==': '==', '=': '=', '>': '>', '<': '<', '!=': '!=', '(': '(' };
+type Token = "error" | "eos" | ")" | "," | "!" | "==" | "=" | ">" | "id" | "in" | "<" | "!=" | "notin" | "(";
+const SPECIAL = "=!(),><";
+const SYMBOLS: Record<string, Token> = { ")": ")", ",": ",", "!": "!", "==": "==", "=": "=", ">": ">", "<": "<", "!=": "!=", "(": "(" };
 
 class Lexer {
   private pos = 0;
@@ -28,10 +28,10 @@ class Lexer {
   lex(): [Token, string] {
     const s = this.s;
     while (this.pos < s.length && /\s/.test(s[this.pos]!)) this.pos++;
-    if (this.pos >= s.length) return ['eos', ''];
+    if (this.pos >= s.length) return ["eos", ""];
     const ch = s[this.pos]!;
     if (SPECIAL.includes(ch)) {
-      let lit = '';
+      let lit = "";
       let tok: Token | undefined;
       while (this.pos < s.length && SPECIAL.includes(s[this.pos]!)) {
         const next = lit + s[this.pos];
@@ -42,16 +42,16 @@ class Lexer {
       }
       if (!tok) {
         this.pos++;
-        return ['error', `error expected: keyword found '${ch}'`];
+        return ["error", `error expected: keyword found '${ch}'`];
       }
       return [tok, lit];
     }
     const start = this.pos;
     while (this.pos < s.length && !/\s/.test(s[this.pos]!) && !SPECIAL.includes(s[this.pos]!)) this.pos++;
     const lit = s.slice(start, this.pos);
-    if (lit === 'in') return ['in', lit];
-    if (lit === 'notin') return ['notin', lit];
-    return ['id', lit];
+    if (lit === "in") return ["in", lit];
+    if (lit === "notin") return ["notin", lit];
+    return ["id", lit];
   }
 }
 
@@ -64,19 +64,19 @@ class Parser {
     for (;;) {
       const item = lexer.lex();
       this.items.push(item);
-      if (item[0] === 'eos' || item[0] === 'error') break;
+      if (item[0] === "eos" || item[0] === "error") break;
     }
   }
 
   /** In the Values context the keywords `in` and `notin` are plain identifiers. */
   private lookahead(values: boolean): [Token, string] {
-    const [tok, lit] = this.items[this.pos] ?? ['eos', ''];
-    return values && (tok === 'in' || tok === 'notin') ? ['id', lit] : [tok, lit];
+    const [tok, lit] = this.items[this.pos] ?? ["eos", ""];
+    return values && (tok === "in" || tok === "notin") ? ["id", lit] : [tok, lit];
   }
 
   private consume(values: boolean): [Token, string] {
     const item = this.lookahead(values);
-    if (this.pos < this.items.length - 1 || item[0] !== 'eos') this.pos++;
+    if (this.pos < this.items.length - 1 || item[0] !== "eos") this.pos++;
     return item;
   }
 
@@ -84,23 +84,23 @@ class Parser {
     const reqs: Requirement[] = [];
     for (;;) {
       const [tok, lit] = this.lookahead(true);
-      if (tok === 'id' || tok === '!') {
+      if (tok === "id" || tok === "!") {
         let r: Requirement;
         try {
           r = this.parseRequirement();
         } catch (e) {
-          throw new Error(`unable to parse requirement: ${(e as Error).message}`);
+          throw new Error(`unable to parse requirement: ${(e as Error).message}`, { cause: e });
         }
         reqs.push(r);
         const [t, l] = this.consume(true);
-        if (t === 'eos') return reqs;
-        if (t === ',') {
+        if (t === "eos") return reqs;
+        if (t === ",") {
           const [t2, l2] = this.lookahead(true);
-          if (t2 !== 'id' && t2 !== '!') throw new Error(`found '${l2}', expected: identifier after ','`);
+          if (t2 !== "id" && t2 !== "!") throw new Error(`found '${l2}', expected: identifier after ','`);
         } else {
           throw new Error(`found '${l}', expected: ',' or 'end of string'`);
         }
-      } else if (tok === 'eos') {
+      } else if (tok === "eos") {
         return reqs;
       } else {
         throw new Error(`found '${lit}', expected: !, identifier, or 'end of string'`);
@@ -111,40 +111,40 @@ class Parser {
   private parseRequirement(): Requirement {
     let [tok, lit] = this.consume(true);
     let op: Op | undefined;
-    if (tok === '!') {
-      op = '!';
+    if (tok === "!") {
+      op = "!";
       [tok, lit] = this.consume(true);
     }
-    if (tok !== 'id') throw new Error(`found '${lit}', expected: identifier`);
+    if (tok !== "id") throw new Error(`found '${lit}', expected: identifier`);
     const key = lit;
     const keyErrs = isQualifiedName(key);
-    if (keyErrs.length > 0) throw new Error(`invalid label key "${key}": ${keyErrs.join('; ')}`);
+    if (keyErrs.length > 0) throw new Error(`invalid label key "${key}": ${keyErrs.join("; ")}`);
     const [next] = this.lookahead(true);
-    if (next === 'eos' || next === ',') {
-      return newRequirement(key, op ?? 'exists', []);
+    if (next === "eos" || next === ",") {
+      return newRequirement(key, op ?? "exists", []);
     }
-    if (op === '!') return newRequirement(key, op, []);
+    if (op === "!") return newRequirement(key, op, []);
     const [otok, olit] = this.consume(false);
-    const ops: Partial<Record<Token, Op>> = { in: 'in', notin: 'notin', '=': '=', '==': '==', '!=': '!=', '>': 'gt', '<': 'lt' };
+    const ops: Partial<Record<Token, Op>> = { in: "in", notin: "notin", "=": "=", "==": "==", "!=": "!=", ">": "gt", "<": "lt" };
     const operator = ops[otok];
     if (!operator) throw new Error(`found '${olit}', expected: '=', '!=', '==', 'in', notin'`);
-    const values = operator === 'in' || operator === 'notin' ? this.parseValues() : this.parseExactValue();
+    const values = operator === "in" || operator === "notin" ? this.parseValues() : this.parseExactValue();
     return newRequirement(key, operator, [...values].sort());
   }
 
   private parseValues(): Set<string> {
     const [tok, lit] = this.consume(true);
-    if (tok !== '(') throw new Error(`found '${lit}' expected: '('`);
+    if (tok !== "(") throw new Error(`found '${lit}' expected: '('`);
     const [t2, l2] = this.lookahead(true);
-    if (t2 === 'id' || t2 === ',') {
+    if (t2 === "id" || t2 === ",") {
       const s = this.parseIdentifiersList();
       const [t3] = this.consume(true);
-      if (t3 !== ')') throw new Error(`found '${l2}', expected: ')'`);
+      if (t3 !== ")") throw new Error(`found '${l2}', expected: ')'`);
       return s;
     }
-    if (t2 === ')') {
+    if (t2 === ")") {
       this.consume(true);
-      return new Set(['']);
+      return new Set([""]);
     }
     throw new Error(`found '${l2}', expected: ',', ')' or identifier`);
   }
@@ -153,22 +153,22 @@ class Parser {
     const s = new Set<string>();
     for (;;) {
       const [tok, lit] = this.consume(true);
-      if (tok === 'id') {
+      if (tok === "id") {
         s.add(lit);
         const [t2, l2] = this.lookahead(true);
-        if (t2 === ',') continue;
-        if (t2 === ')') return s;
+        if (t2 === ",") continue;
+        if (t2 === ")") return s;
         throw new Error(`found '${l2}', expected: ',' or ')'`);
-      } else if (tok === ',') {
-        if (s.size === 0) s.add('');
+      } else if (tok === ",") {
+        if (s.size === 0) s.add("");
         const [t2] = this.lookahead(true);
-        if (t2 === ')') {
-          s.add('');
+        if (t2 === ")") {
+          s.add("");
           return s;
         }
-        if (t2 === ',') {
+        if (t2 === ",") {
           this.consume(true);
-          s.add('');
+          s.add("");
         }
       } else {
         throw new Error(`found '${lit}', expected: ',', or identifier`);
@@ -178,37 +178,37 @@ class Parser {
 
   private parseExactValue(): Set<string> {
     const [t] = this.lookahead(true);
-    if (t === 'eos' || t === ',') return new Set(['']);
+    if (t === "eos" || t === ",") return new Set([""]);
     const [tok, lit] = this.consume(true);
-    if (tok === 'id') return new Set([lit]);
+    if (tok === "id") return new Set([lit]);
     throw new Error(`found '${lit}', expected: identifier`);
   }
 }
 
 function newRequirement(key: string, op: Op, values: string[]): Requirement {
   switch (op) {
-    case 'in':
-    case 'notin':
+    case "in":
+    case "notin":
       if (values.length === 0) throw new Error("for 'in', 'notin' operators, values set can't be empty");
       break;
-    case '=':
-    case '==':
-    case '!=':
-      if (values.length !== 1) throw new Error('exact-match compatibility requires one single value');
+    case "=":
+    case "==":
+    case "!=":
+      if (values.length !== 1) throw new Error("exact-match compatibility requires one single value");
       break;
-    case 'exists':
-    case '!':
-      if (values.length !== 0) throw new Error('values set must be empty for exists and does not exist');
+    case "exists":
+    case "!":
+      if (values.length !== 0) throw new Error("values set must be empty for exists and does not exist");
       break;
-    case 'gt':
-    case 'lt':
+    case "gt":
+    case "lt":
       if (values.length !== 1) throw new Error("for 'Gt', 'Lt' operators, exactly one value is required");
       if (!/^-?\d+$/.test(values[0]!)) throw new Error("for 'Gt', 'Lt' operators, the value must be an integer");
       break;
   }
   for (const v of values) {
     const errs = isValidLabelValue(v);
-    if (errs.length > 0) throw new Error(`invalid label value: "${v}": at key: "${key}": ${errs.join('; ')}`);
+    if (errs.length > 0) throw new Error(`invalid label value: "${v}": at key: "${key}": ${errs.join("; ")}`);
   }
   return { key, op, values };
 }
@@ -227,29 +227,29 @@ export function matchesLabels(sel: LabelSelector, labels: unknown): boolean {
   const l = isObject(labels) ? labels : {};
   for (const r of sel) {
     const has = Object.prototype.hasOwnProperty.call(l, r.key);
-    const v = has ? str(l[r.key]) : '';
+    const v = has ? str(l[r.key]) : "";
     switch (r.op) {
-      case 'in':
-      case '=':
-      case '==':
+      case "in":
+      case "=":
+      case "==":
         if (!has || !r.values.includes(v)) return false;
         break;
-      case 'notin':
-      case '!=':
+      case "notin":
+      case "!=":
         if (has && r.values.includes(v)) return false;
         break;
-      case 'exists':
+      case "exists":
         if (!has) return false;
         break;
-      case '!':
+      case "!":
         if (has) return false;
         break;
-      case 'gt':
-      case 'lt': {
+      case "gt":
+      case "lt": {
         if (!has || !/^-?\d+$/.test(v)) return false;
         const n = BigInt(v);
         const bound = BigInt(r.values[0]!);
-        if (r.op === 'gt' ? !(n > bound) : !(n < bound)) return false;
+        if (r.op === "gt" ? !(n > bound) : !(n < bound)) return false;
         break;
       }
     }
@@ -261,11 +261,11 @@ export function matchesLabels(sel: LabelSelector, labels: unknown): boolean {
 export function selectorFromLabelSelector(ls: unknown): LabelSelector | undefined {
   if (!isObject(ls)) return undefined;
   const reqs: Requirement[] = [];
-  if (isObject(ls.matchLabels)) for (const [k, v] of Object.entries(ls.matchLabels)) reqs.push({ key: k, op: '=', values: [str(v)] });
+  if (isObject(ls.matchLabels)) for (const [k, v] of Object.entries(ls.matchLabels)) reqs.push({ key: k, op: "=", values: [str(v)] });
   for (const e of Array.isArray(ls.matchExpressions) ? ls.matchExpressions : []) {
     if (!isObject(e)) continue;
     const values = Array.isArray(e.values) ? e.values.map(str) : [];
-    const op = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[str(e.operator) as 'In'];
+    const op = ({ In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!" } as const)[str(e.operator) as "In"];
     if (op) reqs.push({ key: str(e.key), op, values });
   }
   return reqs;
@@ -279,27 +279,27 @@ export function formatLabelSelector(ls: unknown): string {
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((r) => {
       switch (r.op) {
-        case '=':
+        case "=":
           return `${r.key}=${r.values[0]}`;
-        case 'in':
-        case 'notin':
-          return `${r.key} ${r.op} (${r.values.join(',')})`;
-        case 'exists':
+        case "in":
+        case "notin":
+          return `${r.key} ${r.op} (${r.values.join(",")})`;
+        case "exists":
           return r.key;
-        case '!':
+        case "!":
           return `!${r.key}`;
         default:
           return `${r.key}${r.op}${r.values[0]}`;
       }
     })
-    .join(',');
+    .join(",");
 }
 
 // ---- field selectors ------------------------------------------------------------------------------
 
 export interface FieldRequirement {
   field: string;
-  op: '=' | '!=';
+  op: "=" | "!=";
   value: string;
 }
 
@@ -308,14 +308,14 @@ export type FieldGetters = Record<string, (o: Obj) => string>;
 
 function splitTerms(s: string): string[] {
   const terms: string[] = [];
-  let cur = '';
+  let cur = "";
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
-    if (c === '\\' && i + 1 < s.length) {
+    if (c === "\\" && i + 1 < s.length) {
       cur += c + s[++i];
-    } else if (c === ',') {
+    } else if (c === ",") {
       terms.push(cur);
-      cur = '';
+      cur = "";
     } else {
       cur += c;
     }
@@ -324,17 +324,17 @@ function splitTerms(s: string): string[] {
   return terms;
 }
 
-const unescape = (v: string): string => v.replace(/\\(.)/g, '$1');
+const unescape = (v: string): string => v.replace(/\\(.)/g, "$1");
 
 /** parseFieldSelector parses `metadata.name=x,status.phase!=Running`; throws a 400 ApiError. */
 export function parseFieldSelector(s: string): FieldRequirement[] {
   const reqs: FieldRequirement[] = [];
-  if (s.trim() === '') return reqs;
+  if (s.trim() === "") return reqs;
   for (const term of splitTerms(s)) {
-    if (term === '') continue;
+    if (term === "") continue;
     let m = /^(.*?)(!=|==|=)(.*)$/.exec(term);
     if (!m) throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
-    const op = m[2] === '!=' ? '!=' : '=';
+    const op = m[2] === "!=" ? "!=" : "=";
     m = m as RegExpExecArray;
     reqs.push({ field: m[1]!.trim(), op, value: unescape(m[3]!.trim()) });
   }
@@ -344,8 +344,8 @@ export function parseFieldSelector(s: string): FieldRequirement[] {
 /** matchesFields applies field requirements using the resource's getters. */
 export function matchesFields(reqs: readonly FieldRequirement[], obj: Obj, getters: FieldGetters): boolean {
   for (const r of reqs) {
-    const v = getters[r.field]?.(obj) ?? '';
-    if ((v === r.value) !== (r.op === '=')) return false;
+    const v = getters[r.field]?.(obj) ?? "";
+    if ((v === r.value) !== (r.op === "=")) return false;
   }
   return true;
 }

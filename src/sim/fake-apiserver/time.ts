@@ -2,10 +2,10 @@
 // back in UTC at whole seconds (a fraction in the input is dropped), MicroTime must carry exactly
 // six fraction digits and is written back in UTC with six digits.
 
-import { isObject, type Obj } from './json.js';
+import { isObject, type Obj } from "./json.ts";
 
-const TIME_LAYOUT = '2006-01-02T15:04:05Z07:00';
-const MICRO_LAYOUT = '2006-01-02T15:04:05.000000Z07:00';
+const TIME_LAYOUT = "2006-01-02T15:04:05Z07:00";
+const MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00";
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/;
 
 /** TimeDecodeError says a time field could not be decoded; the request becomes a 400. */
@@ -17,7 +17,7 @@ export class TimeDecodeError extends Error {
 
 /** formatTime writes a Date as metav1.Time does: `2026-01-02T03:04:05Z`. */
 export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 interface Parsed {
@@ -35,18 +35,18 @@ function parse(s: string): Parsed | undefined {
   if (d > days) return undefined;
   let offset = 0;
   const zone = m[8]!;
-  if (zone !== 'Z') {
-    const sign = zone[0] === '-' ? -1 : 1;
+  if (zone !== "Z") {
+    const sign = zone[0] === "-" ? -1 : 1;
     offset = sign * (Number(zone.slice(1, 3)) * 3600 + Number(zone.slice(4, 6)) * 60);
   }
   const seconds = Date.UTC(y, mo - 1, d, h, mi, se) / 1000 - offset;
-  return { seconds, fraction: m[7] ?? '' };
+  return { seconds, fraction: m[7] ?? "" };
 }
 
 /** normalizeTime decodes and re-encodes a metav1.Time string. */
 export function normalizeTime(s: unknown): unknown {
   if (s === null) return null;
-  if (typeof s !== 'string') throw new TimeDecodeError(String(s), TIME_LAYOUT);
+  if (typeof s !== "string") throw new TimeDecodeError(String(s), TIME_LAYOUT);
   const p = parse(s);
   if (!p) throw new TimeDecodeError(s, TIME_LAYOUT);
   return formatTime(new Date(p.seconds * 1000));
@@ -55,7 +55,7 @@ export function normalizeTime(s: unknown): unknown {
 /** normalizeMicroTime decodes and re-encodes a metav1.MicroTime string (exactly 6 digits). */
 export function normalizeMicroTime(s: unknown): unknown {
   if (s === null) return null;
-  if (typeof s !== 'string') throw new TimeDecodeError(String(s), MICRO_LAYOUT);
+  if (typeof s !== "string") throw new TimeDecodeError(String(s), MICRO_LAYOUT);
   const p = parse(s);
   if (!p || p.fraction.length !== 6) throw new TimeDecodeError(s, MICRO_LAYOUT);
   return formatTime(new Date(p.seconds * 1000)).replace(/Z$/, `.${p.fraction}Z`);
@@ -68,7 +68,7 @@ export type FieldPath = readonly string[];
 export function mapAt(obj: unknown, path: FieldPath, fn: (v: unknown) => unknown, i = 0): void {
   if (i >= path.length) return;
   const step = path[i]!;
-  if (step === '*') {
+  if (step === "*") {
     if (!Array.isArray(obj)) return;
     if (i === path.length - 1) {
       for (let k = 0; k < obj.length; k++) obj[k] = fn(obj[k]);

@@ -1,25 +1,25 @@
 // Name, label and ObjectMeta validation with the apiserver's messages
 // (k8s.io/apimachinery/pkg/util/validation and pkg/api/validation/objectmeta.go).
 
-import { forbiddenField, invalid, required, type FieldError } from './errors.js';
-import { deepEqual, isObject, objectsIn, str, type Obj } from './json.js';
+import { forbiddenField, invalid, required, type FieldError } from "./errors.ts";
+import { deepEqual, isObject, objectsIn, str, type Obj } from "./json.ts";
 
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
   let s = `${msg} (e.g. `;
   examples.forEach((e, i) => {
-    if (i > 0) s += ' or ';
+    if (i > 0) s += " or ";
     s += `'${e}', `;
   });
   return `${s}regex used for validation is '${fmt}')`;
 }
 const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const CONFIG_KEY_FMT = '[-._a-zA-Z0-9]+';
+const CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+";
 const anchored = (fmt: string): RegExp => new RegExp(`^${fmt}$`);
 const DNS1123_LABEL = anchored(DNS1123_LABEL_FMT);
 const DNS1123_SUBDOMAIN = anchored(DNS1123_SUBDOMAIN_FMT);
@@ -37,7 +37,7 @@ export function isDNS1123Subdomain(v: string): string[] {
       regexError(
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
         DNS1123_SUBDOMAIN_FMT,
-        'example.com',
+        "example.com",
       ),
     );
   }
@@ -52,8 +52,8 @@ export function isDNS1123Label(v: string): string[] {
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
         DNS1123_LABEL_FMT,
-        'my-name',
-        '123-abc',
+        "my-name",
+        "123-abc",
       ),
     );
   }
@@ -68,8 +68,8 @@ export function isDNS1035Label(v: string): string[] {
       regexError(
         "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
         DNS1035_LABEL_FMT,
-        'my-name',
-        'abc-123',
+        "my-name",
+        "abc-123",
       ),
     );
   }
@@ -79,36 +79,36 @@ export function isDNS1035Label(v: string): string[] {
 /** isQualifiedName checks `[prefix/]name` as label keys, annotation keys and finalizers must be. */
 export function isQualifiedName(v: string): string[] {
   const errs: string[] = [];
-  const parts = v.split('/');
+  const parts = v.split("/");
   let name: string;
   if (parts.length === 1) {
     name = parts[0]!;
   } else if (parts.length === 2) {
     const prefix = parts[0]!;
     name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    if (prefix.length === 0) errs.push("prefix part must be non-empty");
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
     return [
       `a qualified name ${regexError(
         "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         QUALIFIED_NAME_FMT,
-        'MyName',
-        'my.name',
-        '123-abc',
+        "MyName",
+        "my.name",
+        "123-abc",
       )} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
-  if (name.length === 0) errs.push('name part must be non-empty');
+  if (name.length === 0) errs.push("name part must be non-empty");
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
   if (!QUALIFIED_NAME.test(name)) {
     errs.push(
       `name part ${regexError(
         "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         QUALIFIED_NAME_FMT,
-        'MyName',
-        'my.name',
-        '123-abc',
+        "MyName",
+        "my.name",
+        "123-abc",
       )}`,
     );
   }
@@ -123,9 +123,9 @@ export function isValidLabelValue(v: string): string[] {
       regexError(
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         LABEL_VALUE_FMT,
-        'MyValue',
-        'my_value',
-        '12345',
+        "MyValue",
+        "my_value",
+        "12345",
       ),
     );
   }
@@ -136,18 +136,18 @@ export function isConfigMapKey(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 253) errs.push(maxLenError(253));
   if (!CONFIG_KEY.test(v)) {
-    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"));
   }
-  if (v === '.') errs.push("must not be '.'");
-  else if (v === '..') errs.push("must not be '..'");
-  else if (v.startsWith('..')) errs.push("must not start with '..'");
+  if (v === ".") errs.push("must not be '.'");
+  else if (v === "..") errs.push("must not be '..'");
+  else if (v.startsWith("..")) errs.push("must not start with '..'");
   return errs;
 }
 
 /** A name validator: the problems with a name; prefix is true for generateName. */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-const maskTrailingDash = (n: string): string => (n.length > 1 && n.endsWith('-') ? `${n.slice(0, -2)}a` : n);
+const maskTrailingDash = (n: string): string => (n.length > 1 && n.endsWith("-") ? `${n.slice(0, -2)}a` : n);
 
 export const subdomainName: NameValidator = (n, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(n) : n);
 export const labelName: NameValidator = (n, prefix) => isDNS1123Label(prefix ? maskTrailingDash(n) : n);
@@ -155,8 +155,8 @@ export const dns1035Name: NameValidator = (n, prefix) => isDNS1035Label(prefix ?
 
 /** isValidPathSegmentName: what every name must satisfy to be used in a URL. */
 export function isValidPathSegmentName(name: string): string[] {
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
-  for (const bad of ['/', '%']) if (name.includes(bad)) return [`may not contain '${bad}'`];
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  for (const bad of ["/", "%"]) if (name.includes(bad)) return [`may not contain '${bad}'`];
   return [];
 }
 
@@ -178,7 +178,7 @@ function validateAnnotations(annotations: unknown, fld: string): FieldError[] {
     for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalid(fld, k, m));
     size += k.length + str(v).length;
   }
-  if (size > 256 * 1024) errs.push({ type: 'TooLong', field: fld, detail: 'must have at most 262144 bytes' });
+  if (size > 256 * 1024) errs.push({ type: "TooLong", field: fld, detail: "must have at most 262144 bytes" });
   return errs;
 }
 
@@ -186,19 +186,19 @@ function validateOwnerReferences(refs: unknown, fld: string): FieldError[] {
   const errs: FieldError[] = [];
   const controllers: string[] = [];
   for (const ref of objectsIn(refs)) {
-    if (!str(ref.apiVersion)) errs.push(invalid(`${fld}.apiVersion`, str(ref.apiVersion), 'version must not be empty'));
-    if (!str(ref.kind)) errs.push(invalid(`${fld}.kind`, str(ref.kind), 'kind must not be empty'));
-    if (!str(ref.name)) errs.push(invalid(`${fld}.name`, str(ref.name), 'name must not be empty'));
-    if (!str(ref.uid)) errs.push(invalid(`${fld}.uid`, str(ref.uid), 'uid must not be empty'));
+    if (!str(ref.apiVersion)) errs.push(invalid(`${fld}.apiVersion`, str(ref.apiVersion), "version must not be empty"));
+    if (!str(ref.kind)) errs.push(invalid(`${fld}.kind`, str(ref.kind), "kind must not be empty"));
+    if (!str(ref.name)) errs.push(invalid(`${fld}.name`, str(ref.name), "name must not be empty"));
+    if (!str(ref.uid)) errs.push(invalid(`${fld}.uid`, str(ref.uid), "uid must not be empty"));
     if (ref.controller === true) controllers.push(`${str(ref.kind)}/${str(ref.name)}`);
   }
   if (controllers.length > 1) {
-    errs.push(invalid(fld, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`));
+    errs.push(invalid(fld, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(" and ")}`));
   }
   return errs;
 }
 
-const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+const STANDARD_FINALIZERS = new Set(["kubernetes", "orphan", "foregroundDeletion"]);
 
 function validateFinalizers(finalizers: unknown, fld: string, builtin: boolean): FieldError[] {
   const errs: FieldError[] = [];
@@ -206,12 +206,12 @@ function validateFinalizers(finalizers: unknown, fld: string, builtin: boolean):
   for (const f of finalizers) {
     const s = str(f);
     for (const m of isQualifiedName(s)) errs.push(invalid(fld, s, m));
-    if (builtin && !s.includes('/') && !STANDARD_FINALIZERS.has(s)) {
-      errs.push(invalid(fld, s, 'name is neither a standard finalizer name nor is it fully qualified'));
+    if (builtin && !s.includes("/") && !STANDARD_FINALIZERS.has(s)) {
+      errs.push(invalid(fld, s, "name is neither a standard finalizer name nor is it fully qualified"));
     }
   }
-  if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
-    errs.push(invalid(fld, finalizers, 'finalizer orphan and foregroundDeletion cannot be both set'));
+  if (finalizers.includes("orphan") && finalizers.includes("foregroundDeletion")) {
+    errs.push(invalid(fld, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"));
   }
   return errs;
 }
@@ -220,16 +220,16 @@ function validateFinalizers(finalizers: unknown, fld: string, builtin: boolean):
 export function validateObjectMeta(meta: Obj, namespaced: boolean, nameFn: NameValidator, builtin: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const generateName = str(meta.generateName);
-  if (generateName) for (const m of nameFn(generateName, true)) errs.push(invalid('metadata.generateName', generateName, m));
+  if (generateName) for (const m of nameFn(generateName, true)) errs.push(invalid("metadata.generateName", generateName, m));
   const name = str(meta.name);
-  if (!name) errs.push(required('metadata.name', 'name or generateName is required'));
-  else for (const m of nameFn(name, false)) errs.push(invalid('metadata.name', name, m));
+  if (!name) errs.push(required("metadata.name", "name or generateName is required"));
+  else for (const m of nameFn(name, false)) errs.push(invalid("metadata.name", name, m));
   const ns = str(meta.namespace);
   if (namespaced) {
-    if (!ns) errs.push(required('metadata.namespace'));
-    else for (const m of isDNS1123Label(ns)) errs.push(invalid('metadata.namespace', ns, m));
+    if (!ns) errs.push(required("metadata.namespace"));
+    else for (const m of isDNS1123Label(ns)) errs.push(invalid("metadata.namespace", ns, m));
   } else if (ns) {
-    errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
+    errs.push(forbiddenField("metadata.namespace", "not allowed on this type"));
   }
   errs.push(...validateMutableMeta(meta, builtin));
   return errs;
@@ -237,15 +237,15 @@ export function validateObjectMeta(meta: Obj, namespaced: boolean, nameFn: NameV
 
 function validateMutableMeta(meta: Obj, builtin: boolean): FieldError[] {
   return [
-    ...validateLabels(meta.labels, 'metadata.labels'),
-    ...validateAnnotations(meta.annotations, 'metadata.annotations'),
-    ...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'),
-    ...validateFinalizers(meta.finalizers, 'metadata.finalizers', builtin),
+    ...validateLabels(meta.labels, "metadata.labels"),
+    ...validateAnnotations(meta.annotations, "metadata.annotations"),
+    ...validateOwnerReferences(meta.ownerReferences, "metadata.ownerReferences"),
+    ...validateFinalizers(meta.finalizers, "metadata.finalizers", builtin),
   ];
 }
 
 function immutable(fld: string, now: unknown, old: unknown): FieldError[] {
-  return deepEqual(now, old) ? [] : [invalid(fld, now, 'field is immutable')];
+  return deepEqual(now, old) ? [] : [invalid(fld, now, "field is immutable")];
 }
 
 /** validateObjectMetaUpdate is ValidateObjectMetaUpdate (resourceVersion is checked by the store). */
@@ -257,18 +257,18 @@ export function validateObjectMetaUpdate(meta: Obj, old: Obj, builtin: boolean):
     if (added.length > 0) {
       errs.push(
         forbiddenField(
-          'metadata.finalizers',
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+          "metadata.finalizers",
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
         ),
       );
     }
   }
-  errs.push(...immutable('metadata.name', meta.name, old.name));
-  errs.push(...immutable('metadata.namespace', meta.namespace, old.namespace));
-  errs.push(...immutable('metadata.uid', meta.uid, old.uid));
-  errs.push(...immutable('metadata.creationTimestamp', meta.creationTimestamp, old.creationTimestamp));
-  errs.push(...immutable('metadata.deletionTimestamp', meta.deletionTimestamp, old.deletionTimestamp));
-  errs.push(...immutable('metadata.deletionGracePeriodSeconds', meta.deletionGracePeriodSeconds, old.deletionGracePeriodSeconds));
+  errs.push(...immutable("metadata.name", meta.name, old.name));
+  errs.push(...immutable("metadata.namespace", meta.namespace, old.namespace));
+  errs.push(...immutable("metadata.uid", meta.uid, old.uid));
+  errs.push(...immutable("metadata.creationTimestamp", meta.creationTimestamp, old.creationTimestamp));
+  errs.push(...immutable("metadata.deletionTimestamp", meta.deletionTimestamp, old.deletionTimestamp));
+  errs.push(...immutable("metadata.deletionGracePeriodSeconds", meta.deletionGracePeriodSeconds, old.deletionGracePeriodSeconds));
   errs.push(...validateMutableMeta(meta, builtin));
   return errs;
 }

@@ -1,8 +1,8 @@
 // The simpler core/v1 kinds: configmaps, secrets, serviceaccounts, services, events, nodes and
 // namespaces.
 
-import { badRequest, forbiddenField, invalid, required, type FieldError } from '../errors.js';
-import { deepEqual, isObject, objectAt, objectsIn, str, type Obj } from '../json.js';
+import { badRequest, forbiddenField, invalid, required, type FieldError } from "../errors.ts";
+import { deepEqual, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import {
   dns1035Name,
   isConfigMapKey,
@@ -11,13 +11,13 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
   type NameValidator,
-} from '../validation.js';
-import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from './types.js';
+} from "../validation.ts";
+import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
 
-const meta = (o: Obj): Obj => objectAt(o, 'metadata');
+const meta = (o: Obj): Obj => objectAt(o, "metadata");
 
 /** simpleValidation validates metadata only, on create and update. */
-function simpleValidation(namespaced: boolean, nameFn: NameValidator): Pick<ResourceDef, 'validate' | 'validateUpdate'> {
+function simpleValidation(namespaced: boolean, nameFn: NameValidator): Pick<ResourceDef, "validate" | "validateUpdate"> {
   return {
     validate: (o) => validateObjectMeta(meta(o), namespaced, nameFn, true),
     validateUpdate: (o, old) => validateObjectMetaUpdate(meta(o), meta(old), true),
@@ -36,82 +36,82 @@ function validateDataKeys(o: Obj, fields: readonly string[]): FieldError[] {
 function immutableData(o: Obj, old: Obj, fields: readonly string[]): FieldError[] {
   if (old.immutable !== true) return [];
   const errs: FieldError[] = [];
-  if (o.immutable !== true) errs.push(forbiddenField('immutable', 'field is immutable when `immutable` is set'));
-  for (const f of fields) if (!deepEqual(o[f], old[f])) errs.push(forbiddenField(f, 'field is immutable when `immutable` is set'));
+  if (o.immutable !== true) errs.push(forbiddenField("immutable", "field is immutable when `immutable` is set"));
+  for (const f of fields) if (!deepEqual(o[f], old[f])) errs.push(forbiddenField(f, "field is immutable when `immutable` is set"));
   return errs;
 }
 
 export const configMaps: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'configmaps',
-  kind: 'ConfigMap',
+  group: "",
+  version: "v1",
+  resource: "configmaps",
+  kind: "ConfigMap",
   namespaced: true,
   nameValidation: subdomainName,
   timeFields: META_TIME_FIELDS,
-  validate: (o) => [...validateObjectMeta(meta(o), true, subdomainName, true), ...validateDataKeys(o, ['data', 'binaryData'])],
+  validate: (o) => [...validateObjectMeta(meta(o), true, subdomainName, true), ...validateDataKeys(o, ["data", "binaryData"])],
   validateUpdate: (o, old) => [
     ...validateObjectMetaUpdate(meta(o), meta(old), true),
-    ...validateDataKeys(o, ['data', 'binaryData']),
-    ...immutableData(o, old, ['data', 'binaryData']),
+    ...validateDataKeys(o, ["data", "binaryData"]),
+    ...immutableData(o, old, ["data", "binaryData"]),
   ],
 });
 
 /** encodeBase64 encodes a UTF-8 string with Web APIs only. */
 function encodeBase64(s: string): string {
   const bytes = new TextEncoder().encode(s);
-  let bin = '';
+  let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin);
 }
 
 export const secrets: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'secrets',
-  kind: 'Secret',
+  group: "",
+  version: "v1",
+  resource: "secrets",
+  kind: "Secret",
   namespaced: true,
   nameValidation: subdomainName,
   timeFields: META_TIME_FIELDS,
   fieldSelectors: { type: (o) => str(o.type) },
   defaults(o) {
-    o.type ??= 'Opaque';
+    o.type ??= "Opaque";
     if (isObject(o.stringData)) {
-      const data = objectAt(o, 'data');
+      const data = objectAt(o, "data");
       for (const [k, v] of Object.entries(o.stringData)) data[k] = encodeBase64(str(v));
       delete o.stringData;
     }
     if (isObject(o.data)) {
       for (const v of Object.values(o.data)) {
-        if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
-          throw badRequest('Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 0');
+        if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
+          throw badRequest("Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0");
         }
       }
     }
   },
   validate(o) {
-    const errs = [...validateObjectMeta(meta(o), true, subdomainName, true), ...validateDataKeys(o, ['data'])];
-    if (o.type === 'kubernetes.io/service-account-token') {
+    const errs = [...validateObjectMeta(meta(o), true, subdomainName, true), ...validateDataKeys(o, ["data"])];
+    if (o.type === "kubernetes.io/service-account-token") {
       const ann = isObject(meta(o).annotations) ? (meta(o).annotations as Obj) : {};
-      if (!str(ann['kubernetes.io/service-account.name'])) {
-        errs.push(required('metadata.annotations[kubernetes.io/service-account.name]'));
+      if (!str(ann["kubernetes.io/service-account.name"])) {
+        errs.push(required("metadata.annotations[kubernetes.io/service-account.name]"));
       }
     }
     return errs;
   },
   validateUpdate(o, old) {
-    const errs = [...validateObjectMetaUpdate(meta(o), meta(old), true), ...validateDataKeys(o, ['data'])];
-    if (o.type !== old.type) errs.push(invalid('type', o.type, 'field is immutable'));
-    errs.push(...immutableData(o, old, ['data']));
+    const errs = [...validateObjectMetaUpdate(meta(o), meta(old), true), ...validateDataKeys(o, ["data"])];
+    if (o.type !== old.type) errs.push(invalid("type", o.type, "field is immutable"));
+    errs.push(...immutableData(o, old, ["data"]));
     return errs;
   },
 });
 
 export const serviceAccounts: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'serviceaccounts',
-  kind: 'ServiceAccount',
+  group: "",
+  version: "v1",
+  resource: "serviceaccounts",
+  kind: "ServiceAccount",
   namespaced: true,
   returnDeletedObject: true,
   nameValidation: subdomainName,
@@ -120,29 +120,29 @@ export const serviceAccounts: ResourceDef = defineResource({
 });
 
 export const services: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'services',
-  kind: 'Service',
+  group: "",
+  version: "v1",
+  resource: "services",
+  kind: "Service",
   namespaced: true,
   status: true,
   allowCreateOnUpdate: true,
   noDeleteCollection: true,
   nameValidation: dns1035Name,
-  timeFields: [...META_TIME_FIELDS, ...conditionTimes(['status'], 'lastTransitionTime')],
+  timeFields: [...META_TIME_FIELDS, ...conditionTimes(["status"], "lastTransitionTime")],
   defaults(o) {
-    const spec = objectAt(o, 'spec');
-    spec.type ??= 'ClusterIP';
-    spec.sessionAffinity ??= 'None';
+    const spec = objectAt(o, "spec");
+    spec.type ??= "ClusterIP";
+    spec.sessionAffinity ??= "None";
     for (const p of objectsIn(spec.ports)) {
-      p.protocol ??= 'TCP';
+      p.protocol ??= "TCP";
       p.targetPort ??= p.port;
     }
-    objectAt(objectAt(o, 'status'), 'loadBalancer');
+    objectAt(objectAt(o, "status"), "loadBalancer");
   },
   prepareForCreate(o, cluster) {
-    const spec = objectAt(o, 'spec');
-    if (!str(spec.clusterIP) && spec.type !== 'ExternalName') {
+    const spec = objectAt(o, "spec");
+    if (!str(spec.clusterIP) && spec.type !== "ExternalName") {
       // from 10.96.0.0/16, the service range the test cluster is started with
       const n = 1 + Math.floor(cluster.random() * 65533);
       spec.clusterIP = `10.96.${n >> 8}.${n & 255}`;
@@ -152,90 +152,90 @@ export const services: ResourceDef = defineResource({
   },
   validate(o) {
     const errs = validateObjectMeta(meta(o), true, dns1035Name, true);
-    const spec = objectAt(o, 'spec');
-    const headless = spec.clusterIP === 'None';
-    if (objectsIn(spec.ports).length === 0 && !headless && spec.type !== 'ExternalName') errs.push(required('spec.ports'));
+    const spec = objectAt(o, "spec");
+    const headless = spec.clusterIP === "None";
+    if (objectsIn(spec.ports).length === 0 && !headless && spec.type !== "ExternalName") errs.push(required("spec.ports"));
     objectsIn(spec.ports).forEach((p, i) => {
-      if (typeof p.port !== 'number' || p.port < 1 || p.port > 65535) {
-        errs.push(invalid(`spec.ports[${i}].port`, p.port ?? 0, 'must be between 1 and 65535, inclusive'));
+      if (typeof p.port !== "number" || p.port < 1 || p.port > 65535) {
+        errs.push(invalid(`spec.ports[${i}].port`, p.port ?? 0, "must be between 1 and 65535, inclusive"));
       }
     });
     return errs;
   },
   validateUpdate(o, old) {
-    const spec = objectAt(o, 'spec');
-    const oldSpec = objectAt(old, 'spec');
+    const spec = objectAt(o, "spec");
+    const oldSpec = objectAt(old, "spec");
     if (!str(spec.clusterIP) && str(oldSpec.clusterIP)) {
       spec.clusterIP = oldSpec.clusterIP;
       spec.clusterIPs = oldSpec.clusterIPs;
     }
     const errs = validateObjectMetaUpdate(meta(o), meta(old), true);
-    if (spec.clusterIP !== oldSpec.clusterIP) errs.push(invalid('spec.clusterIP', spec.clusterIP, 'field is immutable'));
+    if (spec.clusterIP !== oldSpec.clusterIP) errs.push(invalid("spec.clusterIP", spec.clusterIP, "field is immutable"));
     return errs;
   },
 });
 
 export const events: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'events',
-  kind: 'Event',
+  group: "",
+  version: "v1",
+  resource: "events",
+  kind: "Event",
   namespaced: true,
   allowCreateOnUpdate: true,
   nameValidation: subdomainName,
-  timeFields: [...META_TIME_FIELDS, ['firstTimestamp'], ['lastTimestamp']],
-  microTimeFields: [['eventTime'], ['series', 'lastObservedTime']],
-  fieldSelectorError: 'label',
+  timeFields: [...META_TIME_FIELDS, ["firstTimestamp"], ["lastTimestamp"]],
+  microTimeFields: [["eventTime"], ["series", "lastObservedTime"]],
+  fieldSelectorError: "label",
   fieldSelectors: {
-    'involvedObject.kind': (o) => str(objectAt(o, 'involvedObject').kind),
-    'involvedObject.namespace': (o) => str(objectAt(o, 'involvedObject').namespace),
-    'involvedObject.name': (o) => str(objectAt(o, 'involvedObject').name),
-    'involvedObject.uid': (o) => str(objectAt(o, 'involvedObject').uid),
-    'involvedObject.apiVersion': (o) => str(objectAt(o, 'involvedObject').apiVersion),
-    'involvedObject.resourceVersion': (o) => str(objectAt(o, 'involvedObject').resourceVersion),
-    'involvedObject.fieldPath': (o) => str(objectAt(o, 'involvedObject').fieldPath),
+    "involvedObject.kind": (o) => str(objectAt(o, "involvedObject").kind),
+    "involvedObject.namespace": (o) => str(objectAt(o, "involvedObject").namespace),
+    "involvedObject.name": (o) => str(objectAt(o, "involvedObject").name),
+    "involvedObject.uid": (o) => str(objectAt(o, "involvedObject").uid),
+    "involvedObject.apiVersion": (o) => str(objectAt(o, "involvedObject").apiVersion),
+    "involvedObject.resourceVersion": (o) => str(objectAt(o, "involvedObject").resourceVersion),
+    "involvedObject.fieldPath": (o) => str(objectAt(o, "involvedObject").fieldPath),
     reason: (o) => str(o.reason),
     reportingComponent: (o) => str(o.reportingComponent),
-    source: (o) => str(objectAt(o, 'source').component),
+    source: (o) => str(objectAt(o, "source").component),
     type: (o) => str(o.type),
   },
   defaults(o) {
-    objectAt(o, 'involvedObject');
-    objectAt(o, 'source');
+    objectAt(o, "involvedObject");
+    objectAt(o, "source");
     o.firstTimestamp ??= null;
     o.lastTimestamp ??= null;
     o.eventTime ??= null;
-    o.reportingComponent ??= '';
-    o.reportingInstance ??= '';
+    o.reportingComponent ??= "";
+    o.reportingInstance ??= "";
   },
   validate(o) {
     const errs = validateObjectMeta(meta(o), true, subdomainName, true);
-    const involvedNs = str(objectAt(o, 'involvedObject').namespace);
-    if (involvedNs && involvedNs !== str(meta(o).namespace)) errs.push(invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    const involvedNs = str(objectAt(o, "involvedObject").namespace);
+    if (involvedNs && involvedNs !== str(meta(o).namespace)) errs.push(invalid("involvedObject.namespace", involvedNs, "does not match event.namespace"));
     return errs;
   },
   validateUpdate: (o, old) => validateObjectMetaUpdate(meta(o), meta(old), true),
 });
 
 export const nodes: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'nodes',
-  kind: 'Node',
+  group: "",
+  version: "v1",
+  resource: "nodes",
+  kind: "Node",
   namespaced: false,
   status: true,
   nameValidation: subdomainName,
-  timeFields: [...META_TIME_FIELDS, ...conditionTimes(['status'], 'lastHeartbeatTime', 'lastTransitionTime')],
-  quantityMaps: [['status', 'capacity'], ['status', 'allocatable']],
-  fieldSelectors: { 'spec.unschedulable': (o) => String(objectAt(o, 'spec').unschedulable === true) },
+  timeFields: [...META_TIME_FIELDS, ...conditionTimes(["status"], "lastHeartbeatTime", "lastTransitionTime")],
+  quantityMaps: [["status", "capacity"], ["status", "allocatable"]],
+  fieldSelectors: { "spec.unschedulable": (o) => String(objectAt(o, "spec").unschedulable === true) },
   defaults(o) {
-    objectAt(o, 'spec');
-    const status = objectAt(o, 'status');
-    const endpoints = objectAt(status, 'daemonEndpoints');
-    objectAt(endpoints, 'kubeletEndpoint').Port ??= 0;
-    const info = objectAt(status, 'nodeInfo');
-    for (const k of ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture']) {
-      info[k] ??= '';
+    objectAt(o, "spec");
+    const status = objectAt(o, "status");
+    const endpoints = objectAt(status, "daemonEndpoints");
+    objectAt(endpoints, "kubeletEndpoint").Port ??= 0;
+    const info = objectAt(status, "nodeInfo");
+    for (const k of ["machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"]) {
+      info[k] ??= "";
     }
     for (const c of objectsIn(status.conditions)) {
       c.lastHeartbeatTime ??= null;
@@ -243,10 +243,10 @@ export const nodes: ResourceDef = defineResource({
     }
   },
   admitCreate(o) {
-    const spec = objectAt(o, 'spec');
+    const spec = objectAt(o, "spec");
     const taints = Array.isArray(spec.taints) ? (spec.taints as unknown[]) : [];
-    if (!objectsIn(taints).some((t) => t.key === 'node.kubernetes.io/not-ready')) {
-      taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+    if (!objectsIn(taints).some((t) => t.key === "node.kubernetes.io/not-ready")) {
+      taints.push({ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" });
     }
     spec.taints = taints;
   },
@@ -254,30 +254,30 @@ export const nodes: ResourceDef = defineResource({
 });
 
 export const namespaces: ResourceDef = defineResource({
-  group: '',
-  version: 'v1',
-  resource: 'namespaces',
-  kind: 'Namespace',
+  group: "",
+  version: "v1",
+  resource: "namespaces",
+  kind: "Namespace",
   namespaced: false,
   status: true,
   finalize: true,
   returnDeletedObject: true,
   noDeleteCollection: true,
   nameValidation: labelName,
-  timeFields: [...META_TIME_FIELDS, ...conditionTimes(['status'], 'lastTransitionTime')],
-  fieldSelectors: { 'status.phase': (o) => str(objectAt(o, 'status').phase) },
+  timeFields: [...META_TIME_FIELDS, ...conditionTimes(["status"], "lastTransitionTime")],
+  fieldSelectors: { "status.phase": (o) => str(objectAt(o, "status").phase) },
   defaults(o) {
-    objectAt(o, 'spec');
-    objectAt(o, 'status').phase ??= 'Active';
+    objectAt(o, "spec");
+    objectAt(o, "status").phase ??= "Active";
   },
   prepareForUpdate(o, old) {
-    objectAt(o, 'spec').finalizers = objectAt(old, 'spec').finalizers;
+    objectAt(o, "spec").finalizers = objectAt(old, "spec").finalizers;
   },
   prepareForCreate(o) {
-    o.status = { phase: 'Active' };
-    const spec = objectAt(o, 'spec');
+    o.status = { phase: "Active" };
+    const spec = objectAt(o, "spec");
     const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
-    if (!finalizers.includes('kubernetes')) finalizers.push('kubernetes');
+    if (!finalizers.includes("kubernetes")) finalizers.push("kubernetes");
     spec.finalizers = finalizers;
   },
   ...simpleValidation(false, labelName),

@@ -1,12 +1,12 @@
 // The set of resources one fake apiserver serves, looked up by group and plural name or by kind.
 
-import { controllerRevisions, statefulSets } from './apps.js';
-import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, services } from './core.js';
-import { defineCustomResource, ORDINAL_CUSTOM_RESOURCES, type CustomResourceSpec } from './custom.js';
-import { leases, mutatingWebhookConfigurations, validatingWebhookConfigurations } from './misc.js';
-import { pods } from './pods.js';
-import { persistentVolumeClaims } from './pvcs.js';
-import { apiVersionOf, type ResourceDef } from './types.js';
+import { controllerRevisions, statefulSets } from "./apps.ts";
+import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, services } from "./core.ts";
+import { defineCustomResource, ordinalCustomResources, type CustomResourceSpec } from "./custom.ts";
+import { leases, mutatingWebhookConfigurations, validatingWebhookConfigurations } from "./misc.ts";
+import { pods } from "./pods.ts";
+import { persistentVolumeClaims } from "./pvcs.ts";
+import { apiVersionOf, type ResourceDef } from "./types.ts";
 
 export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   pods,
@@ -31,7 +31,7 @@ export class Registry {
   private readonly byPath = new Map<string, ResourceDef>();
   private readonly byKind = new Map<string, ResourceDef>();
 
-  constructor(custom: readonly CustomResourceSpec[] = ORDINAL_CUSTOM_RESOURCES) {
+  constructor(custom: readonly CustomResourceSpec[] = ordinalCustomResources()) {
     this.all = [...BUILTIN_RESOURCES, ...custom.map(defineCustomResource)];
     for (const d of this.all) {
       this.byPath.set(`${d.group}/${d.version}/${d.resource}`, d);

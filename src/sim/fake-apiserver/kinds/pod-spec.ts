@@ -1,20 +1,20 @@
 // PodSpec defaulting and validation shared by pods and pod templates (apps/v1 StatefulSet):
 // SetDefaults_PodSpec / SetDefaults_Container and the parts of ValidatePodSpec worth having.
 
-import { duplicate, fieldNotFound, invalid, notSupported, required, type FieldError } from '../errors.js';
-import { isObject, objectAt, objectsIn, str, type Obj } from '../json.js';
-import type { FieldPath } from '../time.js';
-import { isDNS1123Label } from '../validation.js';
+import { duplicate, fieldNotFound, invalid, notSupported, required, type FieldError } from "../errors.ts";
+import { isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
+import type { FieldPath } from "../time.ts";
+import { isDNS1123Label } from "../validation.ts";
 
-const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
 
 /** defaultPullPolicy is Always for `:latest` or an untagged image without digest, else IfNotPresent. */
 export function defaultPullPolicy(image: string): string {
-  if (image.includes('@')) return 'IfNotPresent';
-  const lastSlash = image.lastIndexOf('/');
-  const colon = image.lastIndexOf(':');
-  const tag = colon > lastSlash ? image.slice(colon + 1) : 'latest';
-  return tag === 'latest' ? 'Always' : 'IfNotPresent';
+  if (image.includes("@")) return "IfNotPresent";
+  const lastSlash = image.lastIndexOf("/");
+  const colon = image.lastIndexOf(":");
+  const tag = colon > lastSlash ? image.slice(colon + 1) : "latest";
+  return tag === "latest" ? "Always" : "IfNotPresent";
 }
 
 function defaultProbe(p: unknown): void {
@@ -23,21 +23,21 @@ function defaultProbe(p: unknown): void {
   p.periodSeconds ??= 10;
   p.successThreshold ??= 1;
   p.failureThreshold ??= 3;
-  if (isObject(p.httpGet)) p.httpGet.scheme ??= 'HTTP';
+  if (isObject(p.httpGet)) p.httpGet.scheme ??= "HTTP";
 }
 
 function defaultContainer(c: Obj): void {
-  c.terminationMessagePath ??= '/dev/termination-log';
-  c.terminationMessagePolicy ??= 'File';
+  c.terminationMessagePath ??= "/dev/termination-log";
+  c.terminationMessagePolicy ??= "File";
   c.imagePullPolicy ??= defaultPullPolicy(str(c.image));
-  const resources = objectAt(c, 'resources');
+  const resources = objectAt(c, "resources");
   if (isObject(resources.limits)) {
-    const requests = objectAt(resources, 'requests');
+    const requests = objectAt(resources, "requests");
     for (const [k, v] of Object.entries(resources.limits)) requests[k] ??= v;
   }
-  for (const port of objectsIn(c.ports)) port.protocol ??= 'TCP';
+  for (const port of objectsIn(c.ports)) port.protocol ??= "TCP";
   for (const env of objectsIn(c.env)) {
-    if (isObject(env.valueFrom) && isObject(env.valueFrom.fieldRef)) env.valueFrom.fieldRef.apiVersion ??= 'v1';
+    if (isObject(env.valueFrom) && isObject(env.valueFrom.fieldRef)) env.valueFrom.fieldRef.apiVersion ??= "v1";
   }
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
@@ -45,25 +45,25 @@ function defaultContainer(c: Obj): void {
 }
 
 const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
-  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral',
+  "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi", "glusterfs",
+  "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap",
+  "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
 ];
 
 function defaultVolume(v: Obj): void {
   if (!VOLUME_SOURCES.some((s) => s in v)) v.emptyDir = {};
-  for (const s of ['secret', 'configMap', 'projected', 'downwardAPI']) {
+  for (const s of ["secret", "configMap", "projected", "downwardAPI"]) {
     if (isObject(v[s])) (v[s] as Obj).defaultMode ??= 420;
   }
 }
 
 /** defaultPodSpec applies SetDefaults_PodSpec (and the pod-only defaults when isPod). */
 export function defaultPodSpec(spec: Obj, isPod: boolean): void {
-  spec.restartPolicy ??= 'Always';
+  spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.dnsPolicy ??= "ClusterFirst";
   spec.securityContext ??= {};
-  spec.schedulerName ??= 'default-scheduler';
+  spec.schedulerName ??= "default-scheduler";
   if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
   if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
   if (isPod) spec.enableServiceLinks ??= true;
@@ -73,9 +73,9 @@ export function defaultPodSpec(spec: Obj, isPod: boolean): void {
 
 /** podSpecQuantityMaps locates resource quantities in a PodSpec at prefix. */
 export function podSpecQuantityMaps(prefix: FieldPath): FieldPath[] {
-  const out: FieldPath[] = [[...prefix, 'overhead']];
+  const out: FieldPath[] = [[...prefix, "overhead"]];
   for (const list of CONTAINER_LISTS) {
-    out.push([...prefix, list, '*', 'resources', 'requests'], [...prefix, list, '*', 'resources', 'limits']);
+    out.push([...prefix, list, "*", "resources", "requests"], [...prefix, list, "*", "resources", "limits"]);
   }
   return out;
 }
@@ -95,7 +95,7 @@ export function validatePodSpec(spec: Obj, path: string): FieldError[] {
   const containers = objectsIn(spec.containers);
   if (containers.length === 0) errs.push(required(`${path}.containers`));
   const names = new Set<string>();
-  for (const list of ['initContainers', 'containers'] as const) {
+  for (const list of ["initContainers", "containers"] as const) {
     objectsIn(spec[list]).forEach((c, i) => {
       const base = `${path}.${list}[${i}]`;
       const name = str(c.name);
@@ -106,8 +106,8 @@ export function validatePodSpec(spec: Obj, path: string): FieldError[] {
       if (!str(c.image)) errs.push(required(`${base}.image`));
       objectsIn(c.ports).forEach((p, j) => {
         const port = p.containerPort;
-        if (typeof port !== 'number' || port < 1 || port > 65535) {
-          errs.push(invalid(`${base}.ports[${j}].containerPort`, port ?? 0, 'must be between 1 and 65535, inclusive'));
+        if (typeof port !== "number" || port < 1 || port > 65535) {
+          errs.push(invalid(`${base}.ports[${j}].containerPort`, port ?? 0, "must be between 1 and 65535, inclusive"));
         }
       });
       objectsIn(c.volumeMounts).forEach((m, j) => {
@@ -118,10 +118,10 @@ export function validatePodSpec(spec: Obj, path: string): FieldError[] {
     });
   }
   const restart = str(spec.restartPolicy);
-  if (!['Always', 'OnFailure', 'Never'].includes(restart)) errs.push(notSupported(`${path}.restartPolicy`, restart, ['Always', 'OnFailure', 'Never']));
+  if (!["Always", "OnFailure", "Never"].includes(restart)) errs.push(notSupported(`${path}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
   const dns = str(spec.dnsPolicy);
-  if (!['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'].includes(dns)) {
-    errs.push(notSupported(`${path}.dnsPolicy`, dns, ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None']));
+  if (!["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"].includes(dns)) {
+    errs.push(notSupported(`${path}.dnsPolicy`, dns, ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]));
   }
   return errs;
 }

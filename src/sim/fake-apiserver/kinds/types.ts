@@ -2,11 +2,11 @@
 // strategy (defaults, validation, update rules) and its subresources. One ResourceDef per
 // resource, declared in the files beside this one.
 
-import type { FieldError } from '../errors.js';
-import type { Obj } from '../json.js';
-import type { FieldGetters } from '../selectors.js';
-import type { FieldPath } from '../time.js';
-import type { NameValidator } from '../validation.js';
+import type { FieldError } from "../errors.ts";
+import type { Obj } from "../json.ts";
+import type { FieldGetters } from "../selectors.ts";
+import type { FieldPath } from "../time.ts";
+import type { NameValidator } from "../validation.ts";
 
 /** ClusterView is the read access a strategy or admission step gets (for example to find a ServiceAccount). */
 export interface ClusterView {
@@ -47,7 +47,7 @@ export interface ResourceDef {
   returnDeletedObject: boolean;
   nameValidation: NameValidator;
   /** top-level fields whose change bumps metadata.generation; undefined: no generation */
-  generationFields?: readonly string[] | 'all-but-metadata';
+  generationFields?: readonly string[] | "all-but-metadata";
   /** metav1.Time fields (truncated to seconds) and metav1.MicroTime fields */
   timeFields?: readonly FieldPath[];
   microTimeFields?: readonly FieldPath[];
@@ -56,7 +56,7 @@ export interface ResourceDef {
   /** field selectors beyond metadata.name / metadata.namespace */
   fieldSelectors?: FieldGetters;
   /** how an unsupported field selector is reported */
-  fieldSelectorError: 'meta' | 'label';
+  fieldSelectorError: "meta" | "label";
   /** decode-time defaulting, applied to every written object */
   defaults?(obj: Obj): void;
   /** admission plugins on create (may throw an ApiError) */
@@ -77,7 +77,7 @@ export interface ResourceDef {
 }
 
 /** defineResource fills the common defaults of a ResourceDef. */
-export function defineResource(d: Partial<ResourceDef> & Pick<ResourceDef, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'nameValidation'>): ResourceDef {
+export function defineResource(d: Partial<ResourceDef> & Pick<ResourceDef, "group" | "version" | "resource" | "kind" | "namespaced" | "nameValidation">): ResourceDef {
   return {
     listKind: `${d.kind}List`,
     custom: false,
@@ -85,7 +85,7 @@ export function defineResource(d: Partial<ResourceDef> & Pick<ResourceDef, 'grou
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,
     returnDeletedObject: false,
-    fieldSelectorError: 'meta',
+    fieldSelectorError: "meta",
     ...d,
   };
 }
@@ -97,11 +97,11 @@ export function apiVersionOf(def: ResourceDef): string {
 
 /** metaTimeFields are metav1.Time fields every built-in object has. */
 export const META_TIME_FIELDS: readonly FieldPath[] = [
-  ['metadata', 'creationTimestamp'],
-  ['metadata', 'deletionTimestamp'],
+  ["metadata", "creationTimestamp"],
+  ["metadata", "deletionTimestamp"],
 ];
 
 /** conditionTimes lists a conditions array's time fields under a prefix. */
 export function conditionTimes(prefix: FieldPath, ...fields: string[]): FieldPath[] {
-  return fields.map((f) => [...prefix, 'conditions', '*', f]);
+  return fields.map((f) => [...prefix, "conditions", "*", f]);
 }

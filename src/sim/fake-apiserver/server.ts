@@ -1,0 +1,284 @@
+// createFakeApiServer: an in-process Kubernetes apiserver behind a fetch function, with test
+// helpers (direct reads and writes that bypass faults and the log), a request log, hooks and
+// fault injection. Web APIs only, so it runs in Node and in workerd.
+
+import { Controllers } from "./controllers.ts";
+import { decode } from "./decode.ts";
+import { internalError, isApiError, type ApiError, type Status } from "./errors.ts";
+import { faultError, Faults, networkError, SimulatedCrash, type Fault } from "./faults.ts";
+import { handle, type HttpResult } from "./handlers.ts";
+import { objectAt, str, type Obj } from "./json.ts";
+import { namespaces as namespacesDef } from "./kinds/core.ts";
+import type { CustomResourceSpec } from "./kinds/custom.ts";
+import { Registry } from "./kinds/index.ts";
+import type { ResourceDef } from "./kinds/types.ts";
+import { listObjects } from "./listing.ts";
+import { RequestLog, type RequestInfo } from "./log.ts";
+import { mulberry32, uuidFrom } from "./random.ts";
+import { Engine, metaOf, type Change } from "./rest.ts";
+import { parseRoute, verbOf, type Route } from "./routing.ts";
+import { Store } from "./store.ts";
+import { formatTime } from "./time.ts";
+
+export interface FakeApiServerOptions {
+  /** the clock (creationTimestamp, deletionTimestamp, ...); default: real time */
+  now?: () => Date;
+  /** seed for uids, generated names and service IPs; default: crypto.randomUUID / Math.random */
+  seed?: number;
+  /** run garbage collection, namespace finalization and pvc-protection after every request (default true); else call gc() */
+  autoGc?: boolean;
+  /** create a `default` ServiceAccount with a token Secret in every namespace, as kube-controller-manager does (default true) */
+  serviceAccounts?: boolean;
+  /** CRDs to serve (default: Ordinal's apps.ordinal.dev statefulsets and imagelists) */
+  customResources?: readonly CustomResourceSpec[];
+  /** namespaces that exist at start (default: default, kube-system, kube-public, kube-node-lease) */
+  namespaces?: readonly string[];
+  /** how many request records the log keeps (default 100000) */
+  logLimit?: number;
+}
+
+export interface ListHelperOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface FakeApiServer {
+  /** fetch is a drop-in for the global fetch against any base URL (`https://fake.local/api/v1/...`). */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  /** faults injects errors: `faults.add({ verb: 'update', resource: 'pods', fault: 'conflict', times: 1 })`. */
+  readonly faults: Faults;
+  /** log records every request that came through fetch. */
+  readonly log: RequestLog;
+  /** onRequest calls hook before each request is handled (a throw rejects the fetch); returns an unsubscribe function. */
+  onRequest(hook: (req: RequestInfo) => void): () => void;
+  /** get reads an object by API path (`/api/v1/namespaces/default/pods/web-0`), or undefined. */
+  get<T = Obj>(path: string): T | undefined;
+  /** list reads the objects of a collection path, with kind and apiVersion on every item. */
+  list<T = Obj>(path: string, opts?: ListHelperOptions): T[];
+  /** seed creates an object with the API's rules (validation, defaults, admission), bypassing faults, hooks and the log. */
+  seed<T = Obj>(obj: T): T;
+  /** put stores an object as given (normalized, no validation), replacing any object of that name. */
+  put<T = Obj>(obj: T): T;
+  /** remove deletes an object at once (no grace, no finalizers); true if it existed. */
+  remove(path: string): boolean;
+  /** gc runs the garbage collector and the other controllers to completion. */
+  gc(): void;
+  /** resourceVersion is the current global resourceVersion. */
+  resourceVersion(): string;
+  readonly registry: Registry;
+}
+
+const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+async function readBody(body: RequestInit["body"]): Promise<string> {
+  if (body === undefined || body === null) return "";
+  if (typeof body === "string") return body;
+  return new Response(body).text();
+}
+
+function toResponse(r: HttpResult): Response {
+  const headers: Record<string, string> = { "content-type": r.text ? "text/plain; charset=utf-8" : "application/json", ...r.headers };
+  return new Response(r.text ? String(r.body) : JSON.stringify(r.body), { status: r.code, headers });
+}
+
+function errorResult(e: unknown): HttpResult {
+  const err: ApiError = isApiError(e) ? e : internalError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  return { code: err.code, body: err.status satisfies Status, headers: err.headers };
+}
+
+function requestInfo(method: string, url: URL, route: Route, body: string): RequestInfo {
+  const isResource = route.type === "resource" || route.type === "unknown-resource";
+  const group = route.type === "resource" ? route.def.group : route.type === "unknown-resource" ? route.group : "";
+  const resource = route.type === "resource" ? route.def.resource : route.type === "unknown-resource" ? route.resource : "";
+  return {
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    verb: verbOf(method, route, url.searchParams),
+    group,
+    resource,
+    subresource: isResource ? (route.subresource ?? "") : "",
+    namespace: isResource ? (route.namespace ?? "") : "",
+    name: isResource ? (route.name ?? "") : "",
+    body,
+  };
+}
+
+/** createFakeApiServer starts an empty cluster (namespaces only) and returns its fetch and helpers. */
+export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApiServer {
+  const now = options.now ?? (() => new Date());
+  const rng = options.seed !== undefined ? mulberry32(options.seed) : Math.random;
+  const uid = options.seed !== undefined ? () => uuidFrom(rng) : () => crypto.randomUUID();
+  const autoGc = options.autoGc ?? true;
+  const registry = new Registry(options.customResources);
+  const store = new Store();
+  const observers: ((c: Change) => void)[] = [];
+  const engine = new Engine(registry, store, { now, random: rng, uid, onChange: (c) => observers.forEach((o) => o(c)) });
+  const ctl = new Controllers(engine, { serviceAccounts: options.serviceAccounts ?? true });
+  observers.push((c) => ctl.observe(c));
+  const faults = new Faults();
+  const log = new RequestLog(options.logLimit ?? 100_000);
+  const hooks = new Set<(req: RequestInfo) => void>();
+
+  const settle = (): void => {
+    ctl.settleServiceAccounts();
+    if (autoGc) ctl.settle();
+  };
+
+  for (const name of options.namespaces ?? DEFAULT_NAMESPACES) engine.create(namespacesDef, "", { metadata: { name } });
+  settle();
+
+  function defFor(obj: Obj): ResourceDef {
+    const def = registry.forKind(str(obj.apiVersion), str(obj.kind));
+    if (!def) throw new Error(`fake apiserver: no resource serves ${str(obj.apiVersion)} ${str(obj.kind)}`);
+    return def;
+  }
+
+  function resourceRoute(path: string): Extract<Route, { type: "resource" }> {
+    const route = parseRoute(new URL(path, "https://fake.local").pathname, registry);
+    if (route.type !== "resource") throw new Error(`fake apiserver: ${path} is not a resource path`);
+    return route;
+  }
+
+  async function fetchImpl(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+    let method: string;
+    let url: URL;
+    let body: string;
+    let contentType: string;
+    if (input instanceof Request) {
+      const req = init ? new Request(input, init) : input;
+      method = req.method.toUpperCase();
+      url = new URL(req.url);
+      body = await req.text();
+      contentType = req.headers.get("content-type") ?? "";
+    } else {
+      url = new URL(String(input));
+      method = (init?.method ?? "GET").toUpperCase();
+      body = await readBody(init?.body);
+      contentType = init?.headers ? (new Headers(init.headers).get("content-type") ?? "") : "";
+    }
+    init?.signal?.throwIfAborted();
+    const route = parseRoute(url.pathname, registry);
+    const info = requestInfo(method, url, route, body);
+    for (const hook of hooks) hook(info);
+    const fault: Fault | undefined = faults.decide(info);
+    const record = (code: number): void => {
+      log.add({
+        method,
+        path: url.pathname,
+        query: url.search,
+        verb: info.verb,
+        group: info.group,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        code,
+        ...(fault !== undefined ? { fault: typeof fault === "string" ? fault : String(fault.status) } : {}),
+      });
+    };
+    const describe = `${method} ${url.pathname}${url.search}`;
+    if (fault === "network") {
+      record(0);
+      throw networkError(`connect ECONNREFUSED (fake apiserver: injected network fault on ${describe})`);
+    }
+    if (fault === "crash") {
+      record(0);
+      throw new SimulatedCrash(describe, false);
+    }
+    if (fault !== undefined && fault !== "lost" && fault !== "crash-after") {
+      const result = errorResult(faultError(fault, info));
+      record(result.code);
+      return toResponse(result);
+    }
+    let result: HttpResult;
+    try {
+      result = handle(engine, { method, route, query: url.searchParams, body, contentType });
+    } catch (e) {
+      result = errorResult(e);
+    }
+    try {
+      settle();
+    } catch (e) {
+      result = errorResult(e);
+    }
+    if (fault === "lost") {
+      record(0);
+      throw networkError(`socket hang up (fake apiserver: response lost after applying ${describe})`);
+    }
+    if (fault === "crash-after") {
+      record(0);
+      throw new SimulatedCrash(describe, true);
+    }
+    record(result.code);
+    return toResponse(result);
+  }
+
+  return {
+    fetch: fetchImpl,
+    faults,
+    log,
+    registry,
+    onRequest(hook) {
+      hooks.add(hook);
+      return () => void hooks.delete(hook);
+    },
+    get<T>(path: string): T | undefined {
+      const r = resourceRoute(path);
+      if (r.name === undefined) throw new Error(`fake apiserver: get needs an object path, got ${path}`);
+      const obj = store.get(r.def, r.def.namespaced ? (r.namespace ?? "") : "", r.name);
+      return obj === undefined ? undefined : (structuredClone(obj) as T);
+    },
+    list<T>(path: string, opts: ListHelperOptions = {}): T[] {
+      const r = resourceRoute(path);
+      const query = new URLSearchParams();
+      if (opts.labelSelector) query.set("labelSelector", opts.labelSelector);
+      if (opts.fieldSelector) query.set("fieldSelector", opts.fieldSelector);
+      const list = listObjects(store, r.def, r.def.namespaced ? r.namespace : undefined, query);
+      const items = list.items as Obj[];
+      return items.map((i) => structuredClone({ kind: r.def.kind, apiVersion: list.apiVersion, ...i }) as T);
+    },
+    seed<T>(obj: T): T {
+      const o = obj as Obj;
+      const def = defFor(o);
+      const ns = str(objectAt(structuredClone(o), "metadata").namespace) || "default";
+      const result = engine.create(def, def.namespaced ? ns : "", o);
+      settle();
+      return structuredClone(result.body) as T;
+    },
+    put<T>(obj: T): T {
+      const o = obj as Obj;
+      const def = defFor(o);
+      const decoded = decode(def, o);
+      const meta = metaOf(decoded);
+      if (def.namespaced) meta.namespace = str(meta.namespace) || "default";
+      else delete meta.namespace;
+      const existing = store.get(def, str(meta.namespace), str(meta.name));
+      if (!str(meta.name)) throw new Error("fake apiserver: put needs metadata.name");
+      const oldMeta = existing ? metaOf(existing) : {};
+      meta.uid = str(meta.uid) || str(oldMeta.uid) || uid();
+      meta.creationTimestamp = meta.creationTimestamp ?? oldMeta.creationTimestamp ?? formatTime(now());
+      if (def.generationFields && meta.generation === undefined) meta.generation = oldMeta.generation ?? 1;
+      delete meta.resourceVersion;
+      const stored = engine.write(def, decoded, existing);
+      settle();
+      return structuredClone(stored) as T;
+    },
+    remove(path: string): boolean {
+      const r = resourceRoute(path);
+      if (r.name === undefined) throw new Error(`fake apiserver: remove needs an object path, got ${path}`);
+      const obj = store.get(r.def, r.def.namespaced ? (r.namespace ?? "") : "", r.name);
+      if (!obj) return false;
+      engine.erase(r.def, obj);
+      settle();
+      return true;
+    },
+    gc() {
+      ctl.runAll();
+    },
+    resourceVersion() {
+      return String(store.resourceVersion());
+    },
+  };
+}
+

@@ -1,0 +1,37 @@
+/**
+ * ImageList validation: every key of spec.images must parse as an image reference (image-ref.ts);
+ * each bad one is reported at `spec.images[<ref>]`. Also the name (a DNS subdomain, as for any
+ * custom resource), value types and spec.nodeSelector labels.
+ */
+import type { ImageList } from "../api/imagelist.ts";
+import { type FieldError, FieldPath, invalid, required, typeInvalid } from "./field-error.ts";
+import { parseImageReference } from "./image-ref.ts";
+import { Reader, isObject, jsonType } from "./json.ts";
+import { validateLabels } from "./labels.ts";
+import { validateObjectMeta } from "./meta.ts";
+import { nameIsDNSSubdomain } from "./names.ts";
+
+/** validateImageList returns every error of an ImageList (untyped input; never throws). */
+export function validateImageList(obj: ImageList | unknown): FieldError[] {
+  if (!isObject(obj)) return [typeInvalid("", jsonType(obj), `body must be of type object: "${jsonType(obj)}"`)];
+  const r = new Reader();
+  const specPath = FieldPath.root("spec");
+  const errs = validateObjectMeta(obj.metadata, FieldPath.root("metadata"), { nameFn: nameIsDNSSubdomain });
+  const spec = r.obj(obj.spec, specPath);
+  if (!spec) {
+    if (obj.spec === undefined || obj.spec === null) errs.push(required(specPath));
+    return [...r.errors, ...errs];
+  }
+  const imagesPath = specPath.child("images");
+  const images = r.obj(spec.images, imagesPath);
+  if (!images && (spec.images === undefined || spec.images === null)) errs.push(required(imagesPath));
+  for (const [ref, options] of Object.entries(images ?? {})) {
+    const path = imagesPath.key(ref);
+    const parsed = parseImageReference(ref);
+    if (!parsed.ok) errs.push(invalid(path, ref, parsed.reason));
+    const o = r.obj(options, path);
+    if (o) r.bool(o.alwaysPull, path.child("alwaysPull"));
+  }
+  errs.push(...validateLabels(r.strMap(spec.nodeSelector, specPath.child("nodeSelector")), specPath.child("nodeSelector")));
+  return [...r.errors, ...errs];
+}

@@ -1,0 +1,63 @@
+/** Ordinal's pure validation: the apiserver's rules and messages, plus Ordinal's own. */
+export {
+  type FieldError,
+  type FieldErrorType,
+  type StatusCause,
+  FieldPath,
+  fieldPath,
+  required,
+  invalid,
+  typeInvalid,
+  notSupported,
+  forbidden,
+  duplicate,
+  notFound,
+  tooLong,
+  tooMany,
+  internalError,
+  errorBody,
+  formatFieldError,
+  formatBadValue,
+  formatInvalid,
+  aggregateMessage,
+  qualifiedKind,
+  toStatusCauses,
+  goQuote,
+  sortedMap,
+} from "./field-error.ts";
+export {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isDNS1035Label,
+  isQualifiedName,
+  isValidLabelValue,
+  isCIdentifier,
+  isEnvVarName,
+  isRelaxedEnvVarName,
+  isValidPortName,
+  isValidPortNum,
+  isValidPercent,
+  isConfigMapKey,
+  nameIsDNSSubdomain,
+  nameIsDNSLabel,
+  nameIsDNS1035Label,
+  type NameValidator,
+} from "./names.ts";
+export {
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  validateLabelName,
+  validateLabels,
+  validateLabelSelector,
+  labelSelectorAsRequirements,
+  selectorMatches,
+  selectorToString,
+} from "./labels.ts";
+export { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
+export { type Quantity, type QuantityFormat, parseQuantity, compareQuantities, quantityToString, quantityMilliValue } from "./quantity.ts";
+export { type ImageReference, parseImageReference } from "./image-ref.ts";
+export { type PodValidationOptions, validatePodCreate } from "./pod.ts";
+export { validatePvcCreate } from "./pvc.ts";
+export { type StatefulSetValidationOptions, type StatefulSetValidationResult, validateStatefulSet } from "./statefulset.ts";
+export { FORBIDDEN_UPDATE_MESSAGE } from "./statefulset-spec.ts";
+export { validateImageList } from "./imagelist.ts";

@@ -1,0 +1,83 @@
+/**
+ * Pod create validation: what the apiserver runs on POST /pods (ValidatePodCreate →
+ * validatePodMetadataAndSpec → ValidatePodSpec in pkg/apis/core/validation, current upstream),
+ * after applying the v1 defaults it applies first. Pure; never throws on malformed input.
+ *
+ * Not ported (accepted without checks): affinity terms, resourceClaims, ephemeral-container
+ * contents, Windows host-process rules, overhead, resizePolicy values, recursiveReadOnly mounts,
+ * the legacy tolerations annotation.
+ */
+import type { Pod } from "../api/k8s.ts";
+import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported, required, typeInvalid } from "./field-error.ts";
+import { type JsonObject, Reader, isObject, jsonType } from "./json.ts";
+import { validateLabelName, validateLabelSelector, validateLabels } from "./labels.ts";
+import { validateObjectMeta } from "./meta.ts";
+import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidGroupID, isValidLabelValue, isValidUserID, nameIsDNSSubdomain } from "./names.ts";
+import { type ContainerOptions, validateContainers, validateInitContainers, validateSeccompProfile } from "./pod-containers.ts";
+import { defaultPodSpec } from "./pod-defaults.ts";
+import { validateLocalDescendingPath } from "./pod-fields.ts";
+import { validateVolumes } from "./pod-volumes.ts";
+
+export type PodValidationOptions = ContainerOptions;
+
+const MAX_INT32 = 2147483647;
+
+/**
+ * validatePodCreate returns the errors the apiserver would answer a POST of this pod with
+ * (metadata, spec, and the pod-only rules: image whitespace, no ephemeral containers, no projected
+ * service-account token without a service account). Defaults are applied to a copy first.
+ */
+export function validatePodCreate(pod: Pod | unknown, opts: PodValidationOptions = {}): FieldError[] {
+  if (!isObject(pod)) return [typeInvalid("", jsonType(pod), `body must be of type object: "${jsonType(pod)}"`)];
+  const r = new Reader();
+  const metaPath = FieldPath.root("metadata");
+  const specPath = FieldPath.root("spec");
+  const meta = r.obj(pod.metadata, metaPath) ?? {};
+  const errs = validateObjectMeta(meta, metaPath, { nameFn: nameIsDNSSubdomain });
+  const rawSpec = r.obj(pod.spec, specPath) ?? {};
+  const spec: JsonObject = structuredClone(rawSpec);
+  defaultPodSpec(spec, true);
+  const annotations = isObject(meta.annotations) ? (Object.fromEntries(Object.entries(meta.annotations).filter(([, v]) => typeof v === "string")) as Record<string, string>) : undefined;
+  errs.push(...validatePodSpecificAnnotations(annotations, spec, metaPath.child("annotations")));
+  const podName = typeof meta.name === "string" ? meta.name : undefined;
+  errs.push(...validatePodSpec(r, spec, podName, specPath, opts));
+  if (!spec.serviceAccountName)
+    for (const { item: v, index } of r.objList(spec.volumes, specPath.child("volumes"))) {
+      const projected = isObject(v.projected) ? v.projected : undefined;
+      if (!projected || !Array.isArray(projected.sources)) continue;
+      projected.sources.forEach((s: unknown, si: number) => {
+        if (isObject(s) && s.serviceAccountToken !== undefined && s.serviceAccountToken !== null)
+          errs.push(
+            forbidden(
+              specPath.child("volumes").index(index).child("projected", "sources").index(si).child("serviceAccountToken"),
+              "must not be specified when serviceAccountName is not set",
+            ),
+          );
+      });
+    }
+  for (const key of ["containers", "initContainers"])
+    for (const { item: c, index } of r.objList(spec[key], specPath.child(key)))
+      if (typeof c.image === "string" && c.image.trim() !== c.image)
+        errs.push(invalid(specPath.child(key).index(index).child("image"), c.image, "must not have leading or trailing whitespace"));
+  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0)
+    errs.push(forbidden(specPath.child("ephemeralContainers"), "cannot be set on create"));
+  if (spec.nodeName && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0)
+    errs.push(forbidden(specPath.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
+  return dedupe([...r.errors, ...errs]);
+}
+
+/**
+ * dedupe drops errors that repeat an earlier one (the apiserver's aggregate does too), and a
+ * "Required value" where the same field was reported as being of the wrong type.
+ */
+export function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
+  return errors.filter((e) => {
+    if (e.type === "FieldValueRequired" && mistyped.has(e.field)) return false;
+    const key = `${e.type}\u0000${e.field}\u0000${e.detail}\u0000${JSON.stringify(e.badValue ?? null)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

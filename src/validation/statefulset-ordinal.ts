@@ -1,0 +1,77 @@
+/**
+ * Ordinal's own StatefulSet rules (apps.ordinal.dev only) and the warnings given for both groups.
+ *
+ * Decisions:
+ * - maxUnavailable above 1 with podManagementPolicy OrderedReady is a warning, not an error:
+ *   upstream (MaxUnavailableStatefulSet) accepts it and only Parallel sets take down several pods
+ *   at once, so refusing it would refuse valid apps/v1 manifests.
+ * - "paused only with RollingUpdate" needs no rule of its own: paused lives in rollingUpdate, and
+ *   any rollingUpdate with type OnDelete is already refused by the upstream rule at
+ *   spec.updateStrategy.rollingUpdate. Likewise podUpdatePolicy with OnDelete cannot be written.
+ * - revisionHistoryLimit ≥ 0 is Ordinal's (the CRD schema's): upstream does not check it for
+ *   StatefulSets.
+ */
+import type { FieldPath} from "./field-error.ts";
+import { type FieldError, notSupported } from "./field-error.ts";
+import type { Reader} from "./json.ts";
+import { type JsonObject, isObject } from "./json.ts";
+import { nonNegative } from "./pod-fields.ts";
+
+const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
+
+/** validateOrdinalRules checks the fields Ordinal adds to apps/v1 (spec is untyped). */
+export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
+  const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
+  const ruPath = p.child("updateStrategy", "rollingUpdate");
+  const ru = r.obj(us.rollingUpdate, ruPath);
+  if (!ru) return errs;
+  r.bool(ru.paused, ruPath.child("paused"));
+  const policy = r.str(ru.podUpdatePolicy, ruPath.child("podUpdatePolicy"));
+  if (policy !== undefined && !POD_UPDATE_POLICIES.includes(policy)) errs.push(notSupported(ruPath.child("podUpdatePolicy"), policy, POD_UPDATE_POLICIES));
+  const ips = r.obj(ru.inPlaceUpdateStrategy, ruPath.child("inPlaceUpdateStrategy"));
+  if (ips) {
+    const gp = ruPath.child("inPlaceUpdateStrategy", "gracePeriodSeconds");
+    errs.push(...nonNegative(r.int32(ips.gracePeriodSeconds, gp), gp));
+  }
+  return errs;
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+
+/** statefulSetWarnings returns advice for a set that is valid but probably not what was meant. */
+export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
+  const warnings: string[] = [];
+  const tspec = isObject(spec.template) && isObject(spec.template.spec) ? spec.template.spec : {};
+  const us = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
+  const ru = isObject(us.rollingUpdate) ? us.rollingUpdate : undefined;
+  const type = (typeof us.type === "string" && us.type) || "RollingUpdate";
+  const pmp = (typeof spec.podManagementPolicy === "string" && spec.podManagementPolicy) || "OrderedReady";
+  const replicas = num(spec.replicas) ?? 1;
+
+  if (spec.serviceName === undefined || spec.serviceName === null || spec.serviceName === "")
+    warnings.push("spec.serviceName is empty: the pods get no stable network identity (no <pod>.<service> DNS names); set it to a headless Service");
+  const grace = num(tspec.terminationGracePeriodSeconds);
+  if (grace === 0)
+    warnings.push(
+      "spec.template.spec.terminationGracePeriodSeconds is 0: pods are killed without a graceful shutdown, which is unsafe for stateful workloads (the same identity may run twice); use a positive value",
+    );
+  else if (grace !== undefined && grace < 0) warnings.push("spec.template.spec.terminationGracePeriodSeconds is negative: the apiserver treats it as 1 second");
+  if (type === "RollingUpdate" && ru) {
+    const mu = ru.maxUnavailable;
+    // Percentages scale with replicas, rounding up (GetScaledValueFromIntOrPercent).
+    const several =
+      (typeof mu === "number" && mu > 1) || (typeof mu === "string" && /^[0-9]+%$/.test(mu) && Math.ceil((Number(mu.slice(0, -1)) * replicas) / 100) > 1);
+    if (several && pmp === "OrderedReady")
+      warnings.push(
+        `spec.updateStrategy.rollingUpdate.maxUnavailable (${JSON.stringify(mu)}) has effect only with podManagementPolicy Parallel: an OrderedReady set updates one pod at a time`,
+      );
+    const partition = num(ru.partition) ?? 0;
+    if (partition > 0 && partition >= replicas)
+      warnings.push(`spec.updateStrategy.rollingUpdate.partition (${partition}) is not below spec.replicas (${replicas}): template changes will update no pod`);
+    if (group === "apps.ordinal.dev" && isObject(ru.inPlaceUpdateStrategy) && (ru.podUpdatePolicy ?? "ReCreate") === "ReCreate")
+      warnings.push("spec.updateStrategy.rollingUpdate.inPlaceUpdateStrategy has no effect with podUpdatePolicy ReCreate");
+  }
+  return warnings;
+}

@@ -1,0 +1,107 @@
+/**
+ * validateStatefulSet: everything wrong with a StatefulSet at once, from untyped JSON (an
+ * AdmissionReview's object), never throwing.
+ *
+ * 1. The apiserver's rules for apps/v1 (ValidateStatefulSet on create, ValidateStatefulSetUpdate on
+ *    update; statefulset-spec.ts), with the exact paths and messages. The name must be a DNS label
+ *    (current upstream; 1.20 accepted any DNS subdomain, which then failed at pod creation).
+ * 2. For apps.ordinal.dev, Ordinal's own fields (statefulset-ordinal.ts).
+ * 3. Unless `checkPods: false`, what would only fail when pods and PVCs are created
+ *    (statefulset-pods.ts): the set's name must leave room for "-<ordinal>" in a 63-character
+ *    hostname; the first pod and the PVCs must pass create validation; images must parse.
+ * 4. Warnings for valid but risky settings, for both groups.
+ */
+import { type FieldError, FieldPath, byteLength, formatFieldError, internalError, invalid, typeInvalid } from "./field-error.ts";
+import { Reader, isObject, jsonType } from "./json.ts";
+import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
+import { isDNS1123Label, nameIsDNSLabel } from "./names.ts";
+import { checkPodsAndClaims } from "./statefulset-pods.ts";
+import { statefulSetWarnings, validateOrdinalRules } from "./statefulset-ordinal.ts";
+import { validateStatefulSetSpec, validateStatefulSetSpecUpdate } from "./statefulset-spec.ts";
+
+export interface StatefulSetValidationOptions {
+  /** `apps.ordinal.dev` adds Ordinal's own rules; `apps` validates as an apps/v1 StatefulSet. */
+  group: "apps.ordinal.dev" | "apps";
+  /** The kind being validated (default "StatefulSet"); accepted for the caller's bookkeeping, the rules do not depend on it. */
+  kind?: string;
+  /** Accept images that do not parse as image references (default: refuse them). */
+  allowInvalidImageRefs?: boolean;
+  /** Check the pods and PVCs the set would create (default true). false gives the apiserver's verdict alone. */
+  checkPods?: boolean;
+  /** Whether the cluster allows privileged containers (default true). */
+  allowPrivileged?: boolean;
+}
+
+export interface StatefulSetValidationResult {
+  errors: FieldError[];
+  warnings: string[];
+}
+
+const MAX_HOSTNAME = 63;
+
+/** hostnameRoom: the highest pod's hostname `<name>-<ordinal>` must fit in a DNS label. */
+function hostnameRoom(name: unknown, spec: Record<string, unknown>): FieldError[] {
+  if (typeof name !== "string" || !name || isDNS1123Label(name).length > 0) return [];
+  const ordinals = isObject(spec.ordinals) ? spec.ordinals : {};
+  const start = typeof ordinals.start === "number" && Number.isInteger(ordinals.start) && ordinals.start >= 0 ? ordinals.start : 0;
+  const replicas = typeof spec.replicas === "number" && Number.isInteger(spec.replicas) && spec.replicas >= 0 ? spec.replicas : 1;
+  const highest = start + Math.max(replicas, 1) - 1;
+  const hostname = `${name}-${highest}`;
+  if (byteLength(hostname) <= MAX_HOSTNAME) return [];
+  const room = MAX_HOSTNAME - String(highest).length - 1;
+  return [
+    invalid(
+      FieldPath.root("metadata", "name"),
+      name,
+      `must be no more than ${room} characters to leave room for the pod ordinal: the hostname "${hostname}" is longer than 63 characters (would fail at pod creation)`,
+    ),
+  ];
+}
+
+function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions): StatefulSetValidationResult {
+  if (!isObject(obj)) return { errors: [typeInvalid("", jsonType(obj), `body must be of type object: "${jsonType(obj)}"`)], warnings: [] };
+  const r = new Reader();
+  const metaPath = FieldPath.root("metadata");
+  const specPath = FieldPath.root("spec");
+  const errors: FieldError[] = [];
+  const isUpdate = old !== undefined && old !== null;
+  const oldObj = isObject(old) ? old : {};
+
+  if (isUpdate) errors.push(...validateObjectMetaUpdate(obj.metadata, oldObj.metadata, metaPath));
+  else errors.push(...validateObjectMeta(obj.metadata, metaPath, { nameFn: nameIsDNSLabel }));
+  const spec = obj.spec === undefined || obj.spec === null ? {} : (r.obj(obj.spec, specPath) ?? {});
+  errors.push(...validateStatefulSetSpec(r, spec, specPath));
+  if (isUpdate) errors.push(...validateStatefulSetSpecUpdate(spec, isObject(oldObj.spec) ? oldObj.spec : {}));
+  if (opts.group === "apps.ordinal.dev") errors.push(...validateOrdinalRules(r, spec, specPath));
+  errors.unshift(...r.errors);
+
+  if (opts.checkPods !== false) {
+    const meta = isObject(obj.metadata) ? obj.metadata : {};
+    errors.push(...hostnameRoom(meta.name, spec));
+    const upstreamFields = new Set(errors.map((e) => e.field));
+    errors.push(...checkPodsAndClaims(obj, upstreamFields, { allowInvalidImageRefs: opts.allowInvalidImageRefs, allowPrivileged: opts.allowPrivileged }));
+  }
+
+  const seen = new Set<string>();
+  const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
+  const unique = errors.filter((e) => {
+    if (e.type === "FieldValueRequired" && mistyped.has(e.field)) return false;
+    const msg = formatFieldError(e);
+    if (seen.has(msg)) return false;
+    seen.add(msg);
+    return true;
+  });
+  return { errors: unique, warnings: statefulSetWarnings(spec, opts.group) };
+}
+
+/**
+ * validateStatefulSet validates a StatefulSet (create when `old` is undefined, else update) and
+ * returns all errors and warnings. It never throws: a bug shows up as an InternalError.
+ */
+export function validateStatefulSet(obj: unknown, old: unknown | undefined, opts: StatefulSetValidationOptions): StatefulSetValidationResult {
+  try {
+    return validate(obj, old, opts);
+  } catch (e) {
+    return { errors: [internalError(FieldPath.root("spec"), e)], warnings: [] };
+  }
+}

@@ -1,0 +1,122 @@
+// Field errors: paths as field.Path prints them, bodies as ErrorBody prints them, and the
+// apiserver's aggregate "is invalid" message.
+import { describe, expect, it } from "vitest";
+import {
+  FieldPath,
+  aggregateMessage,
+  duplicate,
+  fieldPath,
+  forbidden,
+  formatBadValue,
+  formatFieldError,
+  formatInvalid,
+  goQuote,
+  internalError,
+  invalid,
+  notFound,
+  notSupported,
+  qualifiedKind,
+  required,
+  sortedMap,
+  toStatusCauses,
+  tooLong,
+  tooMany,
+  typeInvalid,
+} from "../../src/validation/index.ts";
+
+describe("FieldPath", () => {
+  const cases: Array<[FieldPath, string]> = [
+    [fieldPath("spec", "containers").index(0).child("name"), "spec.containers[0].name"],
+    [fieldPath("metadata", "labels").key("a/b"), "metadata.labels[a/b]"],
+    [fieldPath("spec").child("resources").key("storage"), "spec.resources[storage]"],
+    [fieldPath("spec").child("ordinals.start"), "spec.ordinals.start"],
+    [FieldPath.root("spec", "images").key("nginx 1.25"), "spec.images[nginx 1.25]"],
+    [fieldPath(""), "[]"],
+  ];
+  for (const [p, s] of cases) it(s, () => expect(p.toString()).toBe(s));
+});
+
+describe("formatFieldError", () => {
+  const p = fieldPath("spec", "x");
+  const cases: Array<[ReturnType<typeof required>, string]> = [
+    [required(fieldPath("spec", "containers")), "spec.containers: Required value"],
+    [required(p, "at least 1 access mode is required"), "spec.x: Required value: at least 1 access mode is required"],
+    [invalid(fieldPath("spec", "replicas"), -1, "must be greater than or equal to 0"), "spec.replicas: Invalid value: -1: must be greater than or equal to 0"],
+    [invalid(p, "a\"b\n", "bad"), 'spec.x: Invalid value: "a\\"b\\n": bad'],
+    [invalid(p, { app: "web" }, "`selector` does not match template `labels`"), 'spec.x: Invalid value: {"app":"web"}: `selector` does not match template `labels`'],
+    [invalid(p, null, "d"), "spec.x: Invalid value: null: d"],
+    [invalid(p, ["a", "b"], ""), 'spec.x: Invalid value: ["a","b"]'],
+    [invalid(p, true, "d"), "spec.x: Invalid value: true: d"],
+    [invalid(p, 0.5, "d"), "spec.x: Invalid value: 0.5: d"],
+    [notSupported(fieldPath("spec", "podManagementPolicy"), "X", ["OrderedReady", "Parallel"]), 'spec.podManagementPolicy: Unsupported value: "X": supported values: "OrderedReady", "Parallel"'],
+    [notSupported(p, "X", []), 'spec.x: Unsupported value: "X"'],
+    [forbidden(p, "may not be set"), "spec.x: Forbidden: may not be set"],
+    [duplicate(p, "nginx"), 'spec.x: Duplicate value: "nginx"'],
+    [notFound(p, "x"), 'spec.x: Not found: "x"'],
+    [tooLong(p, 63), "spec.x: Too long: may not be more than 63 bytes"],
+    [tooMany(p, 5, 1), "spec.x: Too many: 5: must have at most 1 item"],
+    [internalError(p, new Error("boom")), "spec.x: Internal error: boom"],
+    [typeInvalid(p, "string", "spec.x in body must be of type integer: \"string\""), 'spec.x: Invalid value: "string": spec.x in body must be of type integer: "string"'],
+  ];
+  for (const [e, s] of cases) it(s, () => expect(formatFieldError(e)).toBe(s));
+});
+
+describe("formatBadValue", () => {
+  it("prints like Go: %q strings, plain numbers, JSON otherwise (HTML-safe)", () => {
+    expect(formatBadValue("é\u0000")).toBe('"é\\x00"');
+    expect(formatBadValue(1e6)).toBe("1000000");
+    expect(formatBadValue(1234567.5)).toBe("1.2345675e+06");
+    expect(formatBadValue(0.00001)).toBe("1e-05");
+    expect(formatBadValue({ a: "<b>" })).toBe('{"a":"\\u003cb\\u003e"}');
+    expect(formatBadValue(undefined)).toBe("null");
+  });
+});
+
+describe("goQuote", () => {
+  it("is strconv.Quote", () => {
+    expect(goQuote("web")).toBe('"web"');
+    expect(goQuote("tab\there")).toBe('"tab\\there"');
+    expect(goQuote("\u007f")).toBe('"\\x7f"');
+    expect(goQuote("\u200b")).toBe('"\\u200b"');
+    expect(goQuote("日本")).toBe('"日本"');
+  });
+});
+
+describe("sortedMap", () => {
+  it("orders keys as Go's json.Marshal does", () => {
+    expect(JSON.stringify(sortedMap({ b: 1, a: 2, B: 3 }))).toBe('{"B":3,"a":2,"b":1}');
+    expect(sortedMap(undefined)).toBeNull();
+  });
+});
+
+describe("formatInvalid", () => {
+  const e1 = invalid(fieldPath("spec", "replicas"), -1, "must be greater than or equal to 0");
+  const e2 = required(fieldPath("spec", "selector"));
+  it("brackets several errors, not one, and drops repeats", () => {
+    expect(formatInvalid("StatefulSet.apps.ordinal.dev", "web", [e1, e2])).toBe(
+      'StatefulSet.apps.ordinal.dev "web" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.selector: Required value]',
+    );
+    expect(formatInvalid("StatefulSet.apps", "web", [e1])).toBe('StatefulSet.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    expect(formatInvalid("StatefulSet.apps", "web", [e1, e1])).toBe('StatefulSet.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    expect(formatInvalid("Pod", "x", [])).toBe('Pod "x" is invalid');
+  });
+});
+
+describe("aggregateMessage", () => {
+  it("is empty for no errors", () => expect(aggregateMessage([])).toBe(""));
+});
+
+describe("qualifiedKind", () => {
+  it("is GroupKind.String()", () => {
+    expect(qualifiedKind("StatefulSet", "apps.ordinal.dev")).toBe("StatefulSet.apps.ordinal.dev");
+    expect(qualifiedKind("Pod", "")).toBe("Pod");
+  });
+});
+
+describe("toStatusCauses", () => {
+  it("gives reason, body and field per error", () => {
+    expect(toStatusCauses([required(fieldPath("spec", "containers"))])).toEqual([
+      { reason: "FieldValueRequired", message: "Required value", field: "spec.containers" },
+    ]);
+  });
+});
