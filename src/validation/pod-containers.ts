@@ -5,15 +5,11 @@
  * is reported at `…volumeMounts.subPath` (no index) and a requests-above-limits error at
  * `…resources.requests` (no key).
  */
-import type { FieldPath} from "./field-error.ts";
-import { type FieldError, duplicate, forbidden, invalid, notFound, notSupported, required } from "./field-error.ts";
-import type { Reader } from "./json.ts";
-import { type JsonObject } from "./json.ts";
-import { isDNS1123Label, isQualifiedName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, isValidUserID, nameIsDNSSubdomain } from "./names.ts";
+import { type FieldError, type FieldPath, duplicate, forbidden, invalid, notFound, notSupported, required } from "./field-error.ts";
+import type { JsonObject, Reader } from "./json.ts";
+import { isDNS1123Label, isRelaxedEnvVarName, isValidPortName, isValidPortNum, nameIsDNSSubdomain } from "./names.ts";
 import {
   ENV_FIELD_PATHS,
-  IS_NEGATIVE_ERROR,
-  readQuantity,
   validateKeySelector,
   validateLocalDescendingPath,
   validateObjectFieldSelector,
@@ -21,13 +17,11 @@ import {
   validateResourceFieldSelector,
 } from "./pod-fields.ts";
 import { validateLifecycle, validateProbe } from "./pod-probes.ts";
+import { validateResources } from "./pod-resources.ts";
+import { type SecurityOptions, validateSecurityContext } from "./pod-security.ts";
 import type { VolumeInfo } from "./pod-volumes.ts";
-import { type Quantity, compareQuantities, parseQuantity, quantityMilliValue, quantityToString } from "./quantity.ts";
 
-export interface ContainerOptions {
-  /** Whether the cluster allows privileged containers (kube-apiserver --allow-privileged). Default true. */
-  allowPrivileged?: boolean;
-}
+export type ContainerOptions = SecurityOptions;
 
 function validatePorts(r: Reader, ports: unknown, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];

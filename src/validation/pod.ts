@@ -2,25 +2,25 @@
  * Pod create validation: what the apiserver runs on POST /pods (ValidatePodCreate →
  * validatePodMetadataAndSpec → ValidatePodSpec in pkg/apis/core/validation, current upstream),
  * after applying the v1 defaults it applies first. Pure; never throws on malformed input.
+ * The parts live in pod-spec.ts, pod-volumes.ts, pod-containers.ts (with pod-probes, pod-resources,
+ * pod-security), pod-dns.ts, pod-scheduling.ts and pod-annotations.ts.
  *
  * Not ported (accepted without checks): affinity terms, resourceClaims, ephemeral-container
  * contents, Windows host-process rules, overhead, resizePolicy values, recursiveReadOnly mounts,
  * the legacy tolerations annotation.
  */
 import type { Pod } from "../api/k8s.ts";
-import { type FieldError, FieldPath, duplicate, forbidden, invalid, notSupported, required, typeInvalid } from "./field-error.ts";
+import { type FieldError, FieldPath, forbidden, invalid, typeInvalid } from "./field-error.ts";
 import { type JsonObject, Reader, isObject, jsonType } from "./json.ts";
-import { validateLabelName, validateLabelSelector, validateLabels } from "./labels.ts";
 import { validateObjectMeta } from "./meta.ts";
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidGroupID, isValidLabelValue, isValidUserID, nameIsDNSSubdomain } from "./names.ts";
-import { type ContainerOptions, validateContainers, validateInitContainers, validateSeccompProfile } from "./pod-containers.ts";
+import { nameIsDNSSubdomain } from "./names.ts";
+import { validatePodSpecificAnnotations } from "./pod-annotations.ts";
+import type { ContainerOptions } from "./pod-containers.ts";
 import { defaultPodSpec } from "./pod-defaults.ts";
-import { validateLocalDescendingPath } from "./pod-fields.ts";
-import { validateVolumes } from "./pod-volumes.ts";
+import { validatePodSpec } from "./pod-spec.ts";
 
 export type PodValidationOptions = ContainerOptions;
-
-const MAX_INT32 = 2147483647;
+export { validatePodSpec, validatePodSpecificAnnotations };
 
 /**
  * validatePodCreate returns the errors the apiserver would answer a POST of this pod with

@@ -16,7 +16,7 @@ import { type JsonObject, isObject } from "./json.ts";
 import { type LabelSelector, labelSelectorAsRequirements, selectorMatches, validateLabelSelector, validateLabels } from "./labels.ts";
 import { validateAnnotations } from "./meta.ts";
 import { isValidPercent } from "./names.ts";
-import { validatePodSpecificAnnotations } from "./pod.ts";
+import { validatePodSpecificAnnotations } from "./pod-annotations.ts";
 import { nonNegative } from "./pod-fields.ts";
 import { parseQuantity } from "./quantity.ts";
 

@@ -1,0 +1,115 @@
+/**
+ * Webhook servers for the e2e suite: `ordinal serve` on Node over https://127.0.0.1:28443, and
+ * the Worker under `wrangler dev` over https://127.0.0.1:28787 — the two host:ports the test
+ * apiserver's admission kubeconfig presents the JWT to. The Worker reaches the apiserver through
+ * a plain-HTTP forwarding proxy (as a Workers VPC tunnel would), since workerd cannot be told to
+ * trust the test cluster's private CA.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { Agent, fetch as undiciFetch } from "undici";
+import { env } from "./support.ts";
+
+export const KEYS = process.env.ORDINAL_WEBHOOK_KEYS ?? `${process.env.ORDINAL_CLUSTER_DIR ?? "/tmp/ordinal-e2e-cluster"}.keys`;
+export const NODE_URL = "https://127.0.0.1:28443";
+export const WORKER_URL = "https://127.0.0.1:28787";
+export const caBundle = () => Buffer.from(readFileSync(`${KEYS}/tls.crt`)).toString("base64");
+
+export interface Running {
+  proc: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+function start(cmd: string, args: string[], extraEnv: Record<string, string>): Running {
+  let out = "";
+  const proc = spawn(cmd, args, { env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  proc.stdout!.on("data", (d) => (out += String(d)));
+  proc.stderr!.on("data", (d) => (out += String(d)));
+  return {
+    proc,
+    output: () => out,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      try {
+        process.kill(-proc.pid!, "SIGTERM");
+      } catch {
+        /* already gone */
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    },
+  };
+}
+
+/** waitHealthy polls `${url}/healthz` (trusting the test CA) until it answers ok. */
+export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): Promise<void> {
+  const dispatcher = new Agent({ connect: { ca: readFileSync(`${KEYS}/tls.crt`, "utf8") } });
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await undiciFetch(`${url}/healthz`, { dispatcher });
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (r.proc.exitCode !== null) throw new Error(`server exited (${r.proc.exitCode}):\n${r.output()}`);
+    await new Promise((res) => setTimeout(res, 300));
+  }
+  throw new Error(`${url} not healthy after ${timeoutMs} ms:\n${r.output()}`);
+}
+
+/** startNodeServer runs `ordinal serve` with TLS as the reconciler identity. */
+export function startNodeServer(extraEnv: Record<string, string> = {}): Running {
+  return start("node", ["src/node/bin.mjs", "serve", "--port", "28443", "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
+    KUBE_API_URL: env.KUBE_API_URL,
+    KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
+    KUBE_CA_FILE: env.KUBE_CA_FILE,
+    KUBECONFIG: "",
+    WEBHOOK_JWKS_FILE: `${KEYS}/jwks.json`,
+    RECONCILER_USERNAME: "ordinal-reconciler",
+    LEASE_NAMESPACE: "ordinal-system",
+    ...extraEnv,
+  });
+}
+
+/** startApiProxy forwards plain HTTP on 127.0.0.1:port to the apiserver (TLS with the test CA). */
+export async function startApiProxy(port: number): Promise<Server> {
+  const dispatcher = new Agent({ connect: { ca: readFileSync(env.KUBE_CA_FILE, "utf8") } });
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && !["host", "connection", "content-length"].includes(k)) headers[k] = v;
+    try {
+      const upstream = await undiciFetch(`${env.KUBE_API_URL}${req.url}`, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+        dispatcher,
+      });
+      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    } catch (e) {
+      res.writeHead(502);
+      res.end(String(e));
+    }
+  });
+  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+  return server;
+}
+
+/** startWorker runs the Worker under `wrangler dev` over https on 28787, reaching the apiserver via `apiUrl`. */
+export function startWorker(apiUrl: string): Running {
+  const vars: Record<string, string> = {
+    KUBE_API_URL: apiUrl,
+    KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
+    WEBHOOK_JWKS: readFileSync(`${KEYS}/jwks.json`, "utf8").replace(/\s+/g, ""),
+    RECONCILER_USERNAME: "ordinal-reconciler",
+    LEASE_NAMESPACE: "ordinal-system",
+    RECONCILE_BUDGET_MS: "5000",
+  };
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", "28787", "--local-protocol", "https", "--https-key-path", `${KEYS}/tls.key`, "--https-cert-path", `${KEYS}/tls.crt`, "--test-scheduled", "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  return start("npx", args, { CI: "true", WRANGLER_SEND_METRICS: "false" });
+}
