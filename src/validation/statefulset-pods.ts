@@ -93,7 +93,6 @@ function sanitize(raw: JsonObject): Sanitized {
     });
   const claimNames = new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
   const volumeOrigins: VolumeOrigin[] = claims.map((_, i) => ({ claim: claimIndex[i] }));
-  if (claims.length === 0) volumeOrigins.length = 0;
   const templateVolumes = Array.isArray(tspec.volumes) ? (tspec.volumes as JsonObject[]) : [];
   templateVolumes.forEach((v, i) => {
     if (claims.length === 0 || !claimNames.has(v.name as string)) volumeOrigins.push({ template: i });

@@ -7,7 +7,18 @@ import { apiVersionOf, type ResourceDef } from "./kinds/types.ts";
 import { canonicalQuantity, QuantityError } from "./quantity.ts";
 import { mapAt, normalizeMicroTime, normalizeTime, TimeDecodeError } from "./time.ts";
 
-function cannotHandle(def: ResourceDef, detail: string): Error {
+/** DecodeError says a body's fields do not decode into the kind (a bad time, quantity, base64 ...). */
+export class DecodeError extends Error {
+  constructor(
+    readonly def: ResourceDef,
+    readonly detail: string,
+  ) {
+    super(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
+  }
+}
+
+/** cannotHandle is the 400 a request body that does not decode gets. */
+export function cannotHandle(def: ResourceDef, detail: string): Error {
   return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
 }
 
@@ -46,13 +57,32 @@ export function normalize(def: ResourceDef, obj: Obj): void {
       });
     }
   } catch (e) {
-    if (e instanceof TimeDecodeError || e instanceof QuantityError) throw cannotHandle(def, e.message);
+    if (e instanceof TimeDecodeError || e instanceof QuantityError) throw new DecodeError(def, e.message);
     throw e;
   }
 }
 
-/** decode turns a request body into an object of def's kind, defaulted and normalized. */
+/** decode turns a request body into an object of def's kind, defaulted and normalized; a body that does not decode is a 400. */
 export function decode(def: ResourceDef, body: unknown): Obj {
+  try {
+    return decodeObject(def, body);
+  } catch (e) {
+    if (e instanceof DecodeError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+/** decodePatched decodes the result of a patch: what does not decode is a 422 on the field "patch". */
+export function decodePatched(def: ResourceDef, patched: unknown): Obj {
+  try {
+    return decodeObject(def, patched);
+  } catch (e) {
+    if (e instanceof DecodeError) throw invalidError({ group: "", kind: "" }, "", [{ type: "Invalid", field: "patch", value: JSON.stringify(patched), detail: e.detail }]);
+    throw e;
+  }
+}
+
+function decodeObject(def: ResourceDef, body: unknown): Obj {
   if (!isObject(body)) {
     throw badRequest(
       `the object provided is unrecognized (must be of type ${def.kind}): couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(body) ? "array" : typeof body} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
@@ -61,7 +91,7 @@ export function decode(def: ResourceDef, body: unknown): Obj {
   checkType(def, body);
   const { kind: _k, apiVersion: _a, ...rest } = structuredClone(body);
   const obj: Obj = { kind: def.kind, apiVersion: apiVersionOf(def), ...rest };
-  if (obj.metadata !== undefined && !isObject(obj.metadata)) throw cannotHandle(def, "metadata must be an object");
+  if (obj.metadata !== undefined && !isObject(obj.metadata)) throw new DecodeError(def, "metadata must be an object");
   const meta = objectAt(obj, "metadata");
   delete meta.managedFields;
   delete meta.selfLink;

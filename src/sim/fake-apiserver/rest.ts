@@ -2,7 +2,7 @@
 // create, get, update and patch, with the status subresource rules. Every write goes through
 // here, whether it comes from an HTTP request, a controller of the fake, or a test helper.
 
-import { decode } from "./decode.ts";
+import { decode, decodePatched } from "./decode.ts";
 import {
   alreadyExists,
   badRequest,
@@ -297,7 +297,7 @@ export class Engine implements ClusterView {
   patch(def: ResourceDef, namespace: string, name: string, body: string, contentType: string, mode: UpdateMode, opts: WriteOptions = {}): Result {
     const existing = this.get(def, namespace, name);
     const patched = applyPatch(existing, body, contentType, !def.custom);
-    const obj = decode(def, patched);
+    const obj = decodePatched(def, patched);
     return this.updateDecoded(def, namespace, name, obj, mode, opts);
   }
 

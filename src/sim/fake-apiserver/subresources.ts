@@ -1,7 +1,7 @@
 // The scale subresource (autoscaling/v1 Scale, for apps/v1 and custom statefulsets) and
 // pods/binding (how a scheduler, or a test playing one, puts a pod on a node).
 
-import { badRequest, conflict, invalid, invalidError, notSupported, plainServerError, required, successStatus, type FieldError } from "./errors.ts";
+import { badRequest, conflict, invalid, invalidError, notSupported, required, successStatus, type FieldError } from "./errors.ts";
 import { clone, getIn, isObject, objectAt, setIn, str, type Obj } from "./json.ts";
 import { bindPod } from "./kinds/pods.ts";
 import type { ResourceDef } from "./kinds/types.ts";
@@ -62,9 +62,10 @@ export function bind(engine: Engine, def: ResourceDef, namespace: string, name: 
   if (!str(target.name)) errs.push(required("target.name"));
   if (errs.length > 0) throw invalidError({ group: "", kind: "Binding" }, name, errs);
   const pod = engine.get(def, namespace, name);
-  if (metaOf(pod).deletionTimestamp) throw plainServerError(`pod ${name} is being deleted, cannot be assigned to a host`);
+  const bindConflict = (msg: string) => conflict({ group: "", resource: "pods/binding" }, name, msg);
+  if (metaOf(pod).deletionTimestamp) throw bindConflict(`pod ${name} is being deleted, cannot be assigned to a host`);
   const nodeName = str(objectAt(pod, "spec").nodeName);
-  if (nodeName) throw conflict({ group: "", resource: "pods/binding" }, name, `pod ${name} is already assigned to node "${nodeName}"`);
+  if (nodeName) throw bindConflict(`pod ${name} is already assigned to node "${nodeName}"`);
   const next = clone(pod);
   bindPod(next, str(target.name), engine.now());
   if (isObject(bmeta.annotations)) {

@@ -1,7 +1,8 @@
 // The simpler core/v1 kinds: configmaps, secrets, serviceaccounts, services, events, nodes and
 // namespaces.
 
-import { badRequest, forbiddenField, invalid, required, type FieldError } from "../errors.ts";
+import { DecodeError } from "../decode.ts";
+import { forbiddenField, invalid, required, type FieldError } from "../errors.ts";
 import { deepEqual, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import {
   dns1035Name,
@@ -83,8 +84,10 @@ export const secrets: ResourceDef = defineResource({
     }
     if (isObject(o.data)) {
       for (const v of Object.values(o.data)) {
-        if (typeof v !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 !== 0) {
-          throw badRequest("Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0");
+        const text = typeof v === "string" ? v : "";
+        const bad = text.search(/[^A-Za-z0-9+/=]/);
+        if (typeof v !== "string" || bad >= 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+          throw new DecodeError(secrets, `v1.Secret.Data: decode base64: illegal base64 data at input byte ${Math.max(bad, 0)}`);
         }
       }
     }
