@@ -113,7 +113,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
   loop.start();
   const stop = async () => {
-    loop.stop();
+    await loop.stop();
     simulation?.stop();
     await new Promise<void>((r) => server.close(() => r()));
   };
@@ -139,6 +139,8 @@ export class ReconcileLoop {
   private again = false;
   private stopped = false;
   private readonly holder = `node-${randomUUID().slice(0, 8)}`;
+  private readonly abort = new AbortController();
+  private current: Promise<void> | undefined;
   beforePass?: () => Promise<void>;
 
   constructor(
@@ -152,9 +154,12 @@ export class ReconcileLoop {
   start(): void {
     this.schedule(0);
   }
-  stop(): void {
+  /** stop ends the loop; resolves once the invocation in flight (if any) has released the lease. */
+  async stop(): Promise<void> {
     this.stopped = true;
+    this.abort.abort();
     if (this.timer) clearTimeout(this.timer);
+    await this.current;
   }
   /** wake asks for an invocation as soon as the current one (if any) ends. */
   wake(): void {
@@ -164,7 +169,9 @@ export class ReconcileLoop {
   private schedule(ms: number) {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer = setTimeout(() => {
+      this.current = this.tick();
+    }, ms);
   }
   private async tick() {
     this.running = true;
@@ -176,6 +183,7 @@ export class ReconcileLoop {
         budgetMs: this.budgetMs,
         idleMs: Math.min(1000, this.intervalMs),
         beforePass: this.beforePass,
+        signal: this.abort.signal,
       });
     } catch (e) {
       this.log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) });

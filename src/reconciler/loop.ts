@@ -25,6 +25,8 @@ export interface RunOptions {
   namespace?: string;
   setName?: string;
   sleep?: (ms: number) => Promise<void>;
+  /** Aborting ends the invocation after the current pass (the lease is still released). */
+  signal?: AbortSignal;
   /** Called before each pass (registration repair etc.); errors are logged. */
   beforePass?: () => Promise<void>;
 }
@@ -52,7 +54,7 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
       if (o.beforePass) await o.beforePass().catch((e) => o.log.warn("beforePass failed", { error: String(e) }));
       const pass = await reconcilePass(client, { now, log: o.log, namespace: o.namespace, setName: o.setName });
       passes.push(pass);
-      if (!pass.pending) break;
+      if (!pass.pending || o.signal?.aborted) break;
       if (o.maxPasses !== undefined && passes.length >= o.maxPasses) break;
       const pause = pass.actionCount > 0 ? 0 : (o.idleMs ?? 1000);
       if (now().getTime() - started + pause >= o.budgetMs) break;

@@ -7,7 +7,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { Agent, fetch as undiciFetch } from "undici";
 import { env } from "./support.ts";
 
@@ -37,7 +36,14 @@ function start(cmd: string, args: string[], extraEnv: Record<string, string>): R
       } catch {
         /* already gone */
       }
-      await new Promise((r) => setTimeout(r, 500));
+      // Graceful: `ordinal serve` finishes its invocation and releases the Lease before exiting.
+      await new Promise((r) => {
+        const t = setTimeout(r, 10_000);
+        proc.once("exit", () => {
+          clearTimeout(t);
+          r(undefined);
+        });
+      });
     },
   };
 }
@@ -73,30 +79,9 @@ export function startNodeServer(extraEnv: Record<string, string> = {}): Running 
   });
 }
 
-/** startApiProxy forwards plain HTTP on 127.0.0.1:port to the apiserver (TLS with the test CA). */
-export async function startApiProxy(port: number): Promise<Server> {
-  const dispatcher = new Agent({ connect: { ca: readFileSync(env.KUBE_CA_FILE, "utf8") } });
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && !["host", "connection", "content-length"].includes(k)) headers[k] = v;
-    try {
-      const upstream = await undiciFetch(`${env.KUBE_API_URL}${req.url}`, {
-        method: req.method,
-        headers,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-        dispatcher,
-      });
-      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
-      res.end(Buffer.from(await upstream.arrayBuffer()));
-    } catch (e) {
-      res.writeHead(502);
-      res.end(String(e));
-    }
-  });
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
-  return server;
+/** startApiProxy forwards plain HTTP on 127.0.0.1:port to the apiserver (TLS with the test CA), in its own process. */
+export function startApiProxy(port: number): Running {
+  return start("node", ["test/e2e/api-proxy.mjs", String(port)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE });
 }
 
 /** startWorker runs the Worker under `wrangler dev` over https on 28787, reaching the apiserver via `apiUrl`. */

@@ -118,24 +118,48 @@ function stripDirectives(v: unknown): unknown {
   return out;
 }
 
-function mergeList(orig: unknown, patch: unknown[], key: string): unknown[] {
-  if (patch.some((p) => isObject(p) && p.$patch === "replace")) return stripDirectives(patch) as unknown[];
-  const out: unknown[] = Array.isArray(orig) ? orig.slice() : [];
-  for (const p of patch) {
-    if (!isObject(p)) {
-      out.push(p);
-      continue;
-    }
-    const idx = out.findIndex((o) => isObject(o) && o[key] === p[key]);
-    if (p.$patch === "delete") {
-      if (idx >= 0) out.splice(idx, 1);
-    } else if (idx >= 0) {
-      out[idx] = strategicMerge(out[idx], p);
-    } else {
-      out.push(stripDirectives(p));
+const keyOf = (item: unknown, key: string | undefined): unknown => (key === undefined ? item : isObject(item) ? item[key] : undefined);
+
+/**
+ * mergeSortedSlice is strategicpatch's ordering of a merged list: server-only items (left, in
+ * server order) are inserted into the patch's items (right, in patch order); a server item goes
+ * first only when both are known to the server and it came first there.
+ */
+function mergeSortedSlice(left: unknown[], right: unknown[], serverOrder: unknown[], key: string | undefined): unknown[] {
+  const index = (x: unknown): number => serverOrder.findIndex((s) => keyOf(s, key) === keyOf(x, key));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]);
+    else if (j >= right.length) out.push(left[i++]);
+    else {
+      const li = index(left[i]);
+      const ri = index(right[j]);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
+      else out.push(right[j++]);
     }
   }
   return out;
+}
+
+/** mergeList merges a list by key (undefined key: a list of scalars merged as a set). */
+function mergeList(orig: unknown, patch: unknown[], key: string | undefined, order: unknown[] | undefined): unknown[] {
+  if (patch.some((p) => isObject(p) && p.$patch === "replace")) return stripDirectives(patch) as unknown[];
+  const original: unknown[] = Array.isArray(orig) ? orig.slice() : [];
+  const deletions = new Set(patch.filter((p) => isObject(p) && p.$patch === "delete").map((p) => keyOf(p, key)));
+  const server = original.filter((o) => !deletions.has(keyOf(o, key)));
+  const items = patch.filter((p) => !(isObject(p) && p.$patch === "delete"));
+  const merged = server.slice();
+  for (const p of items) {
+    const idx = merged.findIndex((o) => keyOf(o, key) === keyOf(p, key));
+    if (idx >= 0) merged[idx] = key === undefined ? p : strategicMerge(merged[idx], p);
+    else merged.push(stripDirectives(p));
+  }
+  const patchKeys = (order ?? items).map((p) => keyOf(p, key));
+  const inPatch = merged.filter((m) => patchKeys.includes(keyOf(m, key))).sort((a, b) => patchKeys.indexOf(keyOf(a, key)) - patchKeys.indexOf(keyOf(b, key)));
+  const serverOnly = merged.filter((m) => !patchKeys.includes(keyOf(m, key)));
+  return mergeSortedSlice(serverOnly, inPatch, server, key);
 }
 
 /** strategicMerge applies a strategic merge patch object to a built-in object. */
@@ -156,12 +180,9 @@ export function strategicMerge(original: unknown, patch: unknown): unknown {
       delete out[k];
     } else if (Array.isArray(v)) {
       const mk = mergeKeyFor(k, out);
-      if (mk === "set") {
-        const cur = Array.isArray(out[k]) ? (out[k] as unknown[]).slice() : [];
-        for (const x of v) if (!cur.includes(x)) cur.push(x);
-        out[k] = cur;
-      } else if (mk) {
-        out[k] = mergeList(out[k], v, mk);
+      const order = patch[`$setElementOrder/${k}`];
+      if (mk) {
+        out[k] = mergeList(out[k], v, mk === "set" ? undefined : mk, Array.isArray(order) ? order : undefined);
       } else {
         out[k] = stripDirectives(v);
       }

@@ -8,6 +8,7 @@ import type { ResourceDef } from "./kinds/types.ts";
 import { applyPatch } from "./patch.ts";
 import { groupResource, metaOf, type Engine, type Result, type WriteOptions } from "./rest.ts";
 import { formatLabelSelector } from "./selectors.ts";
+import { subdomainName, validateObjectMeta } from "./validation.ts";
 
 /** toScale renders an object's scale subresource. */
 export function toScale(def: ResourceDef, obj: Obj): Obj {
@@ -34,8 +35,11 @@ export function updateScale(engine: Engine, def: ResourceDef, namespace: string,
   if (str(meta.name) && meta.name !== name) throw badRequest(`the name of the object (${str(meta.name)}) does not match the name on the URL (${name})`);
   const spec = isObject(body.spec) ? body.spec : {};
   const replicas = spec.replicas ?? 0;
-  if (typeof replicas !== "number" || replicas < 0) {
-    throw invalidError({ group: "autoscaling", kind: "Scale" }, name, [invalid("spec.replicas", replicas, "must be greater than or equal to 0")]);
+  if (!def.custom) {
+    // ValidateScale: the Scale's own metadata (namespace included: it is not taken from the URL) and replicas.
+    const errs = validateObjectMeta({ ...meta, name: str(meta.name) || name }, def.namespaced, subdomainName, true);
+    if (typeof replicas !== "number" || replicas < 0) errs.push(invalid("spec.replicas", replicas, "must be greater than or equal to 0"));
+    if (errs.length > 0) throw invalidError({ group: "autoscaling", kind: "Scale" }, name, errs);
   }
   const existing = engine.get(def, namespace, name);
   if (str(meta.resourceVersion) && meta.resourceVersion !== metaOf(existing).resourceVersion) throw conflict(groupResource(def), name);

@@ -203,13 +203,13 @@ const STANDARD_FINALIZERS = new Set(["kubernetes", "orphan", "foregroundDeletion
 function validateFinalizers(finalizers: unknown, fld: string, builtin: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (!Array.isArray(finalizers)) return errs;
-  for (const f of finalizers) {
+  finalizers.forEach((f, i) => {
     const s = str(f);
     for (const m of isQualifiedName(s)) errs.push(invalid(fld, s, m));
     if (builtin && !s.includes("/") && !STANDARD_FINALIZERS.has(s)) {
-      errs.push(invalid(fld, s, "name is neither a standard finalizer name nor is it fully qualified"));
+      errs.push(invalid(`${fld}[${i}]`, s, "name is neither a standard finalizer name nor is it fully qualified"));
     }
-  }
+  });
   if (finalizers.includes("orphan") && finalizers.includes("foregroundDeletion")) {
     errs.push(invalid(fld, finalizers, "finalizer orphan and foregroundDeletion cannot be both set"));
   }

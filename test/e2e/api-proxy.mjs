@@ -1,0 +1,23 @@
+// A plain-HTTP forwarder to the test apiserver (TLS with its CA), run as its own process so that
+// synchronous kubectl calls in the test process cannot stall it. Usage: node api-proxy.mjs PORT
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { Agent, fetch } from "undici";
+
+const port = Number(process.argv[2]);
+const target = process.env.KUBE_API_URL;
+const dispatcher = new Agent({ connect: { ca: readFileSync(process.env.KUBE_CA_FILE, "utf8") } });
+createServer(async (req, res) => {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const headers = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && !["host", "connection", "content-length"].includes(k)) headers[k] = v;
+  try {
+    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, dispatcher });
+    res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  } catch (e) {
+    res.writeHead(502);
+    res.end(String(e));
+  }
+}).listen(port, "127.0.0.1", () => console.log(`proxy on ${port}`));
