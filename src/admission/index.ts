@@ -9,4 +9,5 @@ export { lookupStatefulSetWith } from "./lookup.ts";
 export { diff, encodePatch, decodePatch, type PatchOperation } from "./patch.ts";
 export * from "./webhook-configs.ts";
 export * from "./registration.ts";
+export * from "./register-command.ts";
 export * from "./token.ts";

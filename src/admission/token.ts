@@ -16,7 +16,7 @@ import {
   type JWTPayload,
 } from "jose";
 import { parseFlags } from "./args.ts";
-import type { CommandIO } from "./registration.ts";
+import type { CommandIO } from "./register-command.ts";
 
 /**
  * The bearer JWT the apiserver presents to Ordinal's webhooks. `ordinal token` signs one with a

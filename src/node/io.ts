@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import type { CommandIO } from "../admission/registration.ts";
+import type { CommandIO } from "../admission/register-command.ts";
 
 /** nodeIO gives the runtime-neutral commands (token, register) Node's file system. */
 export const nodeIO: CommandIO = {

@@ -1,4 +1,4 @@
-import { registerCommand } from "../admission/registration.ts";
+import { registerCommand } from "../admission/register-command.ts";
 import { nodeIO } from "./io.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 

@@ -3,7 +3,7 @@
 import type { Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { SET_NAME_LABEL } from "../../src/core/constants.ts";
-import type { CommandIO } from "../../src/admission/registration.ts";
+import type { CommandIO } from "../../src/admission/register-command.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
 import type { Logger } from "../../src/http/log.ts";
 

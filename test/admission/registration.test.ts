@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import {
-  caBundleFromPem,
-  checkWebhookUrl,
-  ensureWebhookRegistration,
-  mergeConfiguration,
-  registerCommand,
-} from "../../src/admission/registration.ts";
+import { caBundleFromPem, checkWebhookUrl, registerCommand } from "../../src/admission/register-command.ts";
+import { ensureWebhookRegistration, mergeConfiguration } from "../../src/admission/registration.ts";
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";

@@ -28,7 +28,7 @@ export function clusterEnv(): ClusterEnv {
   try {
     return JSON.parse(readFileSync(`${dir}/env.json`, "utf8")) as ClusterEnv;
   } catch (e) {
-    throw new Error(`no real cluster at ${dir} (run the suite through \`npm run e2e\`): ${String(e)}`);
+    throw new Error(`no real cluster at ${dir} (run the suite through \`npm run e2e\`): ${String(e)}`, { cause: e });
   }
 }
 

@@ -3,13 +3,17 @@ import { createFakeApiServer, type FakeApiServer, type FakeApiServerOptions } fr
 
 export const BASE = "https://fake.local";
 
-export interface Reply<T = any> {
+/** Json is a parsed response body, read freely in assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface Reply<T = Json> {
   status: number;
   body: T;
   headers: Headers;
 }
 
-export type Call = <T = any>(method: string, path: string, body?: unknown, contentType?: string) => Promise<Reply<T>>;
+export type Call = <T = Json>(method: string, path: string, body?: unknown, contentType?: string) => Promise<Reply<T>>;
 
 /** caller returns a function doing one JSON request against the fake. */
 export function caller(server: FakeApiServer): Call {
