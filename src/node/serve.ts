@@ -52,7 +52,8 @@ function parseFlags(args: string[]): ServeFlags {
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = parseFlags(args);
-  const log = jsonLogger();
+  const level = (process.env.LOG_LEVEL as "info" | "warn" | "error" | undefined) ?? (flags.simulate || !clusterConfigFromEnv() ? "warn" : "info");
+  const log = jsonLogger((l) => console.error(l), {}, level);
   const vars = { ...process.env } as Record<string, string | undefined>;
   for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
     const file = process.env[`${k}_FILE`];

@@ -33,6 +33,7 @@ export async function startSimulation(log: Logger, o: { stepMs?: number; print?:
   const kubeletClient = createKubeClient({ baseUrl: "https://simulated.cluster", fetch: fake.fetch });
   const kubelet = new KubeletPlayer(kubeletClient, { namespace: "default" });
   const print = o.print ?? ((l: string) => console.log(l));
+  await client.create(R.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ordinal-system" } });
   await client.create(R.statefulSets, "default", DEMO_SET);
   print("simulation: created StatefulSet default/web (3 replicas, nginx:1.25, PVC template www)");
   let last = "";

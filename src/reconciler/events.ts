@@ -3,6 +3,8 @@ import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import { COMPONENT } from "../core/constants.ts";
 
+let seq = Math.floor(Math.random() * 1000);
+
 /**
  * recordEvent writes a core/v1 Event about the set, like upstream's recorder. Best effort: an
  * event that cannot be written is logged by the caller and never fails the pass.
@@ -19,7 +21,8 @@ export async function recordEvent(
   await client.create(R.events, set.metadata.namespace, {
     apiVersion: "v1",
     kind: "Event",
-    metadata: { generateName: `${set.metadata.name}.`, namespace: set.metadata.namespace },
+    // Named like upstream's recorder: `<object>.<hex time>` (plus a counter: one pass may record several).
+    metadata: { name: `${set.metadata.name}.${(now.getTime() * 1000 + seq++ % 1000).toString(16)}`, namespace: set.metadata.namespace },
     involvedObject: {
       apiVersion: set.apiVersion,
       kind: set.kind,

@@ -5,10 +5,17 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** jsonLogger returns a Logger that writes JSON lines through `write` (console.log by default). */
-export function jsonLogger(write: (line: string) => void = (l) => console.log(l), base: Record<string, unknown> = {}): Logger {
-  const emit = (level: string, msg: string, fields?: Record<string, unknown>) =>
-    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
+const LEVELS = { info: 0, warn: 1, error: 2 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+/**
+ * jsonLogger returns a Logger that writes JSON lines through `write` (console.log by default),
+ * dropping messages below `minLevel`.
+ */
+export function jsonLogger(write: (line: string) => void = (l) => console.log(l), base: Record<string, unknown> = {}, minLevel: LogLevel = "info"): Logger {
+  const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (LEVELS[level] >= LEVELS[minLevel]) write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
+  };
   return {
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
