@@ -159,7 +159,9 @@ describe("OrderedReady set with a volumeClaimTemplate, driven by `ordinal reconc
   it("deleting the set removes its pods through the garbage collector and keeps the PVCs", async () => {
     kubectl(["-n", ns, "delete", "osts", "web", "--wait=false"]);
     const kubelet = kubeletFor(ns);
-    for (let i = 0; i < 60; i++) {
+    // kube-controller-manager's garbage collector learns new CRDs on its discovery resync
+    // (30 s), so on a fresh cluster this can take that long.
+    for (let i = 0; i < 200; i++) {
       await kubelet.step();
       if ((await listPods(ns)).length === 0) break;
       await sleep(500);

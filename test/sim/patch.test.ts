@@ -81,7 +81,7 @@ describe("strategicMerge", () => {
     const obj = { metadata: { finalizers: ["a", "b"] }, spec: { volumes: [{ name: "v1", emptyDir: {} }, { name: "v2", emptyDir: {} }], strategy: { type: "A", extra: 1 } } };
     expect(strategicMerge(obj, { spec: { volumes: [{ name: "v1", $patch: "delete" }] } })).toMatchObject({ spec: { volumes: [{ name: "v2", emptyDir: {} }] } });
     expect(strategicMerge(obj, { spec: { volumes: [{ name: "v3" }, { $patch: "replace" }] } })).toMatchObject({ spec: { volumes: [{ name: "v3" }] } });
-    expect(strategicMerge(obj, { spec: { $setElementOrder: undefined, volumes: [{ name: "v2", emptyDir: {} }, { name: "v1" }], "$setElementOrder/volumes": [{ name: "v2" }, { name: "v1" }] } })).toMatchObject({
+    expect(strategicMerge(obj, { spec: { volumes: [{ name: "v2", emptyDir: {} }, { name: "v1" }], "$setElementOrder/volumes": [{ name: "v2" }, { name: "v1" }] } })).toMatchObject({
       spec: { volumes: [{ name: "v2" }, { name: "v1" }] },
     });
     expect(strategicMerge(obj, { spec: { strategy: { $retainKeys: ["type"], type: "B" } } })).toMatchObject({ spec: { strategy: { type: "B" } } });

@@ -59,11 +59,15 @@ export class Controllers {
       const nsObj = this.engine.find("", "namespaces", "", ns);
       if (nsObj && metaOf(nsObj).deletionTimestamp) this.terminating.add(ns);
     }
-    if (c.def === pods || (c.def === persistentVolumeClaims && meta.deletionTimestamp)) this.pvcNamespaces.add(ns);
+    if (c.def === persistentVolumeClaims ? meta.deletionTimestamp : c.def === pods && this.hasDeletingClaims(ns)) this.pvcNamespaces.add(ns);
     if (c.def === serviceAccounts) {
       if (c.type === "deleted" && meta.name === "default") this.saNamespaces.add(ns);
       if (c.type !== "deleted" && objectsIn(c.obj.secrets).length === 0) this.tokenless.add(`${ns}/${str(meta.name)}`);
     }
+  }
+
+  private hasDeletingClaims(ns: string): boolean {
+    return this.engine.store.list(persistentVolumeClaims, ns).some((c) => metaOf(c).deletionTimestamp);
   }
 
   /** settleServiceAccounts runs the serviceaccount and token controllers (always synchronous). */

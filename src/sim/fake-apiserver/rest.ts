@@ -167,8 +167,9 @@ export class Engine implements ClusterView {
     this.setNamespace(def, meta, namespace);
     const ns = def.namespaced ? namespace : "";
     const generated = !str(meta.name) && !!str(meta.generateName);
+    const pristine = generated ? clone(obj) : obj;
     for (let attempt = 1; ; attempt++) {
-      const candidate = clone(obj);
+      const candidate = attempt === 1 ? obj : clone(pristine);
       const cmeta = metaOf(candidate);
       if (generated) cmeta.name = `${str(meta.generateName).slice(0, 58)}${this.randomSuffix(5)}`;
       const name = str(cmeta.name);

@@ -56,9 +56,9 @@ export interface FakeApiServer {
   /** list reads the objects of a collection path, with kind and apiVersion on every item. */
   list<T = Obj>(path: string, opts?: ListHelperOptions): T[];
   /** seed creates an object with the API's rules (validation, defaults, admission), bypassing faults, hooks and the log. */
-  seed<T = Obj>(obj: T): T;
+  seed<T = Obj>(obj: object): T;
   /** put stores an object as given (normalized, no validation), replacing any object of that name. */
-  put<T = Obj>(obj: T): T;
+  put<T = Obj>(obj: object): T;
   /** remove deletes an object at once (no grace, no finalizers); true if it existed. */
   remove(path: string): boolean;
   /** gc runs the garbage collector and the other controllers to completion. */
@@ -157,7 +157,7 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
       body = await readBody(init?.body);
       contentType = init?.headers ? (new Headers(init.headers).get("content-type") ?? "") : "";
     }
-    init?.signal?.throwIfAborted();
+    if (init?.signal?.aborted) throw init.signal.reason;
     const route = parseRoute(url.pathname, registry);
     const info = requestInfo(method, url, route, body);
     for (const hook of hooks) hook(info);
@@ -238,7 +238,7 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
       const items = list.items as Obj[];
       return items.map((i) => structuredClone({ kind: r.def.kind, apiVersion: list.apiVersion, ...i }) as T);
     },
-    seed<T>(obj: T): T {
+    seed<T>(obj: object): T {
       const o = obj as Obj;
       const def = defFor(o);
       const ns = str(objectAt(structuredClone(o), "metadata").namespace) || "default";
@@ -246,7 +246,7 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
       settle();
       return structuredClone(result.body) as T;
     },
-    put<T>(obj: T): T {
+    put<T>(obj: object): T {
       const o = obj as Obj;
       const def = defFor(o);
       const decoded = decode(def, o);
