@@ -1,5 +1,5 @@
 import { isAlreadyExists, isConflict, type KubeClient, type KubeObject } from "../kube/client.ts";
-import { base64, diff } from "./patch.ts";
+import { diff } from "./patch.ts";
 import { webhookConfigurations, type DesiredConfig, type WebhookTarget } from "./webhook-configs.ts";
 
 /**

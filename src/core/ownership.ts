@@ -2,7 +2,7 @@ import type { OwnerReference } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { newControllerRef } from "./pod.ts";
-import { selectorMatches } from "./selector.ts";
+import { selectorMatches } from "../validation/labels.ts";
 
 /**
  * Adoption and release of pods and revisions (upstream's ControllerRefManager): an orphan that

@@ -1,7 +1,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import { getPodRevision, isCreated, isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
-import { selectorToString } from "./selector.ts";
+import { selectorToString } from "../validation/labels.ts";
 
 /**
  * Status bookkeeping after upstream's computeReplicaStatus / completeRollingUpdate. Counts are

@@ -68,10 +68,20 @@ function defaultContainer(c: unknown, isPod: boolean): void {
   }
 }
 
+/** defaultFieldRefs sets fieldRef.apiVersion to "v1" where unset, in a list of downward API files. */
+function defaultFieldRefs(items: unknown): void {
+  if (!Array.isArray(items)) return;
+  for (const f of items) if (isObject(f) && isObject(f.fieldRef) && isUnset(f.fieldRef.apiVersion)) f.fieldRef.apiVersion = "v1";
+}
+
 function defaultVolume(v: unknown): void {
   if (!isObject(v)) return;
   // SetDefaults_Volume: a volume with no source is an emptyDir.
   if (VOLUME_SOURCES.every((s) => v[s] === undefined || v[s] === null)) v.emptyDir = {};
+  // SetDefaults_ObjectFieldSelector applies to every fieldRef, downward API volume files included.
+  if (isObject(v.downwardAPI)) defaultFieldRefs(v.downwardAPI.items);
+  if (isObject(v.projected) && Array.isArray(v.projected.sources))
+    for (const src of v.projected.sources) if (isObject(src) && isObject(src.downwardAPI)) defaultFieldRefs(src.downwardAPI.items);
   if (isObject(v.ephemeral) && isObject(v.ephemeral.volumeClaimTemplate)) defaultPvcSpec(v.ephemeral.volumeClaimTemplate.spec);
 }
 

@@ -33,11 +33,12 @@ function validateContainerResourceName(name: string, path: FieldPath): FieldErro
   return errs;
 }
 
-function validateQuantityValue(name: string, q: Quantity, path: FieldPath): FieldError[] {
+/** validateQuantityValue: non-negative, whole for extended resources; for limits (only), a multiple of the huge page size. */
+function validateQuantityValue(name: string, q: Quantity, path: FieldPath, isLimit: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (q.nanos < 0n) errs.push(invalid(path, quantityToString(q), IS_NEGATIVE_ERROR));
   if (isExtended(name) && quantityMilliValue(q) % 1000n !== 0n) errs.push(invalid(path, quantityToString(q), "must be an integer"));
-  if (isHugePages(name)) {
+  if (isLimit && isHugePages(name)) {
     const size = parseQuantity(name.slice("hugepages-".length));
     if (size.ok && size.quantity.nanos > 0n && q.nanos % size.quantity.nanos !== 0n)
       errs.push(invalid(path, quantityToString(q), `${quantityToString(q)} is not positive integer multiple of ${name}`));
@@ -63,12 +64,12 @@ export function validateResources(r: Reader, res: JsonObject, path: FieldPath): 
   let cpuOrMemory = false;
   let hugePages = false;
   for (const [name, q] of limits) {
-    errs.push(...validateContainerResourceName(name, limPath.key(name)), ...validateQuantityValue(name, q, limPath.key(name)));
+    errs.push(...validateContainerResourceName(name, limPath.key(name)), ...validateQuantityValue(name, q, limPath.key(name), true));
     if (name === "cpu" || name === "memory") cpuOrMemory = true;
     if (isHugePages(name)) hugePages = true;
   }
   for (const [name, q] of requests) {
-    errs.push(...validateContainerResourceName(name, reqPath.key(name)), ...validateQuantityValue(name, q, reqPath.key(name)));
+    errs.push(...validateContainerResourceName(name, reqPath.key(name)), ...validateQuantityValue(name, q, reqPath.key(name), false));
     const limit = limits.get(name);
     if (limit) {
       if (compareQuantities(q, limit) !== 0 && !overcommitAllowed(name))

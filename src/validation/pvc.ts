@@ -74,6 +74,21 @@ export function validatePvcSpec(r: Reader, spec: JsonObject, path: FieldPath): F
   return errs;
 }
 
+const pick = (ref: JsonObject, keys: string[]): JsonObject =>
+  Object.fromEntries(keys.filter((k) => ref[k] !== undefined && ref[k] !== null).map((k) => [k, ref[k]]));
+
+/**
+ * normalizeDataSources is NormalizeDataSources (AnyVolumeDataSource, on by default since 1.24), run
+ * on create before validation: a dataSource alone is copied to dataSourceRef, and a dataSourceRef
+ * without namespace alone to dataSource, so both are validated. (1.20 has no dataSourceRef.)
+ */
+function normalizeDataSources(spec: JsonObject): void {
+  const ds = isObject(spec.dataSource) ? spec.dataSource : undefined;
+  const ref = isObject(spec.dataSourceRef) ? spec.dataSourceRef : undefined;
+  if (ds && (spec.dataSourceRef === undefined || spec.dataSourceRef === null)) spec.dataSourceRef = pick(ds, ["apiGroup", "kind", "name"]);
+  else if (ref && (spec.dataSource === undefined || spec.dataSource === null) && !ref.namespace) spec.dataSource = pick(ref, ["apiGroup", "kind", "name"]);
+}
+
 /**
  * validatePvcCreate is ValidatePersistentVolumeClaim for a new claim: metadata (name a DNS
  * subdomain, labels, annotations) and the spec. Never throws; wrong types are reported.
@@ -85,6 +100,7 @@ export function validatePvcCreate(pvc: PersistentVolumeClaim | unknown): FieldEr
   const errs = validateObjectMeta(obj.metadata, FieldPath.root("metadata"), { nameFn: nameIsDNSSubdomain });
   const spec = structuredClone(r.obj(obj.spec, FieldPath.root("spec")) ?? {});
   defaultPvcSpec(spec);
+  normalizeDataSources(spec);
   errs.push(...validatePvcSpec(r, spec, FieldPath.root("spec")));
   return [...r.errors, ...errs];
 }

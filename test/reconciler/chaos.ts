@@ -6,6 +6,8 @@
  */
 import type { FetchLike } from "../../src/kube/http.ts";
 
+export { mulberry32 } from "../../src/sim/fake-apiserver/random.ts";
+
 export class Crash extends Error {
   constructor() {
     super("simulated crash");
@@ -72,16 +74,4 @@ export function chaosFetch(inner: FetchLike, o: ChaosOptions): FetchLike & { cou
   f.count = 0;
   f.faults = faults;
   return f;
-}
-
-/** mulberry32 returns a seeded PRNG in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -89,7 +89,7 @@ const POD_UPDATE_MESSAGE =
 export const CONFORMANCE_CASES: ConformanceCase[] = [
   {
     name: "create, get, already exists",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "create a ConfigMap",
         method: "POST",
@@ -143,7 +143,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "create validation",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "pod without containers",
         method: "POST",
@@ -247,7 +247,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "generateName and custom resource defaults",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "generateName gets five random characters",
         method: "POST",
@@ -280,7 +280,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "optimistic concurrency",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "create", method: "POST", path: core(ns, "configmaps"), body: { metadata: { name: "cf-occ" }, data: { v: "1" } }, expect: { code: 201 }, save: { rv: "metadata.resourceVersion" } },
       {
         what: "update with the current resourceVersion",
@@ -377,7 +377,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "patch types",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "create", method: "POST", path: core(ns, "configmaps"), body: { metadata: { name: "cf-patch", labels: { a: "1" } }, data: { x: "1" } }, expect: { code: 201 } },
       {
         what: "JSON patch whose test fails",
@@ -477,7 +477,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "pod updates",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "create a pod", method: "POST", path: core(ns, "pods"), body: pod("cf-pu"), expect: { code: 201, fields: { "status.phase": "Pending", "spec.containers.0.imagePullPolicy": "IfNotPresent" } } },
       {
         what: "change the image",
@@ -557,7 +557,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "binding and graceful deletion",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "a node", method: "POST", path: "/api/v1/nodes", body: { metadata: { name: `${ns}-node` } }, expect: { code: 201, fields: { "spec.taints.0.key": "node.kubernetes.io/not-ready" } } },
       { what: "a pod", method: "POST", path: core(ns, "pods"), body: pod("cf-bind"), expect: { code: 201, fields: { "spec.terminationGracePeriodSeconds": 30 } } },
       {
@@ -632,7 +632,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "delete preconditions and finalizers",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "create with a finalizer",
         method: "POST",
@@ -701,7 +701,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "status and scale subresources of custom resources",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "create", method: "POST", path: ordinal(ns), body: ordinalSet("cf-sub", 2), expect: { code: 201 }, save: { rv: "metadata.resourceVersion" } },
       {
         what: "status update ignores spec and metadata",
@@ -762,7 +762,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "apps/v1 statefulsets",
-    steps: (ns) => {
+    steps: (ns): Step[] => {
       const set = {
         apiVersion: "apps/v1",
         kind: "StatefulSet",
@@ -846,7 +846,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "persistent volume claims",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "create: pvc-protection finalizer, canonical quantity, Pending",
         method: "POST",
@@ -899,7 +899,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "lists: selectors and paging",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       ...["1", "2", "3"].map((i) => ({
         what: `create cf-list-${i}`,
         method: "POST" as const,
@@ -985,7 +985,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "dry run",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "create with dryRun=All",
         method: "POST",
@@ -1017,7 +1017,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "routing errors",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "unknown resource", method: "GET", path: `/api/v1/namespaces/${ns}/widgets`, expect: { code: 404, reason: "NotFound", message: "the server could not find the requested resource", fields: { details: {} } } },
       {
         what: "PUT on a collection",
@@ -1031,7 +1031,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "leases and webhook configurations",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "MicroTime keeps six digits, in UTC",
         method: "POST",
@@ -1078,7 +1078,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "secrets and services",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "stringData is folded into data",
         method: "POST",
@@ -1110,7 +1110,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "garbage collection",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "owner", method: "POST", path: core(ns, "configmaps"), body: { metadata: { name: "cf-owner" } }, expect: { code: 201 }, save: { uid: "metadata.uid" } },
       {
         what: "dependent",
@@ -1143,8 +1143,15 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "namespace termination",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "a namespace", method: "POST", path: "/api/v1/namespaces", body: { metadata: { name: `${ns}-t` } }, expect: { code: 201, fields: { "spec.finalizers": ["kubernetes"], "status.phase": "Active" } } },
+      {
+        what: "the main endpoint keeps spec.finalizers",
+        method: "PUT",
+        path: `/api/v1/namespaces/${ns}-t`,
+        body: { metadata: { name: `${ns}-t`, labels: { x: "y" } }, spec: { finalizers: [] } },
+        expect: { code: 200, fields: { "spec.finalizers": ["kubernetes"], "metadata.labels.x": "y" } },
+      },
       { what: "with held content", method: "POST", path: core(`${ns}-t`, "configmaps"), body: { metadata: { name: "held", finalizers: ["example.com/hold"] } }, expect: { code: 201 } },
       {
         what: "delete it: Terminating",
@@ -1171,7 +1178,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "more garbage collection",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "a dependent whose owner never existed",
         method: "POST",
@@ -1218,7 +1225,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "more validation",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       {
         what: "invalid label key",
         method: "POST",
@@ -1316,7 +1323,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "more pods",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       { what: "a node", method: "POST", path: "/api/v1/nodes", body: { metadata: { name: `${ns}-n2` } }, expect: { code: 201 } },
       {
         what: "a pod created already bound, with resources",
@@ -1364,12 +1371,21 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
       },
       { what: "delete", method: "DELETE", path: core(ns, "pods", "cf-res"), expect: { code: 200, fields: { "metadata.deletionGracePeriodSeconds": 0 } } },
       { what: "gone", method: "GET", path: core(ns, "pods", "cf-res"), expect: { code: 404 } },
+      {
+        what: "a scheduled pod deleted with a negative grace period goes at once (1.20 keeps the value)",
+        method: "POST",
+        path: core(ns, "pods"),
+        body: { ...pod("cf-neg"), spec: { nodeName: `${ns}-n2`, containers: [{ name: "c", image: "a:1" }] } },
+        expect: { code: 201 },
+      },
+      { what: "delete with -5", method: "DELETE", path: `${core(ns, "pods", "cf-neg")}?gracePeriodSeconds=-5`, expect: { code: 200, fields: { "metadata.deletionGracePeriodSeconds": -5 } } },
+      { what: "gone", method: "GET", path: core(ns, "pods", "cf-neg"), expect: { code: 404 } },
       { what: "clean up", method: "DELETE", path: `/api/v1/nodes/${ns}-n2`, expect: { code: 200 } },
     ],
   },
   {
     name: "more lists and collections",
-    steps: (ns) => [
+    steps: (ns): Step[] => [
       ...["1", "2", "3"].map((i) => ({
         what: `create cf-coll-${i}`,
         method: "POST" as const,
@@ -1408,7 +1424,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   },
   {
     name: "apps/v1 status and strategic merge patch",
-    steps: (ns) => {
+    steps: (ns): Step[] => {
       const set = {
         apiVersion: "apps/v1",
         kind: "StatefulSet",

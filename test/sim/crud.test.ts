@@ -163,7 +163,7 @@ describe("generateName", () => {
 describe("namespaces", () => {
   it("start with default, kube-system, kube-public and kube-node-lease, each with a default ServiceAccount and token", async () => {
     const { server } = setup();
-    const names = server.list("/api/v1/namespaces").map((n: { metadata: { name: string } }) => n.metadata.name);
+    const names = server.list<{ metadata: { name: string } }>("/api/v1/namespaces").map((n) => n.metadata.name);
     expect(names).toEqual(["default", "kube-node-lease", "kube-public", "kube-system"]);
     const sa = server.get<{ secrets: { name: string }[] }>("/api/v1/namespaces/kube-system/serviceaccounts/default")!;
     expect(sa.secrets[0].name).toMatch(/^default-token-[bcdfghjklmnpqrstvwxz2456789]{5}$/);

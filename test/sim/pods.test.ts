@@ -196,14 +196,15 @@ describe("graceful pod deletion", () => {
     expect(u.body.metadata.deletionTimestamp).toBe(d.body.metadata.deletionTimestamp);
   });
 
-  it("a finished pod goes at once even when scheduled; a negative grace counts as 1", async () => {
+  it("a finished pod goes at once even when scheduled; so does one deleted with a negative grace (1.20)", async () => {
     const { call } = setup();
     await bound(call);
     await call("PATCH", `${PODS}/web-0/status`, { status: { phase: "Failed" } });
     expect((await call("DELETE", `${PODS}/web-0`)).body.metadata.deletionGracePeriodSeconds).toBe(0);
     await call("POST", PODS, pod("web-1", {}, { nodeName: "node-1" }));
     const neg = await call("DELETE", `${PODS}/web-1?gracePeriodSeconds=-5`);
-    expect(neg.body.metadata.deletionGracePeriodSeconds).toBe(1);
+    expect(neg.body.metadata.deletionGracePeriodSeconds).toBe(-5);
+    expect((await call("GET", `${PODS}/web-1`)).status).toBe(404);
   });
 
   it("a scheduled pod with a finalizer waits for both the kubelet and the finalizer", async () => {

@@ -114,7 +114,7 @@ describe("selectors on LIST", () => {
     expect(await names("fieldSelector=spec.nodeName%3D")).toEqual(["b"]);
     expect(await names("fieldSelector=status.phase%3DPending,metadata.name!%3Da")).toEqual(["b"]);
     expect(await names("fieldSelector=metadata.namespace%3Ddefault")).toEqual(["a", "b"]);
-    expect(server.list(PODS, { labelSelector: "app=db" }).map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(["b"]);
+    expect(server.list<{ metadata: { name: string } }>(PODS, { labelSelector: "app=db" }).map((p) => p.metadata.name)).toEqual(["b"]);
   });
 
   it("field selectors of all namespaces narrow by namespace", async () => {

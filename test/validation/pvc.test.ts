@@ -43,9 +43,20 @@ describe("validatePvcCreate", () => {
       ],
     ],
     [
+      // NormalizeDataSources copies a lone dataSource to dataSourceRef before validation.
       "dataSource without name, kind of the core group",
       (c) => (c.spec.dataSource = { kind: "VolumeSnapshot" }),
-      ["spec.dataSource.name: Required value", `spec.dataSource: Invalid value: "VolumeSnapshot": must be 'PersistentVolumeClaim' when referencing the default apiGroup`],
+      [
+        "spec.dataSource.name: Required value",
+        `spec.dataSource: Invalid value: "VolumeSnapshot": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+        "spec.dataSourceRef.name: Required value",
+        `spec.dataSourceRef: Invalid value: "VolumeSnapshot": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+      ],
+    ],
+    [
+      "dataSourceRef alone is copied to dataSource",
+      (c) => (c.spec.dataSourceRef = { kind: "PersistentVolumeClaim" }),
+      ["spec.dataSource.name: Required value", "spec.dataSourceRef.name: Required value"],
     ],
     [
       "selector",

@@ -5,11 +5,11 @@
 import { isApiError } from "./errors.ts";
 import { deleteObject } from "./deletion.ts";
 import { GarbageCollector } from "./gc.ts";
-import { objectAt, objectsIn, str, type Obj } from "./json.ts";
+import { encodeBase64, finalizersOf, metaOf, objectAt, objectsIn, setFinalizers, str, type Obj } from "./json.ts";
 import { namespaces, serviceAccounts, secrets } from "./kinds/core.ts";
 import { pods } from "./kinds/pods.ts";
 import { persistentVolumeClaims, PVC_PROTECTION_FINALIZER } from "./kinds/pvcs.ts";
-import { metaOf, type Change, type Engine } from "./rest.ts";
+import type { Change, Engine } from "./rest.ts";
 
 export interface ControllerOptions {
   /** create the `default` ServiceAccount (with a token Secret) in every namespace */
@@ -25,10 +25,6 @@ function swallow(fn: () => void): void {
     if (isApiError(e)) return;
     throw e;
   }
-}
-
-function base64(s: string): string {
-  return btoa(s);
 }
 
 export class Controllers {
@@ -144,7 +140,7 @@ export class Controllers {
           annotations: { "kubernetes.io/service-account.name": name, "kubernetes.io/service-account.uid": str(metaOf(sa).uid) },
         },
         type: "kubernetes.io/service-account-token",
-        data: { "ca.crt": base64("fake-ca"), namespace: base64(ns), token: base64(`fake-token-${this.engine.randomSuffix(16)}`) },
+        data: { "ca.crt": encodeBase64("fake-ca"), namespace: encodeBase64(ns), token: encodeBase64(`fake-token-${this.engine.randomSuffix(16)}`) },
       });
       this.engine.internalUpdate(serviceAccounts, sa, (o) => {
         o.secrets = [{ name: secretName }];
@@ -180,17 +176,10 @@ export class Controllers {
     const scheduled = this.engine.store.list(pods, ns).filter((p) => str(objectAt(p, "spec").nodeName));
     for (const pvc of this.engine.store.list(persistentVolumeClaims, ns)) {
       const meta = metaOf(pvc);
-      const finalizers = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
-      if (!meta.deletionTimestamp || !finalizers.includes(PVC_PROTECTION_FINALIZER)) continue;
+      if (!meta.deletionTimestamp || !finalizersOf(pvc).includes(PVC_PROTECTION_FINALIZER)) continue;
       const inUse = scheduled.some((p) => objectsIn(objectAt(p, "spec").volumes).some((v) => claimName(v) === meta.name));
       if (inUse) continue;
-      swallow(() =>
-        this.engine.internalUpdate(persistentVolumeClaims, pvc, (o) => {
-          const rest = finalizers.filter((f) => f !== PVC_PROTECTION_FINALIZER);
-          if (rest.length > 0) metaOf(o).finalizers = rest;
-          else delete metaOf(o).finalizers;
-        }),
-      );
+      swallow(() => this.engine.internalUpdate(persistentVolumeClaims, pvc, (o) => setFinalizers(o, finalizersOf(o).filter((f) => f !== PVC_PROTECTION_FINALIZER))));
     }
   }
 }

@@ -11,9 +11,9 @@ import {
   successStatus,
   type FieldError,
 } from "./errors.ts";
-import { clone, isObject, objectAt, str, type Obj } from "./json.ts";
+import { clone, finalizersOf, isObject, metaOf, objectAt, setFinalizers, str, type Obj } from "./json.ts";
 import type { ResourceDef } from "./kinds/types.ts";
-import { groupResource, metaOf, type Engine, type Result, type WriteOptions } from "./rest.ts";
+import { groupResource, type Engine, type Result, type WriteOptions } from "./rest.ts";
 import { formatTime } from "./time.ts";
 
 export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
@@ -124,8 +124,8 @@ export function deleteObject(engine: Engine, def: ResourceDef, namespace: string
   const obj = clone(existing);
   const meta = metaOf(obj);
   const now = engine.now();
-  let grace = o.gracePeriodSeconds;
-  if (grace !== undefined && grace < 0) grace = 1;
+  // 1.20 takes a negative grace period as is (later versions read it as 1): the object goes at once.
+  const grace = o.gracePeriodSeconds;
   let graceful = false;
   let lastGrace = 0;
   if (def.gracePeriod) {
@@ -148,16 +148,13 @@ export function deleteObject(engine: Engine, def: ResourceDef, namespace: string
       lastGrace = period;
     }
   }
-  const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers.map(str) : [];
+  const finalizers = finalizersOf(obj);
   const wanted = gcFinalizers(finalizers, o);
   const updateFinalizers = !sameSet(finalizers, wanted);
   let deleteNow = true;
   let out = existing;
   if (graceful || finalizers.length > 0 || updateFinalizers) {
-    if (updateFinalizers) {
-      if (wanted.length > 0) meta.finalizers = wanted;
-      else delete meta.finalizers;
-    }
+    if (updateFinalizers) setFinalizers(obj, wanted);
     const pending = wanted.length > 0;
     if (!graceful && pending) {
       if (!meta.deletionTimestamp && typeof meta.generation === "number" && meta.generation > 0) meta.generation += 1;
@@ -165,7 +162,7 @@ export function deleteObject(engine: Engine, def: ResourceDef, namespace: string
       meta.deletionGracePeriodSeconds = 0;
       deleteNow = false;
     } else if (graceful) {
-      deleteNow = !pending && lastGrace === 0;
+      deleteNow = !pending && lastGrace <= 0;
     }
     if (graceful || !deleteNow) {
       out = obj;
@@ -193,10 +190,7 @@ function deleteNamespace(engine: Engine, def: ResourceDef, existing: Obj, o: Del
     const next = clone(existing);
     metaOf(next).deletionTimestamp = formatTime(engine.now());
     objectAt(next, "status").phase = "Terminating";
-    const finalizers = Array.isArray(metaOf(next).finalizers) ? (metaOf(next).finalizers as string[]) : [];
-    const wanted = gcFinalizers(finalizers, o);
-    if (wanted.length > 0) metaOf(next).finalizers = wanted;
-    else delete metaOf(next).finalizers;
+    setFinalizers(next, gcFinalizers(finalizersOf(next), o));
     if (dryRun) return { code: 200, body: next };
     return { code: 200, body: engine.write(def, next, existing) };
   }

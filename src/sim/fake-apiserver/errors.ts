@@ -81,7 +81,7 @@ export function alreadyExists(gr: GroupResource, name: string): ApiError {
   return new ApiError(failure(409, `${qualifiedResource(gr)} "${name}" already exists`, "AlreadyExists", details(name, gr.group, gr.resource)));
 }
 
-export const OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again";
+const OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again";
 
 /** conflict is NewConflict: `Operation cannot be fulfilled on pods "web-0": <message>`. */
 export function conflict(gr: GroupResource, name: string, message: string = OPTIMISTIC_LOCK_MESSAGE): ApiError {

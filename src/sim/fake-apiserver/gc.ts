@@ -4,9 +4,9 @@
 // from their dependents, Foreground owners wait for their blocking dependents.
 
 import { isApiError } from "./errors.ts";
-import { objectsIn, str, type Obj } from "./json.ts";
+import { finalizersOf, metaOf, objectsIn, setFinalizers, str, type Obj } from "./json.ts";
 import { deleteObject, type PropagationPolicy } from "./deletion.ts";
-import { metaOf, type Change, type Engine } from "./rest.ts";
+import type { Change, Engine } from "./rest.ts";
 
 const ignoreGone = (fn: () => void): void => {
   try {
@@ -16,8 +16,6 @@ const ignoreGone = (fn: () => void): void => {
     throw e;
   }
 };
-
-const finalizersOf = (o: Obj): string[] => (Array.isArray(metaOf(o).finalizers) ? (metaOf(o).finalizers as string[]) : []);
 
 export class GarbageCollector {
   /** owner uid -> dependent uids */
@@ -158,12 +156,6 @@ export class GarbageCollector {
   private removeFinalizer(uid: string, finalizer: string): void {
     const found = this.engine.store.byUid(uid);
     if (!found) return;
-    ignoreGone(() =>
-      this.engine.internalUpdate(found.def, found.obj, (o) => {
-        const rest = finalizersOf(o).filter((x) => x !== finalizer);
-        if (rest.length > 0) metaOf(o).finalizers = rest;
-        else delete metaOf(o).finalizers;
-      }),
-    );
+    ignoreGone(() => this.engine.internalUpdate(found.def, found.obj, (o) => setFinalizers(o, finalizersOf(o).filter((x) => x !== finalizer))));
   }
 }

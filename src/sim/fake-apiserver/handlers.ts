@@ -3,7 +3,7 @@
 
 import { parseBody } from "./decode.ts";
 import { deleteObject, parseDeleteOptions } from "./deletion.ts";
-import { badRequest, invalidError, methodNotAllowed, notSupported, resourceNotFound } from "./errors.ts";
+import { badRequest, invalidError, isApiError, methodNotAllowed, notSupported, resourceNotFound } from "./errors.ts";
 import { str, type Obj } from "./json.ts";
 import { apiVersionOf, type ResourceDef } from "./kinds/types.ts";
 import { listObjects } from "./listing.ts";
@@ -150,7 +150,7 @@ function deleteCollection(engine: Engine, def: ResourceDef, namespace: string, r
     try {
       deleteObject(engine, def, namespace, str((item.metadata as Obj).name), options, wo);
     } catch (e) {
-      if (!(e instanceof Error && "code" in e && (e as { code: number }).code === 404)) throw e;
+      if (!isApiError(e) || e.code !== 404) throw e;
     }
   }
   return { code: 200, body: list };

@@ -62,9 +62,60 @@ export function objectAt(obj: Obj, key: string): Obj {
   return created;
 }
 
-/** arrayAt returns obj[key] when it is an array of objects, or an empty list. */
+/** objectsIn returns the objects of a list (none when v is not a list). */
 export function objectsIn(v: unknown): Obj[] {
   return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/** metaOf returns an object's metadata, creating it when absent. */
+export const metaOf = (o: Obj): Obj => objectAt(o, "metadata");
+
+/** finalizersOf lists metadata.finalizers. */
+export function finalizersOf(o: Obj): string[] {
+  const f = metaOf(o).finalizers;
+  return Array.isArray(f) ? f.map(str) : [];
+}
+
+/** setFinalizers writes metadata.finalizers, dropping the field when the list is empty. */
+export function setFinalizers(o: Obj, finalizers: string[]): void {
+  if (finalizers.length > 0) metaOf(o).finalizers = finalizers;
+  else delete metaOf(o).finalizers;
+}
+
+/** fillNull sets the listed fields of every condition to null when absent (zero metav1.Time encodes as null). */
+export function fillNull(conditions: unknown, ...fields: string[]): void {
+  for (const c of objectsIn(conditions)) for (const f of fields) c[f] ??= null;
+}
+
+/** encodeBase64 encodes a UTF-8 string with Web APIs only. */
+export function encodeBase64(s: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+const META_ORDER = [
+  "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
+  "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+];
+
+/** canonicalOrder orders keys as the apiserver writes them: Go struct order for built-ins, sorted for custom resources. */
+export function canonicalOrder(o: Obj, custom: boolean): Obj {
+  if (custom) return sortKeys(o) as Obj;
+  const meta = metaOf(o);
+  const ordered: Obj = {};
+  for (const k of META_ORDER) if (meta[k] !== undefined) ordered[k] = meta[k];
+  for (const [k, v] of Object.entries(meta)) if (!(k in ordered)) ordered[k] = v;
+  const { kind, apiVersion, metadata: _m, ...rest } = o;
+  return { kind, apiVersion, metadata: ordered, ...rest };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  const out: Obj = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]);
+  return out;
 }
 
 /** str returns v when it is a string, else ''. */

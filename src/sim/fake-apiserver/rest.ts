@@ -13,7 +13,7 @@ import {
   plainServerError,
   type GroupResource,
 } from "./errors.ts";
-import { clone, deepEqual, isObject, objectAt, str, type Obj } from "./json.ts";
+import { canonicalOrder, clone, deepEqual, metaOf, objectAt, str, type Obj } from "./json.ts";
 import type { Registry } from "./kinds/index.ts";
 import type { ClusterView, ResourceDef } from "./kinds/types.ts";
 import { applyPatch } from "./patch.ts";
@@ -54,7 +54,6 @@ const MAX_GENERATE_ATTEMPTS = 8;
 
 export const groupResource = (def: ResourceDef): GroupResource => ({ group: def.group, resource: def.resource });
 
-export const metaOf = (o: Obj): Obj => objectAt(o, "metadata");
 
 /** withoutResourceVersion copies an object for comparisons that ignore the resourceVersion. */
 function withoutResourceVersion(o: Obj): Obj {
@@ -113,9 +112,10 @@ export class Engine implements ClusterView {
   /** write stores an object under a new resourceVersion and tells the controllers. */
   write(def: ResourceDef, obj: Obj, old: Obj | undefined): Obj {
     metaOf(obj).resourceVersion = this.store.nextResourceVersion();
-    this.store.put(def, obj);
-    this.emit({ type: old ? "modified" : "added", def, obj, old });
-    return obj;
+    const stored = canonicalOrder(obj, def.custom);
+    this.store.put(def, stored);
+    this.emit({ type: old ? "modified" : "added", def, obj: stored, old });
+    return stored;
   }
 
   /** erase removes an object from the store and tells the controllers. */
@@ -191,7 +191,7 @@ export class Engine implements ClusterView {
         if (generated && attempt < MAX_GENERATE_ATTEMPTS) continue;
         throw alreadyExists(groupResource(def), name);
       }
-      if (opts.dryRun) return { code, body: candidate };
+      if (opts.dryRun) return { code, body: canonicalOrder(candidate, def.custom) };
       return { code, body: this.write(def, candidate, undefined) };
     }
   }
@@ -247,7 +247,8 @@ export class Engine implements ClusterView {
     } else {
       const finalizers = objectAt(obj, "spec").finalizers;
       next = clone(existing);
-      objectAt(next, "spec").finalizers = finalizers;
+      if (Array.isArray(finalizers) && finalizers.length > 0) objectAt(next, "spec").finalizers = finalizers;
+      else delete objectAt(next, "spec").finalizers;
     }
     return this.commitUpdate(def, existing, next, mode, opts);
   }
@@ -274,7 +275,7 @@ export class Engine implements ClusterView {
       return { code: 200, body: next };
     }
     if (deepEqual(withoutResourceVersion(next), withoutResourceVersion(existing))) return { code: 200, body: existing };
-    if (opts.dryRun) return { code: 200, body: next };
+    if (opts.dryRun) return { code: 200, body: canonicalOrder(next, def.custom) };
     return { code: 200, body: this.write(def, next, existing) };
   }
 
@@ -310,9 +311,4 @@ export class Engine implements ClusterView {
     metaOf(next).resourceVersion = meta.resourceVersion;
     return this.updateDecoded(def, str(meta.namespace), str(meta.name), next, "main", {});
   }
-}
-
-/** isWriteResult narrows a result body to an object. */
-export function bodyObject(r: Result): Obj {
-  return isObject(r.body) ? r.body : {};
 }

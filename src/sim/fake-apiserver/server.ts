@@ -7,7 +7,7 @@ import { decode } from "./decode.ts";
 import { internalError, isApiError, type ApiError, type Status } from "./errors.ts";
 import { faultError, Faults, networkError, SimulatedCrash, type Fault } from "./faults.ts";
 import { handle, type HttpResult } from "./handlers.ts";
-import { objectAt, str, type Obj } from "./json.ts";
+import { metaOf, objectAt, str, type Obj } from "./json.ts";
 import { namespaces as namespacesDef } from "./kinds/core.ts";
 import type { CustomResourceSpec } from "./kinds/custom.ts";
 import { Registry } from "./kinds/index.ts";
@@ -15,7 +15,7 @@ import type { ResourceDef } from "./kinds/types.ts";
 import { listObjects } from "./listing.ts";
 import { RequestLog, type RequestInfo } from "./log.ts";
 import { mulberry32, uuidFrom } from "./random.ts";
-import { Engine, metaOf, type Change } from "./rest.ts";
+import { Engine, type Change } from "./rest.ts";
 import { parseRoute, verbOf, type Route } from "./routing.ts";
 import { Store } from "./store.ts";
 import { formatTime } from "./time.ts";
@@ -33,7 +33,7 @@ export interface FakeApiServerOptions {
   customResources?: readonly CustomResourceSpec[];
   /** namespaces that exist at start (default: default, kube-system, kube-public, kube-node-lease) */
   namespaces?: readonly string[];
-  /** how many request records the log keeps (default 100000) */
+  /** how many request records the log keeps (default 10000; counts() totals are kept regardless) */
   logLimit?: number;
 }
 
@@ -117,7 +117,7 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
   const ctl = new Controllers(engine, { serviceAccounts: options.serviceAccounts ?? true });
   observers.push((c) => ctl.observe(c));
   const faults = new Faults();
-  const log = new RequestLog(options.logLimit ?? 100_000);
+  const log = new RequestLog(options.logLimit ?? 10_000);
   const hooks = new Set<(req: RequestInfo) => void>();
 
   const settle = (): void => {

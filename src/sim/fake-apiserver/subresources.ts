@@ -2,11 +2,11 @@
 // pods/binding (how a scheduler, or a test playing one, puts a pod on a node).
 
 import { badRequest, conflict, invalid, invalidError, notSupported, required, successStatus, type FieldError } from "./errors.ts";
-import { clone, getIn, isObject, objectAt, setIn, str, type Obj } from "./json.ts";
+import { clone, getIn, isObject, metaOf, objectAt, setIn, str, type Obj } from "./json.ts";
 import { bindPod } from "./kinds/pods.ts";
 import type { ResourceDef } from "./kinds/types.ts";
 import { applyPatch } from "./patch.ts";
-import { groupResource, metaOf, type Engine, type Result, type WriteOptions } from "./rest.ts";
+import { groupResource, type Engine, type Result, type WriteOptions } from "./rest.ts";
 import { formatLabelSelector } from "./selectors.ts";
 import { subdomainName, validateObjectMeta } from "./validation.ts";
 

@@ -3,7 +3,7 @@
 // activeDeadlineSeconds; on update only replicas, template and updateStrategy may change.
 
 import { forbiddenField, invalid, notSupported, required, type FieldError } from "../errors.ts";
-import { clone, deepEqual, isObject, objectAt, objectsIn, type Obj } from "../json.ts";
+import { clone, deepEqual, fillNull, isObject, metaOf as meta, objectAt, objectsIn, type Obj } from "../json.ts";
 import { matchesLabels, selectorFromLabelSelector } from "../selectors.ts";
 import type { FieldPath } from "../time.ts";
 import { subdomainName, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
@@ -11,7 +11,6 @@ import { defaultPodSpec, podSpecQuantityMaps } from "./pod-spec.ts";
 import { defaultClaimSpec } from "./pvcs.ts";
 import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
 
-const meta = (o: Obj): Obj => objectAt(o, "metadata");
 
 /** defaultPodTemplate defaults a PodTemplateSpec as embedded in workload kinds. */
 export function defaultPodTemplate(template: Obj): void {
@@ -36,7 +35,7 @@ function defaultStatefulSet(o: Obj): void {
     objectAt(t, "status").phase ??= "Pending";
   }
   objectAt(o, "status").replicas ??= 0;
-  for (const c of objectsIn(objectAt(o, "status").conditions)) c.lastTransitionTime ??= null;
+  fillNull(objectAt(o, "status").conditions, "lastTransitionTime");
 }
 
 function nonNegative(v: unknown, field: string): FieldError[] {

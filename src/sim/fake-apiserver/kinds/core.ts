@@ -3,7 +3,7 @@
 
 import { DecodeError } from "../decode.ts";
 import { forbiddenField, invalid, required, type FieldError } from "../errors.ts";
-import { deepEqual, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
+import { deepEqual, encodeBase64, fillNull, isObject, metaOf as meta, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import {
   dns1035Name,
   isConfigMapKey,
@@ -15,7 +15,6 @@ import {
 } from "../validation.ts";
 import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
 
-const meta = (o: Obj): Obj => objectAt(o, "metadata");
 
 /** simpleValidation validates metadata only, on create and update. */
 function simpleValidation(namespaced: boolean, nameFn: NameValidator): Pick<ResourceDef, "validate" | "validateUpdate"> {
@@ -57,14 +56,6 @@ export const configMaps: ResourceDef = defineResource({
     ...immutableData(o, old, ["data", "binaryData"]),
   ],
 });
-
-/** encodeBase64 encodes a UTF-8 string with Web APIs only. */
-function encodeBase64(s: string): string {
-  const bytes = new TextEncoder().encode(s);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
 
 export const secrets: ResourceDef = defineResource({
   group: "",
@@ -240,10 +231,7 @@ export const nodes: ResourceDef = defineResource({
     for (const k of ["machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"]) {
       info[k] ??= "";
     }
-    for (const c of objectsIn(status.conditions)) {
-      c.lastHeartbeatTime ??= null;
-      c.lastTransitionTime ??= null;
-    }
+    fillNull(status.conditions, "lastHeartbeatTime", "lastTransitionTime");
   },
   admitCreate(o) {
     const spec = objectAt(o, "spec");

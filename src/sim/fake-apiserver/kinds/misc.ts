@@ -1,11 +1,10 @@
 // coordination.k8s.io/v1 leases and admissionregistration.k8s.io/v1 webhook configurations.
 
 import { duplicate, invalid, notSupported, required, type FieldError } from "../errors.ts";
-import { isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
+import { isObject, metaOf as meta, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import { isDNS1123Subdomain, subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
 import { defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
 
-const meta = (o: Obj): Obj => objectAt(o, "metadata");
 
 function validateLeaseSpec(o: Obj): FieldError[] {
   const spec = objectAt(o, "spec");

@@ -4,7 +4,7 @@
 
 import { specDiff } from "../diff.ts";
 import { forbidden, forbiddenField, invalid, required, type FieldError } from "../errors.ts";
-import { clone, deepEqual, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
+import { clone, deepEqual, fillNull, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import { formatTime } from "../time.ts";
 import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
 import { defaultPodSpec, podSpecQuantityMaps, validatePodSpec } from "./pod-spec.ts";
@@ -28,10 +28,7 @@ function containerStateTimes(): string[][] {
 
 function defaultPodStatus(status: unknown): void {
   if (!isObject(status)) return;
-  for (const c of objectsIn(status.conditions)) {
-    c.lastProbeTime ??= null;
-    c.lastTransitionTime ??= null;
-  }
+  fillNull(status.conditions, "lastProbeTime", "lastTransitionTime");
   for (const list of STATUS_LISTS) {
     for (const s of objectsIn(status[list])) {
       s.name ??= "";

@@ -4,7 +4,7 @@
 
 import { specDiff } from "../diff.ts";
 import { forbiddenField, invalid, notSupported, required, type FieldError } from "../errors.ts";
-import { clone, deepEqual, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
+import { clone, deepEqual, fillNull, isObject, objectAt, str, type Obj } from "../json.ts";
 import { compareQuantities, parseQuantity } from "../quantity.ts";
 import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
 import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
@@ -78,10 +78,7 @@ export const persistentVolumeClaims: ResourceDef = defineResource({
     defaultClaimSpec(objectAt(pvc, "spec"));
     const status = objectAt(pvc, "status");
     status.phase ??= "Pending";
-    for (const c of objectsIn(status.conditions)) {
-      c.lastProbeTime ??= null;
-      c.lastTransitionTime ??= null;
-    }
+    fillNull(status.conditions, "lastProbeTime", "lastTransitionTime");
   },
   admitCreate(pvc) {
     const meta = objectAt(pvc, "metadata");
