@@ -1,0 +1,134 @@
+/**
+ * The pass and the invocation loop against the fake apiserver: failures mid-pass stop that set
+ * (and only that set) and the next pass finishes the job; each kind is listed once per pass;
+ * events are recorded like upstream; the Lease keeps two invocations from acting at once.
+ */
+import { describe, expect, it } from "vitest";
+import type { Pod } from "../../src/api/k8s.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { acquireLease } from "../../src/reconciler/lease.ts";
+import { silentLogger } from "../../src/reconciler/log.ts";
+import { runReconcile } from "../../src/reconciler/loop.ts";
+import { reconcilePass } from "../../src/reconciler/pass.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+
+const setObj = (name: string, replicas = 2) => ({
+  apiVersion: "apps.ordinal.dev/v1",
+  kind: "StatefulSet",
+  metadata: { name, namespace: "default" },
+  spec: {
+    replicas,
+    podManagementPolicy: "Parallel",
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
+    volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
+  },
+});
+
+function setup() {
+  const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+  const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name!).sort();
+  const claims = () => fake.list<{ metadata: { name: string } }>("/api/v1/namespaces/default/persistentvolumeclaims").map((c) => c.metadata.name).sort();
+  return { fake, client, pods, claims };
+}
+const now = () => new Date("2026-11-21T12:00:00Z");
+
+describe("reconcilePass", () => {
+  it("lists each kind once per pass, whatever the number of sets", async () => {
+    const { fake, client } = setup();
+    for (const n of ["a", "b", "c"]) await fake.seed(setObj(n));
+    fake.log.clear();
+    await reconcilePass(client, { now, log: silentLogger });
+    const counts = fake.log.counts();
+    expect(counts["list pods"]).toBe(1);
+    expect(counts["list persistentvolumeclaims"]).toBe(1);
+    expect(counts["list controllerrevisions"]).toBe(1);
+    expect(counts["list statefulsets"]).toBe(1);
+  });
+
+  it.each([
+    ["a claim create", { method: "POST", resource: "persistentvolumeclaims" }],
+    ["a pod create", { method: "POST", resource: "pods" }],
+    ["the revision create", { method: "POST", resource: "controllerrevisions" }],
+    ["the status write", { method: "PATCH", subresource: "status" }],
+  ])("stops the set at the first failure (%s) and the next pass finishes the job", async (_, match) => {
+    const { fake, client, pods, claims } = setup();
+    await fake.seed(setObj("web"));
+    fake.faults.add({ ...match, fault: "internal", times: 1 });
+    const first = await reconcilePass(client, { now, log: silentLogger });
+    expect(first.sets[0].error).toMatch(/injected|Internal|500/i);
+    expect(first.pending).toBe(true);
+    await reconcilePass(client, { now, log: silentLogger });
+    await reconcilePass(client, { now, log: silentLogger });
+    expect(pods()).toEqual(["web-0", "web-1"]);
+    expect(claims()).toEqual(["data-web-0", "data-web-1"]);
+    const set = fake.get<{ status?: { replicas?: number } }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
+    expect(set?.status?.replicas).toBe(2);
+  });
+
+  it("a failure of one set does not stop the others", async () => {
+    const { fake, client, pods } = setup();
+    await fake.seed(setObj("a", 1));
+    await fake.seed(setObj("b", 1));
+    fake.faults.add({ method: "POST", resource: "pods", when: (r) => JSON.stringify(r).includes("a-0"), fault: "internal", times: 5 });
+    const r = await reconcilePass(client, { now, log: silentLogger });
+    expect(r.sets.find((s) => s.set === "default/a")?.error).toBeTruthy();
+    expect(pods()).toEqual(["b-0"]);
+  });
+
+  it("records upstream's events, FailedCreate included", async () => {
+    const { fake, client } = setup();
+    await fake.seed(setObj("web", 1));
+    fake.faults.add({ method: "POST", resource: "pods", fault: { status: 403, reason: "Forbidden", message: "quota exceeded" }, times: 1 });
+    await reconcilePass(client, { now, log: silentLogger });
+    await reconcilePass(client, { now, log: silentLogger });
+    const events = fake.list<{ reason: string; message: string; type: string }>("/api/v1/namespaces/default/events");
+    const reasons = events.map((e) => e.reason);
+    expect(reasons).toContain("FailedCreate");
+    expect(reasons).toContain("SuccessfulCreate");
+    expect(events.find((e) => e.reason === "FailedCreate")?.message).toMatch(/^create Pod web-0 in StatefulSet web failed error: /);
+    expect(events.find((e) => e.reason === "SuccessfulCreate" && e.message.startsWith("create Pod"))?.message).toBe("create Pod web-0 in StatefulSet web successful");
+  });
+});
+
+describe("leases and invocations", () => {
+  it("two holders never hold the lease at once; an expired lease is taken over", async () => {
+    const { client } = setup();
+    const t0 = new Date("2026-11-21T12:00:00Z");
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, t0)).toBe(true);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "b" }, new Date(t0.getTime() + 10_000))).toBe(false);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, new Date(t0.getTime() + 20_000))).toBe(true);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "b" }, new Date(t0.getTime() + 51_000))).toBe(true);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, new Date(t0.getTime() + 52_000))).toBe(false);
+  });
+
+  it("racing acquisitions: exactly one wins", async () => {
+    const { client } = setup();
+    const results = await Promise.all(["a", "b", "c", "d"].map((h) => acquireLease(client, { namespace: "ordinal-system", holder: h }, now())));
+    expect(results.filter(Boolean).length).toBe(1);
+  });
+
+  it("an invocation skips when another holds the lease, and keeps passing while work is pending", async () => {
+    const { fake, client, pods } = setup();
+    await fake.seed({ ...setObj("web", 3), spec: { ...setObj("web", 3).spec, podManagementPolicy: "OrderedReady" } });
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "other" }, new Date())).toBe(true);
+    const skipped = await runReconcile(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", budgetMs: 1000 });
+    expect(skipped.acquired).toBe(false);
+    expect(pods()).toEqual([]);
+    const fresh = setup();
+    await fresh.fake.seed(setObj("web", 3));
+    const r = await runReconcile(fresh.client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", budgetMs: 5_000, idleMs: 1, maxPasses: 3 });
+    expect(r.acquired).toBe(true);
+    expect(r.passes.length).toBeGreaterThan(1);
+    expect(fresh.pods()).toEqual(["web-0", "web-1", "web-2"]);
+  });
+
+  it("stops before the request budget", async () => {
+    const { fake, client } = setup();
+    await fake.seed(setObj("web", 3));
+    const r = await runReconcile(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", budgetMs: 60_000, idleMs: 1, maxRequests: 45 });
+    expect(r.passes.length).toBe(1);
+    expect(client.requestCount).toBeLessThanOrEqual(45);
+  });
+});
