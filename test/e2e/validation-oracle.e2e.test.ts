@@ -63,8 +63,9 @@ import { caBundle, NODE_URL, startNodeServer, waitHealthy, type Running } from "
 import { admin, kubectl, kubectlResult, newNamespace, setupCluster, sleep } from "./support.ts";
 import { TWELVE, allVariants, baseSet, corpusSets, type Raw, type Variant } from "./variants.ts";
 
-const SEED = Number(process.env.ORACLE_SEED ?? Date.now() % 2 ** 31);
-const RANDOM_COUNT = Number(process.env.ORACLE_RANDOM ?? 60);
+// A fixed default keeps CI stable; ORACLE_SEED=random explores new combinations.
+const SEED = process.env.ORACLE_SEED === "random" ? Date.now() % 2 ** 31 : Number(process.env.ORACLE_SEED ?? 12035770);
+const RANDOM_COUNT = Number(process.env.ORACLE_RANDOM ?? 100);
 console.log(`validation oracle: seed ${SEED} (ORACLE_SEED=${SEED} replays it), ${RANDOM_COUNT} random variants`);
 
 /** A (field, reason) pair, printed as `field reason`. */
@@ -439,8 +440,9 @@ describe("the real apiserver as the oracle for pod and PVC creation", () => {
     expect(outcomes.length).toBeGreaterThanOrEqual(60);
     expect(disagreeing.map((o) => o.variant.name)).toEqual([]);
     expect(setOutcomes.filter((o) => !o.agree).map((o) => o.variant.name)).toEqual([]);
-    // Every documented exception is still needed (a fixed one must leave the list).
-    for (const name of Object.keys(EXCEPTIONS)) expect(outcomes.find((o) => o.variant.name === name)?.exception, name).toBeDefined();
+    // Every documented exception names a variant; one no longer needed fails that variant (the
+    // difference must be exactly the declared one), so fixed differences leave the list.
+    for (const name of [...Object.keys(EXCEPTIONS), ...Object.keys(SET_EXCEPTIONS)]) expect(VARIANTS.some((v) => v.name === name), name).toBe(true);
   });
 });
 

@@ -11,6 +11,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
+import { mulberry32, pick, type Random } from "../../src/sim/fake-apiserver/random.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Raw = any;
@@ -360,20 +361,7 @@ export function corpusSets(): Array<{ file: string; set: Raw }> {
 
 // --- the seeded generator ---------------------------------------------------------------------
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rng = () => number;
-const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
+type Rng = Random;
 
 // Pools of values on which 1.20 and current upstream agree (no relaxed env names, no ReadWriteOncePod).
 const NAMES = ["a", "web", "nginx", "sidecar", "init", "Bad_Name", "-x", "x-", "a.b", "n".repeat(63), "n".repeat(64), "", "config", "www"];
@@ -468,9 +456,15 @@ const PARAMETRIC: Array<(rng: Rng) => Mutation> = [
     if (rng() < 0.5) sc.capabilities = { add: [pick(rng, CAPABILITIES)], drop: [pick(rng, CAPABILITIES)] };
     if (rng() < 0.3) sc.privileged = rng() < 0.5;
     if (rng() < 0.3) sc.allowPrivilegeEscalation = rng() < 0.5;
-    if (rng() < 0.4) sc.seccompProfile = pick(rng, SECCOMP);
     if (rng() < 0.3) sc.readOnlyRootFilesystem = true;
+    if (rng() < 0.3) sc.runAsNonRoot = rng() < 0.5;
     return m("random", `containers[${k}].securityContext=${JSON.stringify(sc)}`, (s) => (C(s, k).securityContext = sc));
+  },
+  (rng) => {
+    // Pod level only: 1.20 copies a container's seccompProfile into an annotation keyed by the
+    // container's name, which a bad container name then makes invalid (a 1.20-only error).
+    const profile = structuredClone(pick(rng, SECCOMP));
+    return m("random", `pod seccompProfile=${JSON.stringify(profile)}`, (s) => (sub(T(s), "securityContext").seccompProfile = profile));
   },
   (rng) => {
     const t = structuredClone(pick(rng, TOLERATIONS));
@@ -608,7 +602,7 @@ const PARAMETRIC: Array<(rng: Rng) => Mutation> = [
  * `seed`: hand-written composable ones (except those named in `exclude`) and parametric ones.
  */
 export function randomVariants(seed: number, count: number, exclude: ReadonlySet<string> = new Set()): Variant[] {
-  const rng = prng(seed);
+  const rng = mulberry32(seed);
   const handWritten = MUTATIONS.filter((x) => x.composable !== false && x.family !== "valid" && !exclude.has(x.name));
   const randomMutation = (): Mutation => (rng() < 0.5 ? pick(rng, handWritten) : pick(rng, PARAMETRIC)(rng));
   const out: Variant[] = [];

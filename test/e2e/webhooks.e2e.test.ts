@@ -167,6 +167,9 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
   afterAll(async () => {
     await worker?.stop();
     await proxy?.stop();
+    // Leave no failurePolicy: Fail hook pointing at a stopped server for the files that follow.
+    kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+    kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
   });
 
   webhookChecks("worker");

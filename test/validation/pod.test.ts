@@ -273,6 +273,32 @@ describe("validatePodCreate", () => {
     expect(validatePodCreate(pod((p) => (p.spec.volumes = [{ name: "scratch" }])))).toEqual([]);
   });
 
+  // Found by the real-apiserver oracle (test/e2e/validation-oracle.e2e.test.ts).
+  it("defaults fieldRef.apiVersion in downward API volume files, plain and projected", () => {
+    const items = [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }];
+    const p = pod((p) => {
+      p.spec.volumes = [
+        { name: "podinfo", downwardAPI: { items } },
+        { name: "all", projected: { sources: [{ downwardAPI: { items } }] } },
+      ];
+      c0(p).volumeMounts = [
+        { name: "podinfo", mountPath: "/etc/podinfo" },
+        { name: "all", mountPath: "/etc/all" },
+      ];
+    });
+    expect(validatePodCreate(p)).toEqual([]);
+  });
+
+  it("checks huge page values for being a multiple of the page size in limits only", () => {
+    const requests = pod((p) => (c0(p).resources = { requests: { "hugepages-2Mi": "1Mi", memory: "1Gi" }, limits: { memory: "1Gi" } }));
+    expect(messages(validatePodCreate(requests))).toEqual(["spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources"]);
+    const limits = pod((p) => (c0(p).resources = { limits: { "hugepages-2Mi": "3Mi", memory: "1Gi" } }));
+    // The request defaults to the limit and is not checked again.
+    expect(messages(validatePodCreate(limits))).toEqual([
+      `spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not positive integer multiple of hugepages-2Mi`,
+    ]);
+  });
+
   it("checks privileged containers against the cluster policy when told", () => {
     const p = pod((p) => (c0(p).securityContext = { privileged: true }));
     expect(validatePodCreate(p)).toEqual([]);
