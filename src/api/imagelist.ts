@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int32 } from "./schema-meta.ts";
+import { int32, objectMeta } from "./schema-meta.ts";
 
 /**
  * `apps.ordinal.dev/v1` ImageList: images to pre-pull on the nodes that run (or will run) the
@@ -11,13 +11,7 @@ export const IMAGELIST_KIND = "ImageList";
 export const ImageListSchema = z.object({
   apiVersion: z.string().default("apps.ordinal.dev/v1"),
   kind: z.string().default(IMAGELIST_KIND),
-  metadata: z.looseObject({
-    name: z.string().optional(),
-    namespace: z.string().optional(),
-    uid: z.string().optional(),
-    generation: z.number().int().optional(),
-    resourceVersion: z.string().optional(),
-  }),
+  metadata: objectMeta(),
   spec: z.object({
     images: z.record(
       z.string(),

@@ -22,3 +22,16 @@ export const opaque = <T extends object>(description: string) =>
     .meta({ "x-kubernetes-preserve-unknown-fields": true, description });
 
 export const stringMap = () => z.record(z.string(), z.string());
+
+/** The object metadata Ordinal reads from its own kinds (the apiserver validates the rest). */
+export const objectMeta = () =>
+  z.looseObject({
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    generation: z.number().int().optional(),
+    resourceVersion: z.string().optional(),
+    labels: stringMap().optional(),
+    annotations: stringMap().optional(),
+    deletionTimestamp: z.string().optional(),
+  });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PersistentVolumeClaimSpec, PodSpec } from "./k8s-extra.ts";
-import { int32, intOrString, opaque, stringMap } from "./schema-meta.ts";
+import { int32, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
 
 /**
  * The `apps.ordinal.dev/v1` StatefulSet: apps/v1 StatefulSet plus Ordinal's update-strategy
@@ -115,16 +115,7 @@ export const StatefulSetStatusSchema = z.object({
 export const StatefulSetSchema = z.object({
   apiVersion: z.string().default(API_VERSION),
   kind: z.string().default(KIND),
-  metadata: z.looseObject({
-    name: z.string().optional(),
-    namespace: z.string().optional(),
-    uid: z.string().optional(),
-    generation: z.number().int().optional(),
-    resourceVersion: z.string().optional(),
-    labels: stringMap().optional(),
-    annotations: stringMap().optional(),
-    deletionTimestamp: z.string().optional(),
-  }),
+  metadata: objectMeta(),
   spec: StatefulSetSpecSchema,
   status: StatefulSetStatusSchema.optional(),
 });
