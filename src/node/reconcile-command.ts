@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../reconciler/log.ts";
 import { runReconcile, type RunResult } from "../reconciler/loop.ts";
+import { settingsFrom } from "../runtime-config.ts";
 
 /**
  * `ordinal reconcile --once`: one invocation against the configured cluster (one pass, or with
@@ -17,7 +18,7 @@ export async function reconcileCommand(client: KubeClient, args: string[], log: 
   const result = await runReconcile(client, {
     log,
     holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
-    leaseNamespace: flag("--lease-namespace") ?? process.env.LEASE_NAMESPACE ?? "default",
+    leaseNamespace: flag("--lease-namespace") ?? settingsFrom(process.env).leaseNamespace,
     budgetMs: Number(flag("--budget-ms") ?? 50_000),
     maxPasses: untilIdle ? undefined : 1,
     namespace: flag("--namespace"),

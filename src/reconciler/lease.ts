@@ -1,5 +1,5 @@
 import type { Lease } from "../api/k8s.ts";
-import { isConflict, isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 
 /**
@@ -54,6 +54,9 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
     return true;
   } catch (e) {
     if (isConflict(e) || isAlreadyExists(e)) return false;
+    if (isNotFound(e)) {
+      throw new Error(`lease namespace "${o.namespace}" not found: apply deploy/namespace.yaml or set LEASE_NAMESPACE (${(e as Error).message})`, { cause: e });
+    }
     throw e;
   }
 }

@@ -132,3 +132,11 @@ describe("leases and invocations", () => {
     expect(client.requestCount).toBeLessThanOrEqual(45);
   });
 });
+
+describe("lease namespace", () => {
+  it("a missing lease namespace is a clear error", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default"] });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
+    await expect(acquireLease(client, { namespace: "ordinal-system", holder: "a" }, now())).rejects.toThrow(/lease namespace "ordinal-system" not found: apply deploy\/namespace.yaml/);
+  });
+});
