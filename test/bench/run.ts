@@ -86,13 +86,34 @@ for (const sets of [10, 50]) {
   console.log(`  ${String(sets).padStart(3)} sets: ${listOnce} requests/pass (list once) vs ${naive} (list per set): ${(naive / listOnce).toFixed(1)}x fewer; pass took ${ms.toFixed(1)} ms`);
 }
 
-console.log("== memory: heap for planning the 1000-pod set 100 times");
+console.log("== memory: heap retained by plans, steady 1000-pod set vs one that must create 1000 pods (Parallel)");
 {
-  const { set, pods, revisions } = steadySet(1000);
-  globalThis.gc?.();
-  const h0 = process.memoryUsage().heapUsed;
-  const keep = [];
-  for (let i = 0; i < 100; i++) keep.push(plan({ set, pods, claims: [], revisions, now }));
-  const h1 = process.memoryUsage().heapUsed;
-  console.log(`  retained by 100 plans: ${((h1 - h0) / 1024 / 1024).toFixed(2)} MiB (${((h1 - h0) / 100 / 1024).toFixed(1)} KiB/plan); inputs: ${(JSON.stringify(pods).length / 1024).toFixed(0)} KiB of pod JSON`);
+  const measure = (mk: () => unknown) => {
+    globalThis.gc?.();
+    const h0 = process.memoryUsage().heapUsed;
+    const keep = Array.from({ length: 10 }, mk);
+    globalThis.gc?.();
+    const h1 = process.memoryUsage().heapUsed;
+    return { perPlan: Math.max(0, h1 - h0) / keep.length };
+  };
+  const steady = steadySet(1000);
+  const s1 = measure(() => plan({ set: steady.set, pods: steady.pods, claims: [], revisions: steady.revisions, now }));
+  const fresh = StatefulSetSchema.parse({ ...steady.set, status: undefined, spec: { ...steady.set.spec, podManagementPolicy: "Parallel" } });
+  const s2 = measure(() => plan({ set: fresh, pods: [], claims: [], revisions: steady.revisions, now }));
+  if (!globalThis.gc) console.log("  (run through npm run bench: --expose-gc makes these figures exact)");
+  console.log(`  steady: ${(s1.perPlan / 1024).toFixed(1)} KiB/plan; creating 1000 pods: ${(s2.perPlan / 1024 / 1024).toFixed(2)} MiB/plan (${(s2.perPlan / 1000 / 1024).toFixed(2)} KiB/pod); pod JSON in: ${(JSON.stringify(steady.pods).length / 1024).toFixed(0)} KiB`);
+}
+
+console.log("== Worker bundle (what wrangler uploads): minified vs not, gzip, side by side");
+{
+  const { build } = await import("esbuild");
+  const { gzipSync } = await import("node:zlib");
+  const sizes: Record<string, { raw: number; gz: number }> = {};
+  for (const minify of [false, true]) {
+    const r = await build({ entryPoints: ["src/worker.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify, write: false, external: ["node:*"], logLevel: "silent" });
+    const code = r.outputFiles[0].contents;
+    sizes[minify ? "minified" : "plain"] = { raw: code.length, gz: gzipSync(code).length };
+  }
+  const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+  console.log(`  plain: ${kib(sizes.plain.raw)} (gzip ${kib(sizes.plain.gz)}); minified: ${kib(sizes.minified.raw)} (gzip ${kib(sizes.minified.gz)}); minify saves ${(sizes.plain.raw / sizes.minified.raw).toFixed(1)}x; Workers limit 3 MiB gzip (free): ${((sizes.minified.gz / (3 * 1024 * 1024)) * 100).toFixed(1)}% used`);
 }
