@@ -8,7 +8,7 @@ import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { getPodRevision } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
 import { allReady, driveUntil, reconcileStep } from "./driver.ts";
-import { admin, kubectl, kubeletFor, listPods, newNamespace, reconcileCli, setupCluster, sleep } from "./support.ts";
+import { admin, kubectl, kubectlResult, kubeletFor, listPods, newNamespace, reconcileCli, setupCluster, sleep } from "./support.ts";
 
 const webSet = (ns: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: "apps.ordinal.dev/v1",
@@ -168,6 +168,19 @@ describe("OrderedReady set with a volumeClaimTemplate, driven by `ordinal reconc
     }
     expect(await listPods(ns)).toEqual([]);
     expect(await claims(ns)).toEqual(["www-web-0", "www-web-1", "www-web-2"]);
+  });
+});
+
+describe("least-privilege RBAC of the reconciler identity", () => {
+  it.each([
+    ["delete", "persistentvolumeclaims", "no"],
+    ["get", "secrets", "no"],
+    ["update", "pods", "no"],
+    ["create", "pods", "yes"],
+    ["patch", "persistentvolumeclaims", "yes"],
+  ])("can-i %s %s: %s", (verb, resource, answer) => {
+    const r = kubectlResult(["auth", "can-i", verb, resource, "--as", "ordinal-reconciler", "-n", "default"]);
+    expect(r.stdout.trim() || r.stderr.trim()).toBe(answer);
   });
 });
 
