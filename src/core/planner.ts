@@ -181,7 +181,8 @@ export function plan(input: PlanInput): Plan {
       return finish();
     }
     if (!identityMatches(set, pod, ordinal)) repairIdentity(set, pod, ordinal, actions);
-    if (!storageMatches(set, pod, ordinal)) {
+    // A pending pod's missing claims were planned above already.
+    if (!isPending(pod) && !storageMatches(set, pod, ordinal)) {
       for (const claim of missingClaims(ordinal).create) actions.push({ type: "createClaim", claim, pod: pod.metadata!.name! });
     }
     fixClaimOwners(pod, ordinal);

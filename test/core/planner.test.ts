@@ -61,6 +61,14 @@ describe("plan: scale up", () => {
     expect(p.actions.some((a) => a.type.toLowerCase().includes("deleteclaim"))).toBe(false);
   });
 
+  it("plans a pending pod's missing claim once, even when its volumes do not match (Parallel)", () => {
+    const s = makeSet({ replicas: 1, podManagementPolicy: "Parallel" });
+    const p0 = pod(s, 0, revisionOf(s).metadata!.name!, "pending");
+    p0.spec!.volumes = [];
+    const p = plan({ set: s, pods: [p0], claims: [], revisions: [revisionOf(s)], now: NOW });
+    expect(summary(p.actions)).toEqual(["claim www-web-0"]);
+  });
+
   it("waits when a claim of the next pod is terminating", () => {
     const i = input(set, ["ready"]);
     i.claims = [claimFor(set, 0), claimFor(set, 1, { deletionTimestamp: "2026-11-21T11:00:00Z" })];
