@@ -1,4 +1,6 @@
+import { ensureWebhookRegistration } from "./admission/registration.ts";
 import type { AppDeps } from "./http/app.ts";
+import type { KubeClient } from "./kube/client.ts";
 import type { AuthConfig } from "./http/auth.ts";
 
 /**
@@ -42,3 +44,15 @@ export const appDepsFrom = (s: OrdinalSettings): Pick<AppDeps, "auth" | "reconci
   reconcilerUsername: s.reconcilerUsername,
   validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
 });
+
+/**
+ * registrationRepair returns the before-pass hook that keeps the webhook configurations
+ * registered at WEBHOOK_URL, or undefined when no URL is configured.
+ */
+export function registrationRepair(client: KubeClient, s: OrdinalSettings): (() => Promise<void>) | undefined {
+  const url = s.webhookUrl;
+  if (!url) return undefined;
+  return async () => {
+    await ensureWebhookRegistration(client, { url, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
+  };
+}

@@ -3,14 +3,13 @@
  * reconcile passes on each cron tick within a time and subrequest budget. Thin: all logic lives
  * in src/http, src/admission, src/reconciler and src/core.
  */
-import { ensureWebhookRegistration } from "./admission/registration.ts";
 import { lookupStatefulSetWith } from "./admission/lookup.ts";
 import { createApp } from "./http/app.ts";
 import type { KubeClient } from "./kube/client.ts";
 import { createKubeClient, type FetchLike } from "./kube/http.ts";
 import { jsonLogger } from "./reconciler/log.ts";
 import { runReconcile } from "./reconciler/loop.ts";
-import { appDepsFrom, settingsFrom } from "./runtime-config.ts";
+import { appDepsFrom, registrationRepair, settingsFrom } from "./runtime-config.ts";
 
 export interface Env {
   KUBE_API_URL?: string;
@@ -60,7 +59,7 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
     maxRequests: Number(env.MAX_SUBREQUESTS || 900),
     namespace: scope.namespace,
     setName: scope.setName,
-    beforePass: s.webhookUrl && !scope.setName ? () => ensureWebhookRegistration(client, { url: s.webhookUrl!, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets }).then(() => undefined) : undefined,
+    beforePass: scope.setName ? undefined : registrationRepair(client, s),
   });
   log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount });
 }

@@ -5,7 +5,7 @@
  * why this lives under src/node and never reaches the Worker bundle.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { promisify } from "node:util";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -106,15 +106,8 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
       source: "in-cluster service account",
     };
   }
-  const path = env.KUBECONFIG?.split(":")[0] || (() => {
-    const p = `${homedir()}/.kube/config`;
-    try {
-      readFileSync(p);
-      return p;
-    } catch {
-      return undefined;
-    }
-  })();
+  const home = `${homedir()}/.kube/config`;
+  const path = env.KUBECONFIG?.split(":")[0] || (existsSync(home) ? home : undefined);
   return path ? loadKubeconfig(path) : undefined;
 }
 

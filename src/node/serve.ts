@@ -10,13 +10,12 @@ import { createServer as createHttpsServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { serve } from "@hono/node-server";
 import { generateWebhookKeys } from "../admission/token.ts";
-import { ensureWebhookRegistration } from "../admission/registration.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../reconciler/log.ts";
 import { runReconcile } from "../reconciler/loop.ts";
-import { appDepsFrom, settingsFrom } from "../runtime-config.ts";
+import { appDepsFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { startSimulation } from "./simulation.ts";
 
@@ -52,7 +51,8 @@ function parseFlags(args: string[]): ServeFlags {
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = parseFlags(args);
-  const level = (process.env.LOG_LEVEL as "info" | "warn" | "error" | undefined) ?? (flags.simulate || !clusterConfigFromEnv() ? "warn" : "info");
+  const cluster = flags.simulate ? undefined : clusterConfigFromEnv();
+  const level = (process.env.LOG_LEVEL as "info" | "warn" | "error" | undefined) ?? (cluster ? "info" : "warn");
   const log = jsonLogger((l) => console.error(l), {}, level);
   const vars = { ...process.env } as Record<string, string | undefined>;
   for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
@@ -60,7 +60,6 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (file) vars[k] = readFileSync(file, "utf8");
   }
   if (flags.clientCa) vars.WEBHOOK_MTLS = "true";
-  const cluster = flags.simulate ? undefined : clusterConfigFromEnv();
   let client: KubeClient;
   let simulation: Awaited<ReturnType<typeof startSimulation>> | undefined;
   if (cluster) {
@@ -82,9 +81,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
-  if (settings.webhookUrl) {
-    loop.beforePass = () => ensureWebhookRegistration(client, { url: settings.webhookUrl!, caBundle: settings.webhookCaBundle, validateAppsV1StatefulSets: settings.validateAppsV1StatefulSets }).then(() => undefined);
-  }
+  loop.beforePass = registrationRepair(client, settings);
   const app = createApp({
     ...appDepsFrom(settings),
     log,

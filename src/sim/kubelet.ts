@@ -1,5 +1,5 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
-import { isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 
 /**
@@ -66,7 +66,7 @@ export class KubeletPlayer {
       try {
         await this.client.create(R.nodes, undefined, { apiVersion: "v1", kind: "Node", metadata: { name, labels: { "kubernetes.io/hostname": name } } });
       } catch (e) {
-        if (!(e instanceof Error && /already exists|AlreadyExists/.test(e.message))) throw e;
+        if (!isAlreadyExists(e)) throw e;
       }
     }
     this.nodesMade = true;
