@@ -4,14 +4,12 @@
  * against the real kube-apiserver, each in a fresh namespace. A case that fails here means the
  * expectation — and so the fake — differs from the real apiserver.
  */
-import { readFileSync } from "node:fs";
-import { Agent, fetch as undiciFetch } from "undici";
+import { fetchFor } from "../../src/node/kubeconfig.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONFORMANCE_CASES, replayCase } from "../sim/conformance-cases.ts";
-import { env, newNamespace, setupCluster } from "./support.ts";
+import { adminConfig, env, newNamespace, setupCluster } from "./support.ts";
 
-const dispatcher = new Agent({ connect: { ca: readFileSync(env.KUBE_CA_FILE, "utf8") } });
-const realFetch = (input: string, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+const realFetch = fetchFor(adminConfig);
 
 beforeAll(setupCluster);
 

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { Agent, fetch as undiciFetch } from "undici";
+import { fetchFor } from "../../src/node/kubeconfig.ts";
 import { env } from "./support.ts";
 
 export const KEYS = process.env.ORDINAL_WEBHOOK_KEYS ?? `${process.env.ORDINAL_CLUSTER_DIR ?? "/tmp/ordinal-e2e-cluster"}.keys`;
@@ -48,13 +48,15 @@ function start(cmd: string, args: string[], extraEnv: Record<string, string>): R
   };
 }
 
+/** webhookFetch is a fetch that trusts the webhook servers' test certificate. */
+export const webhookFetch = fetchFor({ server: NODE_URL, ca: readFileSync(`${KEYS}/tls.crt`, "utf8"), source: "e2e webhook servers" });
+
 /** waitHealthy polls `${url}/healthz` (trusting the test CA) until it answers ok. */
 export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): Promise<void> {
-  const dispatcher = new Agent({ connect: { ca: readFileSync(`${KEYS}/tls.crt`, "utf8") } });
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
-      const res = await undiciFetch(`${url}/healthz`, { dispatcher });
+      const res = await webhookFetch(`${url}/healthz`);
       if (res.ok) return;
     } catch {
       /* not up yet */

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { R } from "../../src/kube/resources.ts";
-import { caBundle, KEYS, NODE_URL, startApiProxy, startNodeServer, startWorker, waitHealthy, WORKER_URL, type Running } from "./servers.ts";
+import { caBundle, KEYS, NODE_URL, startApiProxy, startNodeServer, startWorker, waitHealthy, webhookFetch, WORKER_URL, type Running } from "./servers.ts";
 import { admin, kubectl, kubectlResult, newNamespace, setupCluster, sleep } from "./support.ts";
 
 const setYaml = (ns: string, extra = "") => `
@@ -138,10 +138,7 @@ describe("webhooks served by `ordinal serve` on Node (https://127.0.0.1:28443)",
   });
 
   it("requests without the JWT are refused with 401", async () => {
-    const { Agent, fetch } = await import("undici");
-    const { readFileSync } = await import("node:fs");
-    const dispatcher = new Agent({ connect: { ca: readFileSync(`${KEYS}/tls.crt`, "utf8") } });
-    const res = await fetch(`${NODE_URL}/validate/statefulsets`, { method: "POST", body: "{}", headers: { "content-type": "application/json" }, dispatcher });
+    const res = await webhookFetch(`${NODE_URL}/validate/statefulsets`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(res.status).toBe(401);
   });
 });
@@ -177,10 +174,7 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
   it("/__scheduled runs a reconcile pass of the Worker against the real apiserver", async () => {
     const ns = await newNamespace("wh-cron");
     kubectl(["apply", "-f", "-"], setYaml(ns).replace("replicas: 2", "replicas: 1"));
-    const { Agent, fetch } = await import("undici");
-    const { readFileSync } = await import("node:fs");
-    const dispatcher = new Agent({ connect: { ca: readFileSync(`${KEYS}/tls.crt`, "utf8") } });
-    const res = await fetch(`${WORKER_URL}/__scheduled?cron=*+*+*+*+*`, { dispatcher });
+    const res = await webhookFetch(`${WORKER_URL}/__scheduled?cron=*+*+*+*+*`);
     expect(res.status).toBe(200);
     let pod: Pod | undefined;
     for (let i = 0; i < 40 && !pod; i++) {
