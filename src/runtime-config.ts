@@ -1,7 +1,8 @@
-import { ensureWebhookRegistration } from "./admission/registration.ts";
+import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient } from "./kube/client.ts";
-import type { AuthConfig } from "./http/auth.ts";
+import type { AuthConfig } from "./auth/webhook-auth.ts";
+import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "./deploy/identity.ts";
 
 /**
  * Settings shared by both runtimes, read from a string map (Worker vars/secrets or process.env).
@@ -15,25 +16,51 @@ export interface OrdinalSettings {
   budgetMs: number;
   /** Where the apiserver reaches our webhooks, for registration repair (optional). */
   webhookUrl?: string;
+  /** Or, in a cluster: the Service (`namespace/name`) in front of the webhook server. */
+  webhookService?: { namespace: string; name: string };
   webhookCaBundle?: string;
 }
 
 const truthy = (v: string | undefined) => v === "1" || v === "true" || v === "yes";
 
-/** settingsFrom returns the settings in `vars`; unknown or missing values get documented defaults. */
+/**
+ * reconcilerUsernameFrom returns the username the apiserver gives the reconciler, the only caller
+ * allowed to change a managed pod's identity: RECONCILER_USERNAME when set, else the identity of
+ * the ServiceAccount token in KUBE_TOKEN, else the ServiceAccount deploy/ installs.
+ */
+export function reconcilerUsernameFrom(vars: Record<string, string | undefined>): string {
+  return vars.RECONCILER_USERNAME || usernameFromToken(vars.KUBE_TOKEN) || DEFAULT_RECONCILER_USERNAME;
+}
+
+/** webhookServiceFrom parses WEBHOOK_SERVICE (`namespace/name`), or throws saying what is expected. */
+function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookService"] {
+  if (!v) return undefined;
+  const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(v);
+  if (!m) throw new Error(`WEBHOOK_SERVICE must be NAMESPACE/NAME of the webhook Service, got ${JSON.stringify(v)}`);
+  return { namespace: m[1], name: m[2] };
+}
+
+/**
+ * settingsFrom returns the settings in `vars`; unknown or missing values get documented defaults.
+ * WEBHOOK_AUTH=none turns caller authentication off explicitly (see README: managed clusters).
+ */
 export function settingsFrom(vars: Record<string, string | undefined>): OrdinalSettings {
   const jwks = vars.WEBHOOK_JWKS;
   const pem = vars.WEBHOOK_PUBLIC_KEY;
+  const mode = vars.WEBHOOK_AUTH || "";
+  if (!["", "none", "jwt", "mtls"].includes(mode)) throw new Error(`WEBHOOK_AUTH must be jwt, mtls or none, got ${JSON.stringify(mode)}`);
   return {
     auth: {
-      jwt: jwks || pem ? { jwks: jwks || undefined, publicKeyPem: jwks ? undefined : pem, audience: vars.WEBHOOK_AUDIENCE, issuer: vars.WEBHOOK_ISSUER } : undefined,
-      mtlsVerified: truthy(vars.WEBHOOK_MTLS),
+      jwt: jwks || pem ? { jwks: jwks || undefined, publicKeyPem: jwks ? undefined : pem, audience: vars.WEBHOOK_AUDIENCE, issuer: vars.WEBHOOK_ISSUER, subject: vars.WEBHOOK_SUBJECT } : undefined,
+      mtlsClientNames: truthy(vars.WEBHOOK_MTLS) ? (vars.WEBHOOK_MTLS_CLIENT_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean) : undefined,
+      ...(mode === "none" ? { unauthenticated: true } : {}),
     },
-    reconcilerUsername: vars.RECONCILER_USERNAME || "ordinal-reconciler",
+    reconcilerUsername: reconcilerUsernameFrom(vars),
     validateAppsV1StatefulSets: truthy(vars.VALIDATE_APPS_V1_STATEFULSETS),
     leaseNamespace: vars.LEASE_NAMESPACE || "ordinal-system",
     budgetMs: Number(vars.RECONCILE_BUDGET_MS || 45_000),
     webhookUrl: vars.WEBHOOK_URL || undefined,
+    webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
     webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
   };
 }
@@ -51,8 +78,12 @@ export const appDepsFrom = (s: OrdinalSettings): Pick<AppDeps, "auth" | "reconci
  */
 export function registrationRepair(client: KubeClient, s: OrdinalSettings): (() => Promise<void>) | undefined {
   const url = s.webhookUrl;
-  if (!url) return undefined;
+  const service = s.webhookService;
+  if (!url && !service) return undefined;
   return async () => {
-    await ensureWebhookRegistration(client, { url, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
+    await ensureWebhookRegistration(client, { url: url ?? "", service: url ? undefined : service, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
   };
 }
+
+/** isAuthConfigured is false when the webhooks would accept no caller at all (then they answer 503). */
+export const isAuthConfigured = (a: AuthConfig) => !!(a.jwt || a.mtlsClientNames || a.unauthenticated);

@@ -7,9 +7,12 @@ import { lookupStatefulSetWith } from "./admission/lookup.ts";
 import { createApp } from "./http/app.ts";
 import type { KubeClient } from "./kube/client.ts";
 import { createKubeClient, type FetchLike } from "./kube/http.ts";
-import { jsonLogger } from "./reconciler/log.ts";
+import { jsonLogger } from "./log/log.ts";
 import { runReconcile } from "./reconciler/loop.ts";
-import { appDepsFrom, registrationRepair, settingsFrom } from "./runtime-config.ts";
+import { appDepsFrom, isAuthConfigured, registrationRepair, settingsFrom } from "./runtime-config.ts";
+import { unconfiguredApp } from "./http/unconfigured.ts";
+import { instrumentClient } from "./metrics/instrument.ts";
+import { Metrics, recordRun } from "./metrics/metrics.ts";
 
 export interface Env {
   KUBE_API_URL?: string;
@@ -45,12 +48,16 @@ function clientFor(env: Env): KubeClient | undefined {
 
 /** reconcile runs one bounded invocation (a tick, or a hint for one set). */
 async function reconcile(env: Env, scope: { namespace?: string; setName?: string; budgetMs?: number } = {}) {
-  const client = clientFor(env);
-  if (!client) {
+  const raw = clientFor(env);
+  if (!raw) {
     log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
     return;
   }
   const s = settingsFrom(vars(env));
+  // Per invocation: the same counters as Node's /metrics, in the invocation's last log line.
+  const metrics = new Metrics();
+  const client = instrumentClient(raw, metrics, log);
+  const started = Date.now();
   const result = await runReconcile(client, {
     log,
     holder: `worker-${crypto.randomUUID().slice(0, 8)}`,
@@ -61,7 +68,8 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
     setName: scope.setName,
     beforePass: scope.setName ? undefined : registrationRepair(client, s),
   });
-  log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount });
+  recordRun(metrics, result, (Date.now() - started) / 1000);
+  log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount, metrics: metrics.snapshot() });
 }
 
 /** Last hint per set in this isolate: kubelet status updates come in bursts; one pass serves them. */
@@ -83,7 +91,20 @@ const apps = new WeakMap<object, ReturnType<typeof createApp>>();
 function appFor(env: Env) {
   let app = apps.get(env);
   if (!app) {
-    const s = settingsFrom(vars(env));
+    let s: ReturnType<typeof settingsFrom>;
+    try {
+      s = settingsFrom(vars(env));
+    } catch (e) {
+      app = unconfiguredApp(e instanceof Error ? e.message : String(e));
+      apps.set(env, app);
+      return app;
+    }
+    if (!isAuthConfigured(s.auth)) {
+      // A fresh `npm run dev`: /healthz answers, the webhooks say what is missing (503, not a 500).
+      app = unconfiguredApp("webhook authentication is not configured: set WEBHOOK_JWKS or WEBHOOK_PUBLIC_KEY (or WEBHOOK_AUTH=none); see .dev.vars.example");
+      apps.set(env, app);
+      return app;
+    }
     const client = clientFor(env);
     app = createApp({
       ...appDepsFrom(s),
@@ -101,6 +122,6 @@ export default {
     return appFor(env).fetch(request, env, ctx);
   },
   async scheduled(_event: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(reconcile(env));
+    ctx.waitUntil(reconcile(env).catch((e: unknown) => log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) })));
   },
 };

@@ -7,7 +7,4 @@ export { validateImageListRequest } from "./validate-imagelists.ts";
 export { ordinalSetOf, isOrdinalSetRef } from "./membership.ts";
 export { lookupStatefulSetWith } from "./lookup.ts";
 export { diff, encodePatch, decodePatch, type PatchOperation } from "./patch.ts";
-export * from "./webhook-configs.ts";
-export * from "./registration.ts";
-export * from "./register-command.ts";
-export * from "./token.ts";
+export * from "./token-command.ts";

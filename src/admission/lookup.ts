@@ -1,16 +1,36 @@
-import { StatefulSetSchema } from "../api/statefulset.ts";
+import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { LookupStatefulSet } from "./mutate-pods.ts";
 
+/** How long a cached set serves pods that name its uid (bounds how stale the range warning gets). */
+export const SET_CACHE_TTL_MS = 10_000;
+/** Sets remembered at once (oldest dropped first). */
+export const SET_CACHE_SIZE = 256;
+
 /**
- * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: one GET, parsed
+ * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: a GET, parsed
  * with defaults filled (as the planner sees the set). A set that does not parse throws, which the
- * HTTP layer turns into an allow with a warning.
+ * HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
+ * (every pod the reconciler creates), a set read in the last SET_CACHE_TTL_MS with that uid is
+ * reused: name, namespace, serviceName and volumeClaimTemplates, all the identity patch reads,
+ * never change for one uid (a recreated set has a new uid, so it is fetched).
  */
-export function lookupStatefulSetWith(client: KubeClient): LookupStatefulSet {
-  return async (namespace, name) => {
+export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): LookupStatefulSet {
+  const cache = new Map<string, { set: StatefulSet; at: number }>();
+  return async (namespace, name, uid) => {
+    const key = `${namespace}/${name}`;
+    const hit = cache.get(key);
+    if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return hit.set;
     const raw = await client.get(R.statefulSets, namespace, name);
-    return raw ? StatefulSetSchema.parse(raw) : undefined;
+    if (!raw) {
+      cache.delete(key);
+      return undefined;
+    }
+    const set = StatefulSetSchema.parse(raw);
+    cache.delete(key);
+    if (cache.size >= SET_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, { set, at: now() });
+    return set;
   };
 }

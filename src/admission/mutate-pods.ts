@@ -2,12 +2,17 @@ import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { getEndOrdinal, getParentNameAndOrdinal, getStartOrdinal } from "../core/names.ts";
 import { addReadinessGate, updateIdentity, updateStorage } from "../core/pod.ts";
-import { ordinalSetOf } from "./membership.ts";
+import { isObject } from "../validation/json.ts";
+import { controllerRefOf, isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
 import { diff, encodePatch, type PatchOperation } from "./patch.ts";
-import { allow, type AdmissionRequest, type AdmissionResult } from "./types.ts";
+import { allow, deny, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
-/** Finds a set by namespace and name; undefined when it does not exist. */
-export type LookupStatefulSet = (namespace: string, name: string) => Promise<StatefulSet | undefined>;
+/**
+ * Finds a set by namespace and name; undefined when it does not exist. `uid`, when given, is the
+ * uid the pod's controller reference names: a cached set with that uid may be returned (the
+ * fields the identity patch reads are immutable for a given uid), anything else is fetched.
+ */
+export type LookupStatefulSet = (namespace: string, name: string, uid?: string) => Promise<StatefulSet | undefined>;
 
 export interface MutatePodOptions {
   lookupStatefulSet?: LookupStatefulSet;
@@ -20,7 +25,12 @@ export interface MutatePodOptions {
  * reconciler's pods, so both end up equal.
  */
 export function withOrdinalIdentity(set: StatefulSet, pod: Pod, ordinal: number): Pod {
-  const copy = structuredClone(pod);
+  // Copies exactly what updateIdentity, updateStorage and addReadinessGate write (metadata, its
+  // labels map, spec, its readinessGates list; volumes are replaced whole), not the whole pod:
+  // cloning a 4 KB pod was the largest cost of a mutate request.
+  const copy: Pod = { ...pod };
+  if (pod.metadata) copy.metadata = { ...pod.metadata, ...(isObject(pod.metadata.labels) ? { labels: { ...pod.metadata.labels } } : {}) };
+  if (pod.spec) copy.spec = { ...pod.spec, ...(pod.spec.readinessGates ? { readinessGates: [...pod.spec.readinessGates] } : {}) };
   updateIdentity(set, copy, ordinal);
   updateStorage(set, copy, ordinal);
   addReadinessGate(copy);
@@ -46,7 +56,8 @@ export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): 
   const namespace = pod.metadata?.namespace || req.namespace || "default";
   const podName = pod.metadata?.name || req.name || "";
   const parsed = getParentNameAndOrdinal(podName);
-  if (!parsed || parsed.parent !== setName) {
+  // Only the canonical `<set>-<n>` is a member: "web-01" parses to ordinal 1 but is not web-1.
+  if (!parsed || parsed.parent !== setName || podName !== `${setName}-${parsed.ordinal}`) {
     const shown = podName ? `"${podName}"` : "(none yet: generateName is not supported)";
     return {
       response: allow(req, [
@@ -57,7 +68,8 @@ export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): 
   if (!opts.lookupStatefulSet) {
     return { response: allow(req, [`Ordinal cannot look up StatefulSet ${namespace}/${setName} (no apiserver client configured): pod ${podName} was created without its identity`]) };
   }
-  const set = await opts.lookupStatefulSet(namespace, setName);
+  const ref = controllerRefOf(pod);
+  const set = await opts.lookupStatefulSet(namespace, setName, ref && isOrdinalSetRef(ref) ? ref.uid : undefined);
   if (!set) {
     return {
       response: allow(req, [
@@ -79,4 +91,22 @@ export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): 
     response.patch = encodePatch(ops);
   }
   return { response };
+}
+
+/**
+ * mutatePodFailed is the answer when mutatePod throws: a pod of an Ordinal set is refused (500,
+ * so the creator retries) rather than admitted without its identity, PVC volumes and readiness
+ * gate; any other pod is admitted with a warning. Timeouts are not seen here: the webhook's
+ * failurePolicy decides those.
+ */
+export function mutatePodFailed(req: AdmissionRequest, message: string): AdmissionResult {
+  const setName = ordinalSetOf(req.object as Pod | undefined);
+  if (!setName) return { response: allow(req, [`Ordinal's mutating webhook failed (${message}); the object was admitted unchanged`]) };
+  return {
+    response: deny(req, {
+      code: 500,
+      reason: "InternalError",
+      message: `Ordinal's mutating webhook failed (${message}): a pod of StatefulSet ${setName} is refused rather than created without its identity; retry`,
+    }),
+  };
 }

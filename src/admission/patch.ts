@@ -22,8 +22,13 @@ export function diff(from: object, to: object): PatchOperation[] {
 
 /** encodePatch returns the base64 of the patch's JSON (UTF-8), as AdmissionResponse.patch. */
 export function encodePatch(ops: PatchOperation[]): string {
-  return base64(new TextEncoder().encode(JSON.stringify(ops)));
+  const json = JSON.stringify(ops);
+  // ASCII (the usual case) is its own UTF-8: btoa takes it as is.
+  return ASCII.test(json) ? btoa(json) : base64(new TextEncoder().encode(json));
 }
+
+/** JSON.stringify output escapes control characters, so printable ASCII is the whole ASCII case. */
+const ASCII = /^[\x20-\x7e]*$/;
 
 /** decodePatch is encodePatch's inverse (tests and logs). */
 export function decodePatch(b64: string): PatchOperation[] {

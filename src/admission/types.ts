@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isObject } from "../validation/json.ts";
 
 /**
@@ -90,9 +90,22 @@ export interface AdmissionResult {
   reconcileHint?: { namespace: string; setName: string };
 }
 
-/** allow admits the request, with warnings when there are any. */
+/** Warnings in one response at most, and characters of each (hostile input must not make them huge). */
+export const MAX_WARNINGS = 20;
+export const MAX_WARNING_CHARS = 1024;
+
+/** boundedWarnings keeps the first MAX_WARNINGS warnings, each cut at MAX_WARNING_CHARS, and counts the rest. */
+function boundedWarnings(warnings: string[]): { warnings?: string[] } {
+  if (warnings.length === 0) return {};
+  const cut = (w: string) => (w.length <= MAX_WARNING_CHARS ? w : `${w.slice(0, MAX_WARNING_CHARS)}… (cut)`);
+  const kept = warnings.slice(0, MAX_WARNINGS).map(cut);
+  if (warnings.length > MAX_WARNINGS) kept.push(`and ${warnings.length - MAX_WARNINGS} more warnings`);
+  return { warnings: kept };
+}
+
+/** allow admits the request, with warnings (bounded) when there are any. */
 export function allow(req: Pick<AdmissionRequest, "uid">, warnings: string[] = []): AdmissionResponse {
-  return { uid: req.uid, allowed: true, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { uid: req.uid, allowed: true, ...boundedWarnings(warnings) };
 }
 
 /** deny refuses the request with a Status (`code` defaults to 403 Forbidden). */
@@ -101,7 +114,7 @@ export function deny(req: Pick<AdmissionRequest, "uid">, status: AdmissionStatus
     uid: req.uid,
     allowed: false,
     status: { code: 403, reason: "Forbidden", ...status },
-    ...(warnings.length > 0 ? { warnings } : {}),
+    ...boundedWarnings(warnings),
   };
 }
 

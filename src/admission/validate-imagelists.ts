@@ -1,6 +1,7 @@
 import { GROUP } from "../api/statefulset.ts";
 import { validateImageList } from "../validation/index.ts";
 import { denyInvalid } from "./invalid.ts";
+import { oversized } from "./limits.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /**
@@ -11,7 +12,8 @@ export function validateImageListRequest(req: AdmissionRequest): AdmissionResult
   if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
   if (req.subResource) return { response: allow(req) };
   const obj = req.object as { metadata?: { name?: string } };
-  const errors = validateImageList(obj);
+  const tooBig = oversized(obj, "ImageList");
+  const errors = tooBig ? [tooBig] : validateImageList(obj);
   if (errors.length === 0) return { response: allow(req) };
   return { response: denyInvalid(req, { group: GROUP, kind: "ImageList" }, objectName(req, obj), errors) };
 }

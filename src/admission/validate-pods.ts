@@ -1,19 +1,27 @@
-import type { Pod } from "../api/k8s.ts";
-import { INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
+import type { OwnerReference, Pod } from "../api/k8s.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { isObject } from "../validation/json.ts";
 import { denyInvalid } from "./invalid.ts";
-import { ordinalSetOf } from "./membership.ts";
+import { isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
 export const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
-/** Annotations only the reconciler writes. */
+/** Annotations only the reconciler writes (the in-place update state machine). */
 export const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION] as const;
+/** Pod conditions only the reconciler writes (the in-place update readiness gate). */
+export const RECONCILER_CONDITIONS = [INPLACE_READY_CONDITION] as const;
+/**
+ * Who may remove (never add or change) Ordinal's ownerReference besides the reconciler: the
+ * garbage collector orphaning the pods of a set deleted with `propagationPolicy: Orphan`, under
+ * its own service account (`--use-service-account-credentials`) or the controller manager's user.
+ */
+export const GARBAGE_COLLECTOR_USERNAMES = ["system:serviceaccount:kube-system:generic-garbage-collector", "system:kube-controller-manager"] as const;
 
 export interface ValidatePodOptions {
-  /** `userInfo.username` of the reconciler: the one caller allowed to change identity labels. */
+  /** `userInfo.username` of the reconciler: the one caller allowed to change identity and in-place state. */
   reconcilerUsername: string;
 }
 
@@ -24,7 +32,7 @@ export interface ValidatePodOptions {
  */
 export function changedSpecPointers(oldSpec: unknown, newSpec: unknown): string[] {
   const before = isObject(oldSpec) ? oldSpec : {};
-  const after = isObject(newSpec) ? structuredClone(newSpec) : {};
+  const after = isObject(newSpec) ? (JSON.parse(JSON.stringify(newSpec)) as Record<string, unknown>) : {};
   for (const field of ["containers", "initContainers"]) {
     const olds = before[field];
     const news = after[field];
@@ -41,48 +49,126 @@ export function changedSpecPointers(oldSpec: unknown, newSpec: unknown): string[
   return [...pointers].sort();
 }
 
+/** Subresources that write a Pod object and come to this hook (see webhook-configs.ts). */
+const POD_WRITING_SUBRESOURCES = new Set(["", "status", "ephemeralcontainers", "resize"]);
+
 /**
- * validatePodUpdate answers an UPDATE of a pod of an Ordinal set. Status updates always pass (and
- * hint that the set deserves a reconcile). Otherwise it refuses, listing every problem at once:
- * any `spec` change other than container images (the template is where that belongs), and any
- * change of the identity labels or the in-place state annotation by anyone but the reconciler.
+ * validatePodRequest answers the pod hook: a CREATE or UPDATE of a pod (any subresource that
+ * writes one: status, ephemeralcontainers, resize) and a CREATE of pods/binding (a Binding's
+ * annotations are copied onto the pod). A pod is Ordinal's when the old OR the new object says so
+ * (controller reference, else the set label). It refuses, listing every problem at once:
+ * - anyone but the reconciler writing the in-place state annotation or the InPlaceUpdateReady
+ *   condition (on any pod, Ordinal's or not: both names are reserved), or, updating Ordinal's
+ *   pods, changing an identity label or adding, changing or removing Ordinal's ownerReference
+ *   (the garbage collector may remove it);
+ * - on an UPDATE of Ordinal's pod, any `spec` change other than container images (the template is
+ *   where that belongs; pods/ephemeralcontainers may also change spec.ephemeralContainers).
+ * An allowed status update of Ordinal's pod hints that its set deserves a reconcile.
  */
-export function validatePodUpdate(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {
-  if (req.operation !== "UPDATE") return { response: allow(req) };
-  const oldPod = (req.oldObject ?? {}) as Pod;
+export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {
+  if (req.kind.kind === "Binding") return validateBinding(req, opts);
+  // 1.20's pods/ephemeralcontainers takes an EphemeralContainers object, which cannot write metadata.
+  if (req.kind.kind !== "Pod") return { response: allow(req) };
+  if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
+  const sub = req.subResource ?? "";
+  if (!POD_WRITING_SUBRESOURCES.has(sub)) return { response: allow(req) };
+  const oldPod = (req.operation === "UPDATE" ? (req.oldObject ?? {}) : {}) as Pod;
   const pod = (req.object ?? {}) as Pod;
   const setName = ordinalSetOf(oldPod) ?? ordinalSetOf(pod);
-  if (!setName) return { response: allow(req) };
-  const namespace = pod.metadata?.namespace || req.namespace || "default";
-  if (req.subResource === "status") {
-    return { response: allow(req), reconcileHint: req.dryRun ? undefined : { namespace, setName } };
-  }
-  if (req.subResource) return { response: allow(req) };
+  const isReconciler = req.userInfo.username === opts.reconcilerUsername;
 
   const errors: FieldError[] = [];
-  const pointers = changedSpecPointers(oldPod.spec, pod.spec);
-  if (pointers.length > 0) {
-    errors.push(
-      forbidden(
-        "spec",
-        `a pod of Ordinal StatefulSet "${setName}" may change only spec.containers[*].image and spec.initContainers[*].image; ` +
-          `this update changes ${pointers.join(", ")} (change the StatefulSet's template instead)`,
-      ),
-    );
-  }
-  if (req.userInfo.username !== opts.reconcilerUsername) {
-    const who = `only the reconciler ("${opts.reconcilerUsername}") may change it on a pod of Ordinal StatefulSet "${setName}"`;
-    for (const key of IDENTITY_LABELS) {
-      const change = describeChange(oldPod.metadata?.labels?.[key], pod.metadata?.labels?.[key]);
-      if (change) errors.push(forbidden(`metadata.labels[${key}]`, `${change}: ${who}`));
-    }
+  if (!isReconciler) {
+    const who = `only the reconciler ("${opts.reconcilerUsername}") may write it`;
     for (const key of RECONCILER_ANNOTATIONS) {
       const change = describeChange(oldPod.metadata?.annotations?.[key], pod.metadata?.annotations?.[key]);
       if (change) errors.push(forbidden(`metadata.annotations[${key}]`, `${change}: ${who}`));
     }
+    for (const type of RECONCILER_CONDITIONS) {
+      if (conditionKey(oldPod, type) !== conditionKey(pod, type)) errors.push(forbidden(`status.conditions[${type}]`, `${who} (it is the in-place update readiness gate)`));
+    }
+    // On CREATE the identity labels come from the mutating hook and a hand-made pod carries the
+    // set label; an ownerReference there is adopted or ignored by the reconciler. Updates only.
+    if (setName && req.operation === "UPDATE") {
+      const of = `on a pod of Ordinal StatefulSet "${setName}" ${who}`;
+      for (const key of IDENTITY_LABELS) {
+        const change = describeChange(oldPod.metadata?.labels?.[key], pod.metadata?.labels?.[key]);
+        if (change) errors.push(forbidden(`metadata.labels[${key}]`, `${change}: ${of}`));
+      }
+      const refChange = ordinalRefChange(oldPod, pod);
+      if (refChange && !(refChange === "removed" && (GARBAGE_COLLECTOR_USERNAMES as readonly string[]).includes(req.userInfo.username ?? ""))) {
+        errors.push(forbidden("metadata.ownerReferences", `${refChange} Ordinal's owner reference: ${of}`));
+      }
+    }
   }
+  if (setName && req.operation === "UPDATE") {
+    const pointers = changedSpecPointers(oldPod.spec, pod.spec).filter((p) => !(sub === "ephemeralcontainers" && p.startsWith("/spec/ephemeralContainers")));
+    if (pointers.length > 0) {
+      errors.push(
+        forbidden(
+          "spec",
+          `a pod of Ordinal StatefulSet "${setName}" may change only spec.containers[*].image and spec.initContainers[*].image; ` +
+            `this update changes ${pointers.slice(0, 20).join(", ")}${pointers.length > 20 ? `, … (${pointers.length} in all)` : ""} (change the StatefulSet's template instead)`,
+        ),
+      );
+    }
+  }
+  if (errors.length > 0) return { response: denyInvalid(req, { group: "", kind: "Pod" }, objectName(req, pod), errors) };
+  if (setName && sub === "status" && req.operation === "UPDATE" && !req.dryRun) {
+    return { response: allow(req), reconcileHint: { namespace: pod.metadata?.namespace || req.namespace || "default", setName } };
+  }
+  return { response: allow(req) };
+}
+
+/** validatePodUpdate is validatePodRequest (kept for callers of the UPDATE-only name). */
+export const validatePodUpdate = validatePodRequest;
+
+/** validateBinding refuses a Binding that would copy a reconciler-only annotation onto its pod. */
+function validateBinding(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {
+  if (req.userInfo.username === opts.reconcilerUsername) return { response: allow(req) };
+  const annotations = (req.object as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations;
+  const errors = RECONCILER_ANNOTATIONS.filter((k) => isObject(annotations) && k in annotations).map((k) =>
+    forbidden(`metadata.annotations[${k}]`, `a binding copies its annotations onto the pod: only the reconciler ("${opts.reconcilerUsername}") may write it`),
+  );
   if (errors.length === 0) return { response: allow(req) };
-  return { response: denyInvalid(req, { group: "", kind: "Pod" }, objectName(req, pod), errors) };
+  return { response: denyInvalid(req, { group: "", kind: "Binding" }, objectName(req, req.object), errors) };
+}
+
+/** conditionKey returns a canonical text of the pod's condition of this type ("" when absent). */
+function conditionKey(pod: Pod, type: string): string {
+  const conditions = pod.status?.conditions;
+  if (!Array.isArray(conditions)) return "";
+  const found = conditions.filter((c) => isObject(c) && c.type === type);
+  return found.length === 0 ? "" : canonicalJSON(found);
+}
+
+/** canonicalJSON is JSON.stringify with object keys sorted (for equality of decoded objects). */
+function canonicalJSON(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) => (isObject(val) && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val));
+}
+
+/**
+ * ordinalRefChange says whether Ordinal's ownerReferences, or the controller reference when either
+ * side's is Ordinal's, differ between the two pods: "added" (the old pod had none of Ordinal's),
+ * "removed" (the new one has none and no controller), "changed" otherwise; undefined when equal.
+ */
+function ordinalRefChange(oldPod: Pod, pod: Pod): "added" | "removed" | "changed" | undefined {
+  const before = ownerRefsOf(oldPod).filter(isOrdinalSetRef);
+  const after = ownerRefsOf(pod).filter(isOrdinalSetRef);
+  const oldCtl = ownerRefsOf(oldPod).find((r) => r.controller);
+  const newCtl = ownerRefsOf(pod).find((r) => r.controller);
+  const ours = (r: OwnerReference | undefined) => r !== undefined && isOrdinalSetRef(r);
+  const sameController = !(ours(oldCtl) || ours(newCtl)) || canonicalJSON(oldCtl) === canonicalJSON(newCtl);
+  if (sameController && canonicalJSON(before) === canonicalJSON(after)) return undefined;
+  if (before.length === 0) return "added";
+  if (after.length === 0 && newCtl === undefined) return "removed";
+  return "changed";
+}
+
+/** ownerRefsOf returns the object-valued entries of metadata.ownerReferences ([] when not a list). */
+function ownerRefsOf(pod: Pod): OwnerReference[] {
+  const refs: unknown = pod.metadata?.ownerReferences;
+  return Array.isArray(refs) ? refs.filter((r): r is OwnerReference => isObject(r)) : [];
 }
 
 /** describeChange says how a label or annotation value changed, or undefined when it did not. */

@@ -1,6 +1,7 @@
 import { GROUP } from "../api/statefulset.ts";
 import { formatFieldError, validateStatefulSet } from "../validation/index.ts";
-import { denyInvalid } from "./invalid.ts";
+import { denyInvalid, MAX_REPORTED_ERRORS } from "./invalid.ts";
+import { oversized } from "./limits.ts";
 import { diff } from "./patch.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
@@ -22,8 +23,10 @@ export function validateStatefulSetRequest(req: AdmissionRequest, opts: Validate
   if (group === "apps" && !opts.validateAppsV1StatefulSets) return { response: allow(req) };
 
   const obj = req.object as { metadata?: { name?: string }; spec?: unknown };
+  const tooBig = oversized(obj, "StatefulSet");
+  if (tooBig) return { response: denyInvalid(req, { group, kind: "StatefulSet" }, objectName(req, obj), [tooBig]) };
   const old = req.operation === "UPDATE" ? (req.oldObject as { spec?: unknown }) : undefined;
-  const { errors, warnings } = validateStatefulSet(obj, old, { group });
+  const { errors, warnings } = validateStatefulSet(obj, old, { group, maxErrors: MAX_REPORTED_ERRORS });
   if (errors.length === 0) return { response: allow(req, warnings) };
   if (old && specUnchanged(old.spec, obj.spec)) {
     return { response: allow(req, [...errors.map((e) => `existing spec is invalid: ${formatFieldError(e)}`), ...warnings]) };

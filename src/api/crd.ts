@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ImageListSchema } from "./imagelist.ts";
 import { GROUP, StatefulSetSchema, VERSION } from "./statefulset.ts";
 
@@ -98,12 +98,17 @@ export const statefulSetCrd = (): Json =>
     shortNames: ["osts"],
     schema: StatefulSetSchema,
     scale: true,
+    // Kruise Advanced StatefulSet's columns: counts side by side, PAUSED, and images with -o wide.
     printerColumns: [
-      { name: "Desired", type: "integer", jsonPath: ".spec.replicas", priority: 1 },
-      { name: "Ready", type: "integer", jsonPath: ".status.readyReplicas", description: "Pods running and ready" },
+      { name: "Desired", type: "integer", jsonPath: ".spec.replicas", description: "Desired pods (spec.replicas)" },
+      { name: "Current", type: "integer", jsonPath: ".status.replicas", description: "Pods the set owns" },
       { name: "Updated", type: "integer", jsonPath: ".status.updatedReplicas", description: "Pods at the update revision" },
-      { name: "Current", type: "integer", jsonPath: ".status.currentReplicas", priority: 1 },
+      { name: "Ready", type: "integer", jsonPath: ".status.readyReplicas", description: "Pods running and ready" },
+      { name: "Available", type: "integer", jsonPath: ".status.availableReplicas", description: "Pods ready for minReadySeconds" },
+      { name: "Paused", type: "boolean", jsonPath: ".spec.updateStrategy.rollingUpdate.paused", description: "Rollout paused" },
       age,
+      { name: "Containers", type: "string", jsonPath: ".spec.template.spec.containers[*].name", priority: 1, description: "Container names" },
+      { name: "Images", type: "string", jsonPath: ".spec.template.spec.containers[*].image", priority: 1, description: "Container images" },
     ],
   });
 

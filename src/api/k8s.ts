@@ -8,6 +8,7 @@ export type {
   V1PodTemplateSpec as PodTemplateSpec,
   V1PodCondition as PodCondition,
   V1Container as Container,
+  V1ContainerStatus as ContainerStatus,
   V1Volume as Volume,
   V1PersistentVolumeClaim as PersistentVolumeClaim,
   V1ControllerRevision as ControllerRevision,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Helpers that attach Kubernetes structural-schema markers to zod schemas. The CRD generator
@@ -34,4 +34,5 @@ export const objectMeta = () =>
     labels: stringMap().optional(),
     annotations: stringMap().optional(),
     deletionTimestamp: z.string().optional(),
-  });
+  })
+  .describe("Standard object metadata (see `kubectl explain pod.metadata`).");

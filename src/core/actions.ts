@@ -1,9 +1,9 @@
-import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod, PodCondition } from "../api/k8s.ts";
+import type { Container, ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod, PodCondition } from "../api/k8s.ts";
 import type { StatefulSetStatus } from "../api/statefulset.ts";
 
 /**
- * What the planner asks the executor to do, in order. Each action names the object it touches
- * and, for pods and claims, the event upstream would record. The executor is the only writer.
+ * What the planner asks the executor to do, in order. Each action names the object it touches;
+ * the executor, the only writer, records one event per pod or claim write (success or failure).
  */
 export type Action =
   | { type: "createRevision"; revision: ControllerRevision }
@@ -16,10 +16,24 @@ export type Action =
   | { type: "createClaim"; claim: PersistentVolumeClaim; pod: string }
   | { type: "setClaimOwners"; name: string; uid: string; ownerReferences: OwnerReference[]; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
-  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" }
+  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
+  /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
+  | { type: "updatePodInPlace"; name: string; revision: string; patch: InPlacePodPatch }
+  /** Remove the in-place update state annotation once the update is done. */
+  | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
 
 export type ActionType = Action["type"];
+
+/**
+ * The merge patch of an in-place update: uid and resourceVersion as preconditions, label and
+ * annotation changes (null removes), and the whole container lists with the new images (a merge
+ * patch replaces lists; everything but the images is as observed, so the apiserver accepts it).
+ */
+export interface InPlacePodPatch {
+  metadata: { uid: string; resourceVersion: string; labels: Record<string, string | null>; annotations: Record<string, string | null> };
+  spec: { containers?: Container[]; initContainers?: Container[] };
+}

@@ -13,8 +13,9 @@ export const INPLACE_STATE_ANNOTATION = "ordinal.dev/inplace-update-state";
 export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
 
 /** Condition types on the set's status. */
-export const ROLLOUT_PAUSED_CONDITION = "RolloutPaused";
-export const ROLLOUT_STUCK_CONDITION = "RolloutStuck";
+export const PROGRESSING_CONDITION = "Progressing";
+export const PAUSED_CONDITION = "Paused";
+export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 
 /** The field manager / component name in events and ownerReferences. */
 export const COMPONENT = "ordinal";

@@ -41,3 +41,9 @@ export function getEndOrdinal(set: StatefulSet): number {
 export function isMemberOf(set: StatefulSet, podName: string): boolean {
   return getParentNameAndOrdinal(podName)?.parent === set.metadata.name;
 }
+
+/** nameOf returns an object's metadata.name ("" when unset: objects the planner builds always have one). */
+export const nameOf = (o: { metadata?: { name?: string } }): string => o.metadata?.name ?? "";
+
+/** uidOf returns an object's metadata.uid ("" for an object not created yet). */
+export const uidOf = (o: { metadata?: { uid?: string } }): string => o.metadata?.uid ?? "";

@@ -1,8 +1,9 @@
-import type { OwnerReference } from "../api/k8s.ts";
+import type { ControllerRevision, OwnerReference, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
+import { isMemberOf, nameOf } from "./names.ts";
 import { newControllerRef } from "./pod.ts";
-import { selectorMatches } from "../validation/labels.ts";
+import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
 /**
  * Adoption and release of pods and revisions (upstream's ControllerRefManager): an orphan that
@@ -30,14 +31,33 @@ export interface Claimed<T> {
 }
 
 /**
+ * claimPods is upstream's getPodsForStatefulSet: the pods the set owns after adopting orphans
+ * that match the selector and are named `<set>-<ordinal>` (isMemberOf), and releasing owned pods
+ * that no longer match. `matches` is the set's compiled selector (compiled once per pass).
+ */
+export function claimPods(set: StatefulSet, pods: readonly Pod[], matches: LabelMatcher = compileSelector(set.spec.selector)): Claimed<Pod> {
+  return claimObjects(set, pods, "Pod", matches, (p) => isMemberOf(set, nameOf(p)));
+}
+
+/** claimRevisions is upstream's ListRevisions + ClaimControllerRevisions: the revisions the set owns after adoption and release. */
+export function claimRevisions(
+  set: StatefulSet,
+  revisions: readonly ControllerRevision[],
+  matches: LabelMatcher = compileSelector(set.spec.selector),
+): Claimed<ControllerRevision> {
+  return claimObjects(set, revisions, "Revision", matches, () => true);
+}
+
+/**
  * claimObjects returns the objects the set owns after adopting matching orphans and releasing
  * non-matching owned ones. `isMember` narrows adoption (pods: name pattern). No adoption while
  * the set is being deleted.
  */
 export function claimObjects<T extends Ownable>(
   set: StatefulSet,
-  objects: T[],
+  objects: readonly T[],
   kind: "Pod" | "Revision",
+  selectorMatches: LabelMatcher,
   isMember: (o: T) => boolean,
 ): Claimed<T> {
   const owned: T[] = [];
@@ -45,7 +65,7 @@ export function claimObjects<T extends Ownable>(
   const setDeleting = set.metadata.deletionTimestamp != null;
   for (const o of objects) {
     const ref = controllerOf(o);
-    const matches = selectorMatches(set.spec.selector, o.metadata?.labels) && isMember(o);
+    const matches = selectorMatches(o.metadata?.labels) && isMember(o);
     const name = o.metadata?.name ?? "";
     const uid = o.metadata?.uid ?? "";
     if (ref) {

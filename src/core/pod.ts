@@ -33,20 +33,20 @@ export function newControllerRef(set: StatefulSet): OwnerReference {
  */
 export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: string): Pod {
   const tpl = structuredClone(set.spec.template);
+  const labels: Record<string, string> = { ...(tpl.metadata?.labels ?? {}) };
+  if (revision) labels[REVISION_LABEL] = revision;
   const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
       name: getPodName(set, ordinal),
       namespace: set.metadata.namespace,
-      labels: { ...(tpl.metadata?.labels ?? {}) },
-      annotations: tpl.metadata?.annotations ? { ...tpl.metadata.annotations } : undefined,
+      labels,
+      ...(tpl.metadata?.annotations ? { annotations: { ...tpl.metadata.annotations } } : {}),
       ownerReferences: [newControllerRef(set)],
     },
     spec: tpl.spec,
   };
-  if (!pod.metadata!.annotations) delete pod.metadata!.annotations;
-  if (revision) pod.metadata!.labels![REVISION_LABEL] = revision;
   updateIdentity(set, pod, ordinal);
   updateStorage(set, pod, ordinal);
   addReadinessGate(pod);
@@ -136,10 +136,10 @@ export function newClaims(set: StatefulSet, ordinal: number): PersistentVolumeCl
         name: getClaimName(set, tpl.metadata.name, ordinal),
         namespace: set.metadata.namespace,
         labels,
+        ...(tpl.metadata.annotations ? { annotations: { ...tpl.metadata.annotations } } : {}),
       },
       spec: structuredClone(tpl.spec),
     };
-    if (tpl.metadata.annotations) claim.metadata!.annotations = { ...tpl.metadata.annotations };
     return claim;
   });
 }

@@ -3,6 +3,9 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { SET_NAME_LABEL } from "./constants.ts";
 import { canonicalJson, hashRevisionData } from "./hash.ts";
+import type { JsonObject } from "../validation/json.ts";
+import { defaultPodSpec } from "../validation/pod-defaults.ts";
+import { nameOf } from "./names.ts";
 import { newControllerRef } from "./pod.ts";
 
 /**
@@ -16,6 +19,54 @@ export const HASH_LABEL = "controller.kubernetes.io/hash";
 /** revisionData returns the data a revision of the set stores: its template, replace-patch style. */
 export function revisionData(set: StatefulSet): { spec: { template: Record<string, unknown> } } {
   return { spec: { template: { ...structuredClone(set.spec.template), $patch: "replace" } } };
+}
+
+/**
+ * revisionKey returns what makes two revisions equal: their data with the pod template's
+ * apiserver defaults applied and empty values dropped. So a revision written by the apps/v1
+ * controller (whose stored template the apiserver defaulted) equals Ordinal's revision of the same
+ * template, and a set migrated from apps/v1 reuses it — its pods keep their
+ * controller-revision-hash and are not restarted. Revisions are still named by hashRevisionData.
+ */
+export function revisionKey(data: unknown): string {
+  const copy = structuredClone(data) as { spec?: { template?: { spec?: unknown } } };
+  const spec = copy?.spec?.template?.spec;
+  if (spec && typeof spec === "object" && !Array.isArray(spec)) {
+    defaultPodSpec(spec as JsonObject, false);
+    defaultModes(spec as JsonObject);
+  }
+  return canonicalJson(dropEmpty(copy));
+}
+
+/** defaultModes applies the two defaults apps/v1 stores that pod validation does not need: volume file modes (0644) and fieldRef apiVersion. */
+function defaultModes(spec: JsonObject): void {
+  for (const v of (spec.volumes as JsonObject[] | undefined) ?? []) {
+    for (const k of ["configMap", "secret", "downwardAPI", "projected"]) {
+      const src = v?.[k] as JsonObject | undefined;
+      if (src && typeof src === "object" && src.defaultMode === undefined) src.defaultMode = 420;
+    }
+  }
+  for (const list of [spec.containers, spec.initContainers] as (JsonObject[] | undefined)[]) {
+    for (const c of list ?? []) {
+      for (const e of (c?.env as JsonObject[] | undefined) ?? []) {
+        const ref = (e?.valueFrom as JsonObject | undefined)?.fieldRef as JsonObject | undefined;
+        if (ref && typeof ref === "object" && ref.apiVersion === undefined) ref.apiVersion = "v1";
+      }
+    }
+  }
+}
+
+/** dropEmpty returns a copy without null values and empty objects (`resources: {}`, `creationTimestamp: null`). */
+function dropEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropEmpty);
+  if (!v || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = dropEmpty(x);
+    if (y === null || y === undefined || (typeof y === "object" && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
+    out[k] = y;
+  }
+  return out;
 }
 
 /** revisionTemplate returns the pod template stored in a revision. */
@@ -34,7 +85,9 @@ export function applyRevision(set: StatefulSet, rev: ControllerRevision): Statef
 
 /** newRevision returns the revision object for the set's current template. */
 export function newRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
-  const data = revisionData(set);
+  // Keys sorted, as the apps/v1 controller's bytes are: kube-apiserver 1.20's garbage collector
+  // cannot orphan (--cascade=orphan) a revision whose stored data has other key orders.
+  const data = JSON.parse(canonicalJson(revisionData(set))) as ReturnType<typeof revisionData>;
   const hash = hashRevisionData(data, collisionCount);
   return {
     apiVersion: "apps/v1",
@@ -79,8 +132,8 @@ export function resolveRevisions(set: StatefulSet, owned: ControllerRevision[]):
   const revisions = [...owned].sort(byRevision);
   let collisionCount = set.status?.collisionCount ?? 0;
   const next = revisions.length ? revisions[revisions.length - 1].revision + 1 : 1;
-  const wanted = canonicalJson(revisionData(set));
-  const equal = revisions.filter((r) => canonicalJson(r.data) === wanted);
+  const wanted = revisionKey(revisionData(set));
+  const equal = revisions.filter((r) => revisionKey(r.data) === wanted);
   const actions: Action[] = [];
   let update: ControllerRevision;
   if (equal.length && equal[equal.length - 1] === revisions[revisions.length - 1]) {
@@ -88,13 +141,13 @@ export function resolveRevisions(set: StatefulSet, owned: ControllerRevision[]):
   } else if (equal.length) {
     const reuse = equal[equal.length - 1];
     update = { ...reuse, revision: next };
-    actions.push({ type: "updateRevisionNumber", name: reuse.metadata!.name!, revision: next });
+    actions.push({ type: "updateRevisionNumber", name: nameOf(reuse), revision: next });
     revisions.splice(revisions.indexOf(reuse), 1, update);
     revisions.sort(byRevision);
   } else {
     let candidate = newRevision(set, next, collisionCount);
-    const taken = new Set(revisions.map((r) => r.metadata?.name));
-    while (taken.has(candidate.metadata!.name)) candidate = newRevision(set, next, ++collisionCount);
+    const taken = new Set(revisions.map(nameOf));
+    while (taken.has(nameOf(candidate))) candidate = newRevision(set, next, ++collisionCount);
     update = candidate;
     actions.push({ type: "createRevision", revision: candidate });
     revisions.push(candidate);
@@ -117,5 +170,31 @@ export function truncateHistory(
   if (excess <= 0) return [];
   return history
     .slice(0, excess)
-    .map((r) => ({ type: "deleteRevision", name: r.metadata!.name!, uid: r.metadata?.uid }) as Action);
+    .map((r): Action => ({ type: "deleteRevision", name: nameOf(r), uid: r.metadata?.uid }));
+}
+
+/** The revisions phase's result: the resolved revisions, their names, and the set at each. */
+export interface SetRevisions extends ResolvedRevisions {
+  currentName: string;
+  updateName: string;
+  /** The set with the current revision's template (pods below the partition are built from it). */
+  currentSet: StatefulSet;
+  /** The set with the update revision's template. */
+  updateSet: StatefulSet;
+}
+
+/**
+ * getStatefulSetRevisions is upstream's step of the same name: it resolves the current and
+ * update revisions among the revisions the set owns (planning the revision writes) and returns
+ * the set as each revision describes it.
+ */
+export function getStatefulSetRevisions(set: StatefulSet, owned: ControllerRevision[]): SetRevisions {
+  const resolved = resolveRevisions(set, owned);
+  return {
+    ...resolved,
+    currentName: nameOf(resolved.current),
+    updateName: nameOf(resolved.update),
+    currentSet: applyRevision(set, resolved.current),
+    updateSet: applyRevision(set, resolved.update),
+  };
 }

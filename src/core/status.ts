@@ -1,6 +1,10 @@
 import type { Pod } from "../api/k8s.ts";
-import type { StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { rolloutConditions, type RolloutFacts } from "./conditions.ts";
+import { readInPlaceState } from "./inplace-state.ts";
 import { getPodRevision, isCreated, isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
+import { truncateHistory, type SetRevisions } from "./revisions.ts";
 import { selectorToString } from "../validation/labels.ts";
 
 /**
@@ -16,6 +20,9 @@ export interface ReplicaCounts {
   updatedReplicas: number;
 }
 
+/** countedRevision returns the revision a pod counts at: none ("") while an in-place update holds it. */
+export const countedRevision = (pod: Pod): string => (readInPlaceState(pod) ? "" : getPodRevision(pod));
+
 /** countReplicas returns the status counts of the pods at `now`. */
 export function countReplicas(
   pods: Pod[],
@@ -30,8 +37,9 @@ export function countReplicas(
     c.replicas++;
     if (isRunningAndReady(pod)) c.readyReplicas++;
     if (isRunningAndAvailable(pod, minReadySeconds, now)) c.availableReplicas++;
+    // A pod whose in-place update is under way is at neither revision until the update is done.
     if (isTerminating(pod)) continue;
-    const rev = getPodRevision(pod);
+    const rev = countedRevision(pod);
     if (rev === currentRevision) c.currentReplicas++;
     if (rev === updateRevision) c.updatedReplicas++;
   }
@@ -80,4 +88,67 @@ export function statusChanged(prev: StatefulSetStatus | undefined, next: Statefu
   const keys = new Set([...Object.keys(prev), ...Object.keys(next)]) as Set<keyof StatefulSetStatus>;
   for (const k of keys) if (JSON.stringify(prev[k] ?? null) !== JSON.stringify(next[k] ?? null)) return true;
   return false;
+}
+
+/**
+ * planStatus is the last phase: the status the counts give, the history truncation (revisions no
+ * pod uses beyond revisionHistoryLimit) and the status write when the status changed. With
+ * `now`, status.conditions are the rollout's (conditions.ts) and their transitions are evented.
+ */
+export function planStatus(
+  set: StatefulSet,
+  counts: ReplicaCounts,
+  revisions: SetRevisions,
+  pods: readonly Pod[],
+  rollout: RolloutFacts = { paused: false, blocked: [] },
+  now?: Date,
+): { status: StatefulSetStatus; actions: Action[] } {
+  const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount);
+  const actions: Action[] = [];
+  if (now) {
+    const c = rolloutConditions(set, status, rollout, now);
+    status.conditions = c.conditions;
+    actions.push(...c.events);
+  }
+  const live = new Set([revisions.currentName, revisions.updateName, ...pods.map(getPodRevision)]);
+  actions.push(...truncateHistory(set, revisions.revisions, live));
+  if (statusChanged(set.status, status)) actions.push({ type: "updateStatus", status });
+  return { status, actions };
+}
+
+/** What a plan's status is computed from: the counts observed before any write, and the revisions. */
+export interface StatusBasis {
+  observed: ReplicaCounts;
+  currentRevision: string;
+  updateRevision: string;
+  collisionCount: number;
+  /** The rollout's conditions as planned (conditions.ts); the stored ones when absent. */
+  conditions?: Condition[];
+}
+
+/**
+ * statusAfter returns the status with the counts observed after the pod writes that were done
+ * (`done`, in any order): a created pod counts in, a deleted failed pod counts out of replicas,
+ * any deleted pod out of its revision, as upstream adjusts its status while it acts. When every
+ * planned write was done it equals the plan's status; after a failure it is the status to write
+ * anyway (upstream always writes the status it computed).
+ */
+export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[]): StatefulSetStatus {
+  const c = { ...basis.observed };
+  const move = (rev: string | undefined, delta: number) => {
+    if (rev === basis.currentRevision) c.currentReplicas += delta;
+    if (rev === basis.updateRevision) c.updatedReplicas += delta;
+  };
+  for (const a of done) {
+    if (a.type === "createPod") {
+      c.replicas++;
+      move(getPodRevision(a.pod), +1);
+    } else if (a.type === "deletePod") {
+      if (a.reason === "failed") c.replicas--;
+      move(a.revision, -1);
+    }
+  }
+  const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount);
+  if (basis.conditions) status.conditions = basis.conditions;
+  return status;
 }

@@ -1,10 +1,9 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { mutatePod, type LookupStatefulSet } from "../admission/mutate-pods.ts";
+import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
 import {
   AdmissionReviewSchema,
-  allow,
   deny,
   gkString,
   reviewOf,
@@ -13,11 +12,12 @@ import {
   type GroupKind,
 } from "../admission/types.ts";
 import { validateImageListRequest } from "../admission/validate-imagelists.ts";
-import { validatePodUpdate } from "../admission/validate-pods.ts";
+import { validatePodRequest } from "../admission/validate-pods.ts";
 import { validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
-import { WEBHOOK_PATHS } from "../admission/webhook-configs.ts";
+import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
-import { webhookAuth, type AuthConfig } from "./auth.ts";
+import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
+import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "./log.ts";
 
 /**
@@ -32,8 +32,8 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 export interface AppDeps {
   /** How the apiserver authenticates to the webhooks (bearer JWT and/or verified mTLS). */
   auth: AuthConfig;
-  /** Node only: true when the TLS server verified the request's client certificate. */
-  isClientCertVerified?(c: Context): boolean;
+  /** Node only: the request's client certificate when the TLS server verified it, else undefined. */
+  clientCertificate?(c: Context): ClientCertificate | undefined;
   /** `userInfo.username` of the reconciler; the only caller that may change identity labels. */
   reconcilerUsername: string;
   /** Validate apps/v1 StatefulSets too (when the apps-v1 webhook configuration is registered). */
@@ -54,10 +54,14 @@ interface AdmissionRoute {
   path: string;
   /** Kinds (`request.kind`) the route handles; others are a 400. */
   kinds: GroupKind[];
-  /** A failing mutating handler admits with a warning; a failing validating one denies. */
-  mutating: boolean;
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
+  /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
+  failed(req: AdmissionRequest, message: string): AdmissionResult;
 }
+
+const denyOnFailure = (req: AdmissionRequest, message: string): AdmissionResult => ({
+  response: deny(req, { code: 500, reason: "InternalError", message: `Ordinal's webhook failed: ${message}` }),
+});
 
 const POD: GroupKind = { group: "", kind: "Pod" };
 
@@ -68,14 +72,15 @@ export function createApp(deps: AppDeps): Hono {
     {
       path: WEBHOOK_PATHS.mutatePods,
       kinds: [POD],
-      mutating: true,
       handle: (req) => mutatePod(req, { lookupStatefulSet: deps.lookupStatefulSet }),
+      failed: mutatePodFailed,
     },
     {
       path: WEBHOOK_PATHS.validatePods,
-      kinds: [POD],
-      mutating: false,
-      handle: (req) => validatePodUpdate(req, { reconcilerUsername: deps.reconcilerUsername }),
+      // Binding: pods/binding; EphemeralContainers: 1.20's pods/ephemeralcontainers.
+      kinds: [POD, { group: "", kind: "Binding" }, { group: "", kind: "EphemeralContainers" }],
+      failed: denyOnFailure,
+      handle: (req) => validatePodRequest(req, { reconcilerUsername: deps.reconcilerUsername }),
     },
     {
       path: WEBHOOK_PATHS.validateStatefulSets,
@@ -83,19 +88,19 @@ export function createApp(deps: AppDeps): Hono {
         { group: GROUP, kind: "StatefulSet" },
         { group: "apps", kind: "StatefulSet" },
       ],
-      mutating: false,
+      failed: denyOnFailure,
       handle: (req) => validateStatefulSetRequest(req, { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets }),
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
       kinds: [{ group: GROUP, kind: "ImageList" }],
-      mutating: false,
+      failed: denyOnFailure,
       handle: (req) => validateImageListRequest(req),
     },
   ];
 
   const app = new Hono();
-  const auth = webhookAuth(deps.auth, log, deps.isClientCertVerified);
+  const auth = webhookAuth(deps.auth, log, deps.clientCertificate);
   const maxSize = deps.maxBodyBytes ?? MAX_BODY_BYTES;
   const limit = bodyLimit({
     maxSize,
@@ -141,6 +146,12 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   } catch (e) {
     return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
   }
+  if (exceedsDepth(body, MAX_JSON_DEPTH)) {
+    const uid = (body as { request?: { uid?: unknown } }).request?.uid;
+    if (typeof uid !== "string" || uid === "") return badRequest(c, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    log.warn("admission refused: body too deep", { path: route.path, uid, limit: MAX_JSON_DEPTH });
+    return c.json(reviewOf(deny({ uid }, { code: 400, reason: "BadRequest", message: `Ordinal refuses objects nested deeper than ${MAX_JSON_DEPTH} levels` })));
+  }
   const parsed = AdmissionReviewSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues
@@ -159,12 +170,8 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = await route.handle(req);
   } catch (e) {
     log.error("admission handler failed", { path: route.path, uid: req.uid, ...errorFields(e) });
-    const message = e instanceof Error ? e.message : String(e);
-    result = {
-      response: route.mutating
-        ? allow(req, [`Ordinal's mutating webhook failed (${message}); the object was admitted unchanged`])
-        : deny(req, { code: 500, reason: "InternalError", message: `Ordinal's webhook failed: ${message}` }),
-    };
+    const message = (e instanceof Error ? e.message : String(e)).slice(0, 1000);
+    result = route.failed(req, message);
   }
 
   const hint = result.reconcileHint;

@@ -27,6 +27,7 @@ export const R = {
   nodes: ref("", "v1", "nodes", "Node", false),
   namespaces: ref("", "v1", "namespaces", "Namespace", false),
   serviceAccounts: ref("", "v1", "serviceaccounts", "ServiceAccount"),
+  secrets: ref("", "v1", "secrets", "Secret"),
   controllerRevisions: ref("apps", "v1", "controllerrevisions", "ControllerRevision"),
   appsStatefulSets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   statefulSets: ref("apps.ordinal.dev", "v1", "statefulsets", "StatefulSet"),

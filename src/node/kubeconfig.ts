@@ -24,6 +24,8 @@ export interface ClusterConfig {
   insecure?: boolean;
   /** Where the configuration came from (for messages; never includes secrets). */
   source: string;
+  /** The kubeconfig context's namespace, or the pod's own namespace in a cluster. */
+  namespace?: string;
 }
 
 interface KubeconfigFile {
@@ -55,7 +57,7 @@ export function loadKubeconfig(path: string, context?: string): ClusterConfig {
   const cluster = doc.clusters?.find((c) => c.name === ctx.context.cluster)?.cluster;
   if (!cluster) throw new Error(`kubeconfig ${path}: no cluster ${ctx.context.cluster}`);
   const user = doc.users?.find((u) => u.name === ctx.context.user)?.user ?? {};
-  const cfg: ClusterConfig = { server: cluster.server, source: `kubeconfig ${path} context ${ctx.name}`, insecure: cluster["insecure-skip-tls-verify"] };
+  const cfg: ClusterConfig = { server: cluster.server, source: `kubeconfig ${path} context ${ctx.name}`, insecure: cluster["insecure-skip-tls-verify"], namespace: ctx.context.namespace };
   if (cluster["certificate-authority-data"]) cfg.ca = b64(cluster["certificate-authority-data"]);
   else if (cluster["certificate-authority"]) cfg.ca = readFileSync(cluster["certificate-authority"], "utf8");
   if (user["client-certificate-data"]) cfg.cert = b64(user["client-certificate-data"]);
@@ -84,10 +86,19 @@ function execTokenSource(exec: { command: string; args?: string[]; env?: { name:
 }
 
 /**
- * clusterConfigFromEnv returns the cluster config from KUBE_API_URL (+ KUBE_TOKEN, KUBE_CA_FILE)
- * or KUBECONFIG (or ~/.kube/config when present), or undefined when no cluster is configured.
+ * clusterConfigFromEnv returns the cluster config, or undefined when no cluster is configured.
+ * Exactly one source is used, in this order, and setting two explicit ones is an error rather
+ * than a silent choice:
+ *   1. KUBE_API_URL (+ KUBE_TOKEN, KUBE_CA_FILE) — the Worker's names, also on Node;
+ *   2. KUBECONFIG (its first file; the current context);
+ *   3. in a pod (KUBERNETES_SERVICE_HOST): the pod's ServiceAccount;
+ *   4. ~/.kube/config when it exists.
  */
 export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClusterConfig | undefined {
+  if (env.KUBE_API_URL && env.KUBECONFIG) {
+    throw new Error("both KUBE_API_URL and KUBECONFIG are set: unset one (KUBE_API_URL + KUBE_TOKEN [+ KUBE_CA_FILE], or KUBECONFIG)");
+  }
+  if (env.KUBE_TOKEN && !env.KUBE_API_URL) throw new Error("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
   if (env.KUBE_API_URL) {
     return {
       server: env.KUBE_API_URL,
@@ -104,6 +115,7 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
       token: async () => readFileSync(`${sa}/token`, "utf8").trim(),
       ca: readFileSync(`${sa}/ca.crt`, "utf8"),
       source: "in-cluster service account",
+      namespace: existsSync(`${sa}/namespace`) ? readFileSync(`${sa}/namespace`, "utf8").trim() : undefined,
     };
   }
   const home = `${homedir()}/.kube/config`;
@@ -117,6 +129,11 @@ export function fetchFor(cfg: ClusterConfig): FetchLike {
   const dispatcher = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, rejectUnauthorized: !cfg.insecure } });
   return ((i: string | URL | Request, init?: RequestInit) =>
     undiciFetch(i as never, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
+}
+
+/** tokenOf returns the config's bearer token now (running an exec plugin or reading the file), if any. */
+export async function tokenOf(cfg: ClusterConfig): Promise<string | undefined> {
+  return typeof cfg.token === "function" ? cfg.token() : cfg.token;
 }
 
 /** clientFor returns a KubeClient for the config. */

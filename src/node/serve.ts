@@ -6,20 +6,27 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer as createHttpsServer } from "node:https";
+import type { Server as HttpServer } from "node:http";
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { TLSSocket } from "node:tls";
-import { serve } from "@hono/node-server";
-import { generateWebhookKeys } from "../admission/token.ts";
+import { serve, type ServerType } from "@hono/node-server";
+import { checkTokenVerifierKeys, generateWebhookKeys } from "../auth/token.ts";
+import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { jsonLogger, type Logger } from "../reconciler/log.ts";
+import { jsonLogger, type Logger } from "../log/log.ts";
 import { runReconcile } from "../reconciler/loop.ts";
-import { appDepsFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
-import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
-import { startSimulation } from "./simulation.ts";
+import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
+import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 
-interface ServeFlags {
+import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
+import { startSimulation } from "./simulation.ts";
+import { instrumentClient } from "../metrics/instrument.ts";
+import { Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+
+export interface ServeFlags {
   port: number;
   host: string;
   tlsCert?: string;
@@ -31,26 +38,49 @@ interface ServeFlags {
   exitAfterMs: number;
 }
 
-function parseFlags(args: string[]): ServeFlags {
-  const get = (n: string) => {
-    const i = args.indexOf(n);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  return {
-    port: Number(get("--port") ?? process.env.PORT ?? 8443),
-    host: get("--host") ?? process.env.HOST ?? "127.0.0.1",
-    tlsCert: get("--tls-cert") ?? process.env.TLS_CERT_FILE,
-    tlsKey: get("--tls-key") ?? process.env.TLS_KEY_FILE,
-    clientCa: get("--client-ca") ?? process.env.TLS_CLIENT_CA_FILE,
-    intervalMs: Number(get("--interval-ms") ?? process.env.RECONCILE_INTERVAL_MS ?? 10_000),
-    simulate: args.includes("--simulate"),
-    exitAfterMs: Number(get("--exit-after-ms") ?? 0),
-  };
+/**
+ * Limits of the public-facing HTTP(S) server: a slow or idle client (slowloris) is cut off and the
+ * number of open connections is capped, so the apiserver's own calls are not starved.
+ */
+export const SERVER_LIMITS = {
+  /** Whole request, headers and body (the apiserver's webhook timeout is at most 30 s). */
+  requestTimeout: 15_000,
+  /** Headers must arrive within this. */
+  headersTimeout: 5_000,
+  /** An idle keep-alive connection is closed after this (the apiserver reuses its connections). */
+  keepAliveTimeout: 30_000,
+  /** How often Node checks the two timeouts above (its default is 30 s). */
+  connectionsCheckingInterval: 1_000,
+  /** Open connections at most; more are refused at once. */
+  maxConnections: 1_000,
+  /** Requests served per keep-alive connection at most (0 = unlimited). */
+  maxRequestsPerSocket: 0,
+} as const;
+
+/**
+ * listen serves `fetch` over HTTP, or HTTPS with `tls` options, with SERVER_LIMITS (or `limits`,
+ * for tests) applied, and returns the Node server.
+ */
+export function listen(
+  fetch: (req: Request, env?: unknown) => Response | Promise<Response>,
+  opts: { port: number; host: string; tls?: HttpsServerOptions },
+  limits: { [K in keyof typeof SERVER_LIMITS]: number } = SERVER_LIMITS,
+): ServerType {
+  const { maxConnections, maxRequestsPerSocket, keepAliveTimeout, ...checked } = limits;
+  const server = serve({
+    fetch,
+    port: opts.port,
+    hostname: opts.host,
+    ...(opts.tls ? { createServer: createHttpsServer, serverOptions: { ...checked, ...opts.tls } } : { serverOptions: checked }),
+  }) as HttpServer;
+  server.maxConnections = maxConnections;
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.maxRequestsPerSocket = maxRequestsPerSocket;
+  return server;
 }
 
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
-export async function serveCommand(args: string[]): Promise<number> {
-  const flags = parseFlags(args);
+export async function serveCommand(flags: ServeFlags): Promise<number> {
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv();
   const level = (process.env.LOG_LEVEL as "info" | "warn" | "error" | undefined) ?? (cluster ? "info" : "warn");
   const log = jsonLogger((l) => console.error(l), {}, level);
@@ -60,54 +90,81 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (file) vars[k] = readFileSync(file, "utf8");
   }
   if (flags.clientCa) vars.WEBHOOK_MTLS = "true";
+  const given = settingsFrom(vars);
+  if (given.auth.jwt) {
+    try {
+      await checkTokenVerifierKeys(given.auth.jwt);
+    } catch (e) {
+      log.error("webhook public key is unusable; not starting", { error: e instanceof Error ? e.message : String(e) });
+      return 2;
+    }
+  }
+  if (flags.clientCa && !given.auth.mtlsClientNames?.length) {
+    log.error("--client-ca needs WEBHOOK_MTLS_CLIENT_NAMES: the CN or SANs the apiserver's client certificate carries (any certificate of the CA is not enough)");
+    return 2;
+  }
   let client: KubeClient;
   let simulation: Awaited<ReturnType<typeof startSimulation>> | undefined;
+  const metrics = new Metrics();
   if (cluster) {
-    client = clientFor(cluster);
-    log.info("using cluster", { source: cluster.source, server: cluster.server });
+    client = instrumentClient(clientFor(cluster), metrics, log);
+    // The webhooks let only the reconciler change a pod's identity: learn our own username from
+    // our token (a ServiceAccount's), unless RECONCILER_USERNAME says it.
+    vars.RECONCILER_USERNAME ||= usernameFromToken(await tokenOf(cluster));
+    log.info("using cluster", { source: cluster.source, server: cluster.server, reconcilerUsername: reconcilerUsernameFrom(vars) });
   } else {
     simulation = await startSimulation(log);
     client = simulation.client;
     flags.intervalMs = Math.min(flags.intervalMs, 300);
     log.info("no cluster configured: running on an embedded simulated cluster");
   }
-  if (!vars.WEBHOOK_JWKS && !vars.WEBHOOK_PUBLIC_KEY && !flags.clientCa) {
+  if (!vars.WEBHOOK_JWKS && !vars.WEBHOOK_PUBLIC_KEY && !flags.clientCa && vars.WEBHOOK_AUTH !== "none") {
     if (cluster) {
-      log.error("webhook authentication is not configured: set WEBHOOK_JWKS(_FILE) or WEBHOOK_PUBLIC_KEY(_FILE), or --client-ca");
+      log.error("webhook authentication is not configured: set WEBHOOK_JWKS(_FILE) or WEBHOOK_PUBLIC_KEY(_FILE), or --client-ca, or WEBHOOK_AUTH=none (see README: auth modes)");
       return 2;
     }
     // Simulation only: an ephemeral key, so the webhooks still refuse unauthenticated calls.
     vars.WEBHOOK_JWKS = JSON.stringify((await generateWebhookKeys()).jwks);
   }
+  let servingCert: ServingCert | undefined;
+  if (cluster && vars.WEBHOOK_TLS_SECRET && !(flags.tlsCert && flags.tlsKey)) {
+    // In the cluster (deploy/): one certificate for all replicas, kept in a Secret; its CA becomes the caBundle.
+    const service = settingsFrom(vars).webhookService ?? { namespace: INSTALL_NAMESPACE, name: "ordinal-webhooks" };
+    const hosts = [...serviceHosts(service), ...(vars.WEBHOOK_CERT_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean)];
+    servingCert = await ensureServingCert(client, { namespace: service.namespace, name: vars.WEBHOOK_TLS_SECRET }, hosts);
+    vars.WEBHOOK_CA_BUNDLE ||= Buffer.from(servingCert.ca).toString("base64");
+    log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
+  }
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
+  loop.metrics = metrics;
   loop.beforePass = registrationRepair(client, settings);
   const app = createApp({
     ...appDepsFrom(settings),
-    log,
+    log: metricsLogger(log, metrics),
     lookupStatefulSet: lookupStatefulSetWith(client),
-    isClientCertVerified: (c) => {
+    clientCertificate: (c) => {
       const socket = (c.env as { incoming?: { socket?: TLSSocket } } | undefined)?.incoming?.socket;
-      return !!socket && "authorized" in socket && socket.authorized === true;
+      if (!socket || !("authorized" in socket) || socket.authorized !== true) return undefined;
+      const peer = socket.getPeerCertificate();
+      return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
     onManagedPodStatus: () => loop.wake(),
   });
-  const tls = flags.tlsCert && flags.tlsKey;
-  const server = serve({
-    fetch: app.fetch,
-    port: flags.port,
-    hostname: flags.host,
-    ...(tls
-      ? {
-          createServer: createHttpsServer,
-          serverOptions: {
-            cert: readFileSync(flags.tlsCert!),
-            key: readFileSync(flags.tlsKey!),
-            ...(flags.clientCa ? { ca: readFileSync(flags.clientCa), requestCert: true, rejectUnauthorized: false } : {}),
-          },
-        }
-      : {}),
-  });
+  const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
+  const tlsOptions = tls
+    ? {
+        cert: servingCert?.cert ?? readFileSync(flags.tlsCert!),
+        key: servingCert?.key ?? readFileSync(flags.tlsKey!),
+        ...(flags.clientCa ? { ca: readFileSync(flags.clientCa), requestCert: true, rejectUnauthorized: false } : {}),
+      }
+    : undefined;
+  // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
+  const fetchWithMetrics = (req: Request, env?: unknown) =>
+    new URL(req.url).pathname === "/metrics" && req.method === "GET"
+      ? new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } })
+      : app.fetch(req, env);
+  const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
   loop.start();
   const stop = async () => {
@@ -140,6 +197,7 @@ export class ReconcileLoop {
   private readonly abort = new AbortController();
   private current: Promise<void> | undefined;
   beforePass?: () => Promise<void>;
+  metrics?: Metrics;
 
   constructor(
     private readonly client: KubeClient,
@@ -173,8 +231,9 @@ export class ReconcileLoop {
   }
   private async tick() {
     this.running = true;
+    const started = Date.now();
     try {
-      await runReconcile(this.client, {
+      const result = await runReconcile(this.client, {
         log: this.log,
         holder: this.holder,
         leaseNamespace: this.leaseNamespace,
@@ -183,6 +242,7 @@ export class ReconcileLoop {
         beforePass: this.beforePass,
         signal: this.abort.signal,
       });
+      if (this.metrics) recordRun(this.metrics, result, (Date.now() - started) / 1000);
     } catch (e) {
       this.log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) });
     } finally {

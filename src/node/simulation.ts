@@ -4,12 +4,13 @@
  * to a new image, with one line printed per change so a newcomer can watch it happen.
  */
 import type { Pod } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
+import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
+import { rolloutState } from "../cli/rollout.ts";
 import { getPodRevision, isRunningAndReady } from "../core/pod-state.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { createKubeClient } from "../kube/http.ts";
 import { R } from "../kube/resources.ts";
-import type { Logger } from "../reconciler/log.ts";
+import type { Logger } from "../log/log.ts";
 import { createFakeApiServer } from "../sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../sim/kubelet.ts";
 
@@ -46,16 +47,18 @@ export async function startSimulation(log: Logger, o: { stepMs?: number; print?:
       await kubelet.step();
       const pods = (await kubeletClient.list<Pod>(R.pods, "default")).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
       const set = await kubeletClient.get<StatefulSet>(R.statefulSets, "default", "web");
-      const line = `web: ready ${set?.status?.readyReplicas ?? 0}/${set?.spec.replicas}, updated ${set?.status?.updatedReplicas ?? 0}, pods [${pods
+      const state = rolloutState(StatefulSetSchema.parse(set), pods);
+      const line = `web: ${state.message} [${pods
         .map((p) => `${p.metadata!.name} ${p.metadata?.deletionTimestamp ? "Terminating" : isRunningAndReady(p) ? "Ready" : (p.status?.phase ?? "?")} ${p.spec!.containers[0].image} ${getPodRevision(p)}`)
         .join(", ")}]`;
       if (line !== last) print((last = line));
-      const converged = set?.status?.readyReplicas === 3 && set.status.updatedReplicas === 3 && set.status.currentRevision === set.status.updateRevision && pods.length === 3;
+      // Done only as `ordinal rollout status` says: the change observed (observedGeneration), every pod ready and updated.
+      const converged = state.done && pods.length === 3 && pods.every((p) => isRunningAndReady(p) && !p.metadata?.deletionTimestamp);
       if (converged && !rolled) {
         rolled = true;
         await kubeletClient.patch(R.statefulSets, "default", "web", { spec: { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image: "nginx:1.26" }] } } } }, "merge");
         print("simulation: changed the image to nginx:1.26; rolling update from web-2 down to web-0");
-      } else if (converged && rolled && !done) {
+      } else if (converged && rolled && !done && pods.every((p) => p.spec!.containers[0].image === "nginx:1.26")) {
         done = true;
         print("simulation: rollout complete; the simulated cluster keeps running (Ctrl-C to stop)");
       }

@@ -1,51 +1,124 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "../core/actions.ts";
+import type { Plan } from "../core/planner.ts";
+import { statusAfter, statusChanged } from "../core/status.ts";
 import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { INPLACE_STATE_ANNOTATION } from "../core/constants.ts";
 import { R } from "../kube/resources.ts";
-import { recordEvent } from "./events.ts";
+import type { EventRecorder } from "./events.ts";
 import type { Logger } from "./log.ts";
 
 /**
- * executeActions carries out a plan's actions in order and stops at the first failure (the next
- * pass re-plans from what the cluster then holds). Returns how many actions were done and the
- * error that stopped it, if any. Pod and claim writes record upstream's events.
+ * executePlan carries out a plan's writes with upstream's rules:
+ * 1. adoption, release and revision writes first, in order; a failure stops the set (no status:
+ *    upstream returns before computing one);
+ * 2. pod and claim writes, grouped per pod: OrderedReady in order, stopping at the first failure;
+ *    Parallel in slow-start batches (1, 2, 4, … pods at once, upstream's slowStartBatch),
+ *    stopping after a batch with a failure;
+ * 3. history truncation (failures logged);
+ * 4. the status, always, when it changed: computed from the writes actually done (statusAfter).
+ * One event per pod or claim write (success or failure), through the recorder. Returns the
+ * actions done, the first error, and pods that already existed unseen (created → AlreadyExists).
  */
-export async function executeActions(
-  client: KubeClient,
-  set: StatefulSet,
-  actions: Action[],
-  now: Date,
-  log: Logger,
-): Promise<{ done: number; error?: Error }> {
-  const ns = set.metadata.namespace;
-  const setName = set.metadata.name ?? "";
-  const event = async (type: "Normal" | "Warning", reason: string, message: string) => {
-    try {
-      await recordEvent(client, set, type, reason, message, now);
-    } catch (e) {
-      log.warn("event not recorded", { set: `${ns}/${setName}`, reason, error: String(e) });
-    }
-  };
-  let done = 0;
-  for (const a of actions) {
-    try {
-      await execute(client, set, a, event);
-      done++;
-    } catch (e) {
-      const error = e instanceof Error ? e : new Error(String(e));
-      log.info("action failed", { set: `${ns}/${setName}`, action: describe(a), error: error.message });
-      const failure = failureEvent(a, setName, error);
-      if (failure) await event("Warning", failure.reason, failure.message);
-      return { done, error };
-    }
-  }
-  return { done };
+
+export interface Execution {
+  done: Action[];
+  error?: Error;
+  /** Names of pods whose create met AlreadyExists: they exist but the pass did not see them. */
+  unseenPods: string[];
 }
 
-type EventFn = (type: "Normal" | "Warning", reason: string, message: string) => Promise<void>;
+type Unit = Action[];
 
-async function execute(client: KubeClient, set: StatefulSet, a: Action, event: EventFn): Promise<void> {
+const PRELUDE = new Set<Action["type"]>(["adoptPod", "releasePod", "adoptRevision", "releaseRevision", "createRevision", "updateRevisionNumber"]);
+
+export async function executePlan(
+  client: KubeClient,
+  set: StatefulSet,
+  plan: Plan,
+  log: Logger,
+  events: EventRecorder,
+): Promise<Execution> {
+  const id = `${set.metadata.namespace}/${set.metadata.name ?? ""}`;
+  const ex: Execution = { done: [], unseenPods: [] };
+  const fail = (a: Action, e: unknown): Error => {
+    const error = e instanceof Error ? e : new Error(String(e));
+    log.info("action failed", { set: id, action: describe(a), error: error.message });
+    const failure = failureEvent(a, set.metadata.name ?? "", error);
+    if (failure) events.record(set, "Warning", failure.reason, failure.message);
+    if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(a.pod.metadata?.name ?? "");
+    ex.error ??= error;
+    return error;
+  };
+  /** run does one action; false when it failed. */
+  const run = async (a: Action): Promise<boolean> => {
+    try {
+      await execute(client, set, a, events);
+      ex.done.push(a);
+      return true;
+    } catch (e) {
+      fail(a, e);
+      return false;
+    }
+  };
+
+  const prelude = plan.actions.filter((a) => PRELUDE.has(a.type));
+  for (const a of prelude) if (!(await run(a))) return ex;
+
+  const units = podUnits(plan.actions.filter((a) => !PRELUDE.has(a.type) && a.type !== "deleteRevision" && a.type !== "updateStatus"));
+  const runUnit = async (u: Unit): Promise<boolean> => {
+    for (const a of u) if (!(await run(a))) return false;
+    return true;
+  };
+  if (plan.monotonic) {
+    for (const u of units) if (!(await runUnit(u))) break;
+  } else {
+    for (let i = 0, size = 1; i < units.length; i += size, size *= 2) {
+      const results = await Promise.all(units.slice(i, i + size).map(runUnit));
+      if (results.includes(false)) break;
+    }
+  }
+
+  for (const a of plan.actions) if (a.type === "deleteRevision") await run(a);
+
+  const status = statusAfter(set, plan.basis, ex.done);
+  if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
+  return ex;
+}
+
+/** podUnits groups consecutive actions about the same pod (its claims, then the pod) into units. */
+function podUnits(actions: Action[]): Unit[] {
+  const units: Unit[] = [];
+  let last: string | undefined;
+  for (const a of actions) {
+    const pod = podOf(a);
+    if (pod !== undefined && pod === last) units[units.length - 1].push(a);
+    else units.push([a]);
+    last = pod;
+  }
+  return units;
+}
+
+function podOf(a: Action): string | undefined {
+  switch (a.type) {
+    case "createClaim":
+    case "setClaimOwners":
+      return a.pod;
+    case "createPod":
+      return a.pod.metadata?.name;
+    case "deletePod":
+    case "repairPodLabels":
+    case "setPodCondition":
+    case "updatePodInPlace":
+    case "clearInPlaceState":
+      return a.name;
+    default:
+      return undefined;
+  }
+}
+
+async function execute(client: KubeClient, set: StatefulSet, a: Action, events: EventRecorder): Promise<void> {
   const ns = set.metadata.namespace;
   const setName = set.metadata.name ?? "";
   switch (a.type) {
@@ -77,7 +150,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, event: E
     case "createClaim":
       try {
         await client.create(R.pvcs, ns, a.claim);
-        await event("Normal", "SuccessfulCreate", `create Claim ${a.claim.metadata?.name} Pod ${a.pod} in StatefulSet ${setName} success`);
+        events.record(set, "Normal", "SuccessfulCreate", `create Claim ${a.claim.metadata?.name} Pod ${a.pod} in StatefulSet ${setName} success`);
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
       }
@@ -87,11 +160,12 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, event: E
       return;
     case "createPod":
       await client.create<Pod>(R.pods, ns, a.pod);
-      await event("Normal", "SuccessfulCreate", `create Pod ${a.pod.metadata?.name} in StatefulSet ${setName} successful`);
+      events.record(set, "Normal", "SuccessfulCreate", `create Pod ${a.pod.metadata?.name} in StatefulSet ${setName} successful`);
       return;
     case "deletePod":
       await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
-      await event("Normal", "SuccessfulDelete", `delete Pod ${a.name} in StatefulSet ${setName} successful`);
+      if (a.reason === "failed") events.record(set, "Warning", "RecreatingFailedPod", `StatefulSet ${ns}/${setName} is recreating failed Pod ${a.name}`);
+      else events.record(set, "Normal", "SuccessfulDelete", `delete Pod ${a.name} in StatefulSet ${setName} successful`);
       return;
     case "repairPodLabels":
       await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, labels: a.labels } }, "merge");
@@ -106,11 +180,18 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, event: E
         "status",
       );
       return;
+    case "updatePodInPlace":
+      await client.patch(R.pods, ns, a.name, a.patch, "merge");
+      events.record(set, "Normal", "SuccessfulUpdatePodInPlace", `successfully update pod ${a.name} in-place(revision ${a.revision})`);
+      return;
+    case "clearInPlaceState":
+      await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, annotations: { [INPLACE_STATE_ANNOTATION]: null } } }, "merge");
+      return;
     case "updateStatus":
       await client.patch(R.statefulSets, ns, setName, { status: statusPatch(set, a.status) }, "merge", "status");
       return;
     case "event":
-      await event(a.eventType, a.reason, a.message);
+      events.record(set, a.eventType, a.reason, a.message);
       return;
   }
 }
@@ -132,6 +213,8 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${a.claim.metadata?.name} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+    case "updatePodInPlace":
+      return { reason: "FailedUpdatePodInPlace", message: `failed to update pod ${a.name} in-place(revision ${a.revision}): ${why}` };
     case "repairPodLabels":
     case "setClaimOwners":
       return { reason: "FailedUpdate", message: `update ${a.type === "setClaimOwners" ? "Claim" : "Pod"} ${a.name} in StatefulSet ${setName} failed error: ${why}` };

@@ -13,7 +13,12 @@ export interface LeaseOptions {
   name?: string;
   holder: string;
   durationSeconds?: number;
+  /** Filled by acquireLease with the lease's cursor annotation; written back by releaseLease. */
+  cursor?: { value?: string };
 }
+
+/** The annotation on the Lease that says after which set (`namespace/name`) the next invocation resumes. */
+export const CURSOR_ANNOTATION = "ordinal.dev/cursor";
 
 /** microTime formats a Date as metav1.MicroTime (six fractional digits). */
 export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -27,6 +32,7 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
   const duration = o.durationSeconds ?? 30;
   const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
   const existing = await client.get<Lease & { metadata: { resourceVersion?: string } }>(R.leases, o.namespace, name);
+  if (o.cursor) o.cursor.value = existing?.metadata?.annotations?.[CURSOR_ANNOTATION] || undefined;
   try {
     if (!existing) {
       await client.create(R.leases, o.namespace, {
@@ -61,13 +67,23 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
   }
 }
 
-/** releaseLease gives the lease up if `holder` still holds it, so the next tick need not wait for expiry. */
+/**
+ * releaseLease gives the lease up if `holder` still holds it, so the next tick need not wait for
+ * expiry, and stores `o.cursor` (where the next invocation resumes) in the same write.
+ */
 export async function releaseLease(client: KubeClient, o: LeaseOptions): Promise<void> {
   const name = o.name ?? "ordinal-reconciler";
   const existing = await client.get<Lease>(R.leases, o.namespace, name);
   if (existing?.spec?.holderIdentity !== o.holder) return;
+  const annotations = { ...(existing.metadata?.annotations ?? {}) };
+  if (o.cursor?.value) annotations[CURSOR_ANNOTATION] = o.cursor.value;
+  else delete annotations[CURSOR_ANNOTATION];
   try {
-    await client.update(R.leases, o.namespace, { ...existing, spec: { ...existing.spec, holderIdentity: undefined, renewTime: undefined } } as never);
+    await client.update(R.leases, o.namespace, {
+      ...existing,
+      metadata: { ...existing.metadata, annotations },
+      spec: { ...existing.spec, holderIdentity: undefined, renewTime: undefined },
+    } as never);
   } catch (e) {
     if (!isConflict(e)) throw e;
   }

@@ -1,27 +1,2 @@
-/** Structured logs: one JSON object per line. Never pass tokens or keys in `fields`. */
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-const LEVELS = { info: 0, warn: 1, error: 2 } as const;
-export type LogLevel = keyof typeof LEVELS;
-
-/**
- * jsonLogger returns a Logger that writes JSON lines through `write` (console.log by default),
- * dropping messages below `minLevel`.
- */
-export function jsonLogger(write: (line: string) => void = (l) => console.log(l), base: Record<string, unknown> = {}, minLevel: LogLevel = "info"): Logger {
-  const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (LEVELS[level] >= LEVELS[minLevel]) write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
-  };
-  return {
-    info: (m, f) => emit("info", m, f),
-    warn: (m, f) => emit("warn", m, f),
-    error: (m, f) => emit("error", m, f),
-  };
-}
-
-/** silentLogger drops everything (tests). */
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+/** The logger lives in src/log; this re-export keeps the reconciler's own imports short. */
+export { jsonLogger, silentLogger, type Logger, type LogLevel } from "../log/log.ts";

@@ -1,4 +1,5 @@
 import type { KubeClient } from "../kube/client.ts";
+import { EventRecorder } from "./events.ts";
 import { acquireLease, releaseLease } from "./lease.ts";
 import type { Logger } from "./log.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
@@ -24,6 +25,8 @@ export interface RunOptions {
   maxPasses?: number;
   namespace?: string;
   setName?: string;
+  /** Only this shard of namespaces (its own Lease: `ordinal-reconciler-<index>-of-<count>`). */
+  shard?: { index: number; count: number };
   sleep?: (ms: number) => Promise<void>;
   /** Aborting ends the invocation after the current pass (the lease is still released). */
   signal?: AbortSignal;
@@ -44,25 +47,48 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const started = now().getTime();
   const passes: PassResult[] = [];
-  const lease = { namespace: o.leaseNamespace, holder: o.holder };
+  const lease = {
+    namespace: o.leaseNamespace,
+    holder: o.holder,
+    name: o.shard ? `ordinal-reconciler-${o.shard.index}-of-${o.shard.count}` : undefined,
+    cursor: {} as { value?: string },
+  };
+  // A pass stops between sets once the request budget (and, after the first pass, the time
+  // budget) is spent; the cursor on the Lease says where the next invocation resumes.
+  const requestsSpent = () => o.maxRequests !== undefined && client.requestCount + REQUESTS_PER_PASS_RESERVE >= o.maxRequests;
+  const timeSpent = () => now().getTime() - started >= o.budgetMs;
   if (!(await acquireLease(client, lease, now()))) {
     o.log.info("lease held elsewhere; skipping", { holder: o.holder });
     return { acquired: false, passes };
   }
+  const events = new EventRecorder(client, o.log);
   try {
     for (;;) {
       if (o.beforePass) await o.beforePass().catch((e) => o.log.warn("beforePass failed", { error: String(e) }));
-      const pass = await reconcilePass(client, { now, log: o.log, namespace: o.namespace, setName: o.setName });
+      const hinted = o.setName !== undefined;
+      const pass = await reconcilePass(client, {
+        now,
+        log: o.log,
+        namespace: o.namespace,
+        setName: o.setName,
+        events,
+        shard: o.shard,
+        startAfter: hinted ? undefined : lease.cursor.value,
+        shouldStop: passes.length === 0 ? requestsSpent : () => requestsSpent() || timeSpent(),
+      });
       passes.push(pass);
+      if (!hinted) lease.cursor.value = pass.cursor;
       if (!pass.pending || o.signal?.aborted) break;
       if (o.maxPasses !== undefined && passes.length >= o.maxPasses) break;
-      const pause = pass.actionCount > 0 ? 0 : (o.idleMs ?? 1000);
+      // Idle passes poll every idleMs, but never later than a set asked to be looked at again.
+      const pause = pass.actionCount > 0 ? 0 : Math.min(o.idleMs ?? 1000, pass.requeueAfterMs ?? Infinity);
       if (now().getTime() - started + pause >= o.budgetMs) break;
       if (o.maxRequests !== undefined && client.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= o.maxRequests) break;
       if (pause) await sleep(pause);
       if (!(await acquireLease(client, lease, now()))) break;
     }
   } finally {
+    await events.close(now()).catch((e) => o.log.warn("events not recorded", { error: String(e) }));
     await releaseLease(client, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
   }
   return { acquired: true, passes };

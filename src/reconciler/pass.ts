@@ -1,15 +1,24 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
+import { SET_NAME_LABEL } from "../core/constants.ts";
+import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { describe, executeActions } from "./executor.ts";
+import { compileSelector } from "../validation/labels.ts";
+import { EventRecorder } from "./events.ts";
+import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
+import { indexObjects, type SetObjects } from "./pass-index.ts";
 
 /**
- * One level-triggered pass: list each kind once (not once per set), plan every set, execute its
- * actions in order, stop that set at its first failure. Returns what was done and whether more
- * work is pending (a set waits on pods, or acted and should be looked at again).
+ * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
+ * `ordinal.dev/statefulset` label (paged lists, each kind once, whatever the number of sets;
+ * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
+ * own objects and executes its plan (executor.ts). A pod that exists without our label (an
+ * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
+ * name and the set is planned again at once. Cost: O(managed objects + sets) reads and CPU;
+ * orphans cost one GET each, once, when their ordinal is wanted.
  */
 
 export interface PassOptions {
@@ -17,8 +26,16 @@ export interface PassOptions {
   log: Logger;
   /** Only sets in this namespace (default: all namespaces). */
   namespace?: string;
-  /** Only this set (a hint from the webhook), in `namespace`. */
+  /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
+  /** Event recorder shared by the passes of one invocation (default: one for this pass, closed at its end). */
+  events?: EventRecorder;
+  /** Resume after this set (`namespace/name`, from the Lease's cursor); sets are visited in that order, wrapping around. */
+  startAfter?: string;
+  /** Checked before each set: true stops the pass there (budget spent); `cursor` then says where to resume. */
+  shouldStop?: () => boolean;
+  /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
+  shard?: { index: number; count: number };
 }
 
 export interface SetResult {
@@ -26,64 +43,132 @@ export interface SetResult {
   actions: string[];
   error?: string;
   waiting: boolean;
+  /** The plan asked to be looked at again after this many milliseconds. */
+  requeueAfterMs?: number;
 }
 
 export interface PassResult {
   sets: SetResult[];
   /** True when another pass soon would make progress. */
   pending: boolean;
+  /** The earliest time (ms from now) a set asked to be looked at again (an in-place grace period). */
+  requeueAfterMs?: number;
   actionCount: number;
+  /** Set when the pass stopped before its last set: the last set it did (resume after it). */
+  cursor?: string;
 }
 
-const byNamespace = <T extends KubeObject>(items: T[]) => {
-  const m = new Map<string, T[]>();
-  for (const i of items) {
-    const ns = i.metadata?.namespace ?? "";
-    let list = m.get(ns);
-    if (!list) m.set(ns, (list = []));
-    list.push(i);
-  }
-  return m;
-};
+/**
+ * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
+ * 5 list requests (a page of 5,000 pods is a few MiB of JSON, within a Worker's 128 MB).
+ */
+export const LIST_PAGE_SIZE = 5000;
 
-/** reconcilePass runs one pass over every Ordinal StatefulSet. */
+/** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
+export const MANAGED_SELECTOR = SET_NAME_LABEL;
+
+/** shardOf returns the shard of a namespace among `count` (FNV-1a of the name). */
+export const shardOf = (namespace: string, count: number): number => fnv32a(namespace) % count;
+
+const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+
+/** reconcilePass runs one pass over every Ordinal StatefulSet (or the one of the hint). */
 export async function reconcilePass(client: KubeClient, o: PassOptions): Promise<PassResult> {
   const ns = o.namespace;
-  const rawSets = await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : undefined);
   const result: PassResult = { sets: [], pending: false, actionCount: 0 };
+  let rawSets = await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
+  if (o.shard) {
+    const { index, count } = o.shard;
+    rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
+  }
   if (rawSets.length === 0) return result;
+  rawSets = inCursorOrder(rawSets, o.startAfter);
+  const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
+  // A sharded pass over one namespace lists that namespace only.
+  const listNs = ns ?? (o.shard && new Set(rawSets.map((s) => s.metadata?.namespace)).size === 1 ? rawSets[0].metadata?.namespace : undefined);
   const [pods, claims, revisions] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, ns),
-    client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, ns),
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, ns),
+    client.list<Pod & KubeObject>(R.pods, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
   ]);
-  const podsByNs = byNamespace(pods);
-  const claimsByNs = byNamespace(claims);
-  const revsByNs = byNamespace(revisions);
+  const index = indexObjects(pods, claims, revisions);
+  const events = o.events ?? new EventRecorder(client, o.log);
   for (const raw of rawSets) {
-    const id = `${raw.metadata?.namespace}/${raw.metadata?.name}`;
+    if (o.shouldStop?.()) {
+      result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
+      result.pending = true;
+      break;
+    }
+    const id = setId(raw);
     const parsed = StatefulSetSchema.safeParse(raw);
     if (!parsed.success) {
       o.log.warn("set skipped: does not parse", { set: id, error: parsed.error.message.slice(0, 500) });
       result.sets.push({ set: id, actions: [], error: "invalid spec", waiting: false });
       continue;
     }
-    const set: StatefulSet = parsed.data;
-    const setNs = set.metadata.namespace ?? "";
-    const now = o.now();
-    const p = plan({
-      set,
-      pods: podsByNs.get(setNs) ?? [],
-      claims: claimsByNs.get(setNs) ?? [],
-      revisions: revsByNs.get(setNs) ?? [],
-      now,
-    });
-    const { done, error } = await executeActions(client, set, p.actions, now, o.log);
-    const names = p.actions.slice(0, done).map(describe);
-    if (names.length) o.log.info("set reconciled", { set: id, actions: names, error: error?.message });
-    result.sets.push({ set: id, actions: names, error: error?.message, waiting: p.waiting });
-    result.actionCount += done;
-    if (p.waiting || error || done > 0) result.pending = true;
+    const r = await reconcileSet(client, parsed.data, index.objectsFor(parsed.data), o, events);
+    result.sets.push(r.result);
+    result.actionCount += r.done;
+    if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
+    const after = r.result.requeueAfterMs;
+    if (after !== undefined) {
+      result.pending = true;
+      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? after, after);
+    }
+    await events.flush(o.now());
   }
+  if (!o.events) await events.close(o.now());
   return result;
+}
+
+/** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
+function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): KubeObject[] {
+  const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : setId(a) > setId(b) ? 1 : 0));
+  if (!startAfter) return sorted;
+  const i = sorted.findIndex((s) => setId(s) > startAfter);
+  return i <= 0 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
+}
+
+/**
+ * reconcileSet plans and executes one set; when a create met a pod that exists unseen (no
+ * label), it reads those pods by name and plans the set once more with them (adoption).
+ */
+async function reconcileSet(
+  client: KubeClient,
+  set: StatefulSet,
+  objects: SetObjects,
+  o: PassOptions,
+  events: EventRecorder,
+): Promise<{ result: SetResult; done: number }> {
+  const id = `${set.metadata.namespace}/${set.metadata.name}`;
+  const matches = compileSelector(set.spec.selector);
+  const names: string[] = [];
+  let done = 0;
+  let waiting = false;
+  let requeueAfterMs: number | undefined;
+  let error: string | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const p = plan({ set, ...objects, now: o.now(), matches });
+    const ex = await executePlan(client, set, p, o.log, events);
+    names.push(...ex.done.map(describe));
+    done += ex.done.length;
+    waiting = p.waiting;
+    requeueAfterMs = p.requeueAfterMs;
+    error = ex.error?.message;
+    if (!ex.unseenPods.length || attempt === 1) break;
+    const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, set.metadata.namespace, n)));
+    const extra = found.filter((p): p is Pod & KubeObject => !!p);
+    if (!extra.length) break;
+    o.log.info("pods found without Ordinal's label", { set: id, pods: extra.map((p) => p.metadata?.name) });
+    objects = { ...objects, pods: [...objects.pods, ...extra] };
+    // The set's status may have been written above: plan from the stored one.
+    const fresh = await client.get<KubeObject>(R.statefulSets, set.metadata.namespace, set.metadata.name ?? "");
+    const reparsed = fresh && StatefulSetSchema.safeParse(fresh);
+    if (!reparsed?.success) break;
+    set = reparsed.data;
+  }
+  if (names.length) o.log.info("set reconciled", { set: id, actions: names, error });
+  const result: SetResult = { set: id, actions: names, error, waiting };
+  if (requeueAfterMs !== undefined) result.requeueAfterMs = requeueAfterMs;
+  return { result, done };
 }

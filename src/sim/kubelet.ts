@@ -1,4 +1,4 @@
-import type { Pod, PodCondition } from "../api/k8s.ts";
+import type { ContainerStatus, Pod, PodCondition } from "../api/k8s.ts";
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 
@@ -6,7 +6,8 @@ import { R } from "../kube/resources.ts";
  * A kubelet player: there is no kubelet here, so tests and the embedded simulation play it by
  * writing what a kubelet would: bind pods to a node, report them Running with containers ready,
  * compute Ready as the kubelet does (ContainersReady AND every readiness gate True), keep the
- * conditions it does not own, fail pods on request, and finish graceful deletions.
+ * conditions it does not own, restart only the container whose image changed in place (after a
+ * pull delay), fail pods on request, and finish graceful deletions.
  */
 
 export interface KubeletOptions {
@@ -21,12 +22,18 @@ export interface KubeletOptions {
   failPods?: Set<string>;
   /** When false, graceful deletions are never finished (tests of waiting). Default true. */
   finishDeletions?: boolean;
+  /** Seconds (of `now`) an image pull takes when a container's image changes in place. Default 0. */
+  pullSeconds?: number;
+  /** Images whose containers run but never become ready (a broken release). */
+  unreadyImages?: (image: string) => boolean;
 }
 
 export interface KubeletStepResult {
   bound: number;
   started: number;
   readiness: number;
+  /** Pods whose containers were killed or restarted for an image change. */
+  restarted: number;
   deleted: number;
   failed: number;
   conflicts: number;
@@ -44,6 +51,8 @@ export function desiredReady(pod: Pod, containersReady: boolean): boolean {
 export class KubeletPlayer {
   private nodeIndex = 0;
   private nodesMade = false;
+  /** When each container's image pull (after an in-place image change) ends, by pod UID and name. */
+  private readonly pulls = new Map<string, number>();
   constructor(
     private readonly client: KubeClient,
     private readonly o: KubeletOptions = {},
@@ -75,7 +84,7 @@ export class KubeletPlayer {
   /** step makes at most one transition per pod and returns what it did. */
   async step(): Promise<KubeletStepResult> {
     await this.ensureNodes();
-    const r: KubeletStepResult = { bound: 0, started: 0, readiness: 0, deleted: 0, failed: 0, conflicts: 0 };
+    const r: KubeletStepResult = { bound: 0, started: 0, readiness: 0, restarted: 0, deleted: 0, failed: 0, conflicts: 0 };
     const pods = await this.client.list<Pod>(R.pods, this.o.namespace);
     for (const pod of pods) {
       if (!this.roll()) continue;
@@ -122,16 +131,78 @@ export class KubeletPlayer {
       r.started++;
       return;
     }
+    const containers = this.syncContainers(pod);
+    const containersReady = containers.every((c) => c.ready);
     const ready = pod.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
-    const imagesMatch = (pod.spec?.containers ?? []).every((c) => pod.status?.containerStatuses?.find((s) => s.name === c.name)?.image === c.image);
-    if (desiredReady(pod, true) !== ready || !imagesMatch) {
-      await this.writeStatus(pod, "Running", true);
-      r.readiness++;
+    const changed = JSON.stringify(containers) !== JSON.stringify(pod.status?.containerStatuses ?? []);
+    if (changed || desiredReady(pod, containersReady) !== ready) {
+      await this.writeStatus(pod, "Running", containersReady, containers);
+      if (changed) r.restarted++;
+      else r.readiness++;
     }
   }
 
+  /**
+   * syncContainers returns the container statuses a kubelet would report next for a running pod.
+   * A container whose spec image changed is killed (waiting, image pulling, no imageID) and, once
+   * the pull delay has passed, started again: restartCount + 1, new startedAt, the new imageID.
+   * Other containers keep their status untouched; the pod keeps its UID, node and IP.
+   */
+  private syncContainers(pod: Pod): ContainerStatus[] {
+    const now = this.now();
+    const old = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
+    return (pod.spec?.containers ?? []).map((c) => {
+      const s = old.get(c.name);
+      if (!s) return this.runningStatus(c.name, c.image ?? "", 0, now);
+      const key = `${pod.metadata?.uid}/${c.name}`;
+      if (s.state?.running && s.image !== c.image) {
+        this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+        return {
+          name: c.name,
+          image: c.image ?? "",
+          imageID: "",
+          ready: false,
+          started: false,
+          restartCount: s.restartCount,
+          state: { waiting: { reason: "ContainerCreating" } },
+          lastState: { terminated: { exitCode: 0, reason: "Completed", startedAt: s.state.running.startedAt, finishedAt: seconds(now) as unknown as Date } },
+        } as ContainerStatus;
+      }
+      if (s.state?.waiting) {
+        if (s.image !== c.image) {
+          this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+          return { ...s, image: c.image ?? "" };
+        }
+        const due = this.pulls.get(key);
+        if (due === undefined) this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+        if (due === undefined || now.getTime() < due) return s;
+        this.pulls.delete(key);
+        return { ...this.runningStatus(c.name, c.image ?? "", s.restartCount + 1, now), lastState: s.lastState };
+      }
+      // Running the spec's image: readiness follows the image (a broken image never gets ready).
+      const ready = !!s.state?.running && !this.unready(c.image ?? "");
+      return s.ready === ready ? s : { ...s, ready };
+    });
+  }
+
+  private unready(image: string): boolean {
+    return this.o.unreadyImages?.(image) ?? false;
+  }
+
+  private runningStatus(name: string, image: string, restartCount: number, now: Date): ContainerStatus {
+    return {
+      name,
+      image,
+      imageID: `sim://${image}`,
+      ready: !this.unready(image),
+      started: true,
+      restartCount,
+      state: { running: { startedAt: seconds(now) as unknown as Date } },
+    };
+  }
+
   /** writeStatus PUTs the pod's status as a kubelet would, keeping conditions it does not own. */
-  private async writeStatus(pod: Pod, phase: "Running" | "Failed", containersReady: boolean): Promise<void> {
+  private async writeStatus(pod: Pod, phase: "Running" | "Failed", containersReady: boolean, containers?: ContainerStatus[]): Promise<void> {
     const now = seconds(this.now());
     const prev = pod.status?.conditions ?? [];
     const keep = prev.filter((c) => !KUBELET_OWNED.has(c.type));
@@ -140,23 +211,30 @@ export class KubeletPlayer {
       const s = status ? "True" : "False";
       return { type, status: s, lastTransitionTime: (old?.status === s ? old.lastTransitionTime : now) as unknown as Date };
     };
-    const ready = desiredReady(pod, containersReady);
+    const statuses =
+      containers ??
+      (pod.spec?.containers ?? []).map((c) =>
+        phase === "Running"
+          ? this.runningStatus(c.name, c.image ?? "", 0, this.now())
+          : ({
+              name: c.name,
+              image: c.image ?? "",
+              imageID: `sim://${c.image}`,
+              ready: false,
+              started: false,
+              restartCount: 0,
+              state: { terminated: { exitCode: 1, reason: "Error", startedAt: now, finishedAt: now } },
+            } as unknown as ContainerStatus),
+      );
+    const ready = phase === "Running" && containersReady && statuses.every((c) => c.ready);
     const status = {
       ...pod.status,
       phase,
       hostIP: "10.0.0.1",
-      podIP: `10.1.0.${(Math.abs(hashName(pod.metadata!.name!)) % 250) + 1}`,
+      podIP: pod.status?.podIP ?? `10.1.0.${(Math.abs(hashName(pod.metadata!.name!)) % 250) + 1}`,
       startTime: pod.status?.startTime ?? now,
-      conditions: [cond("Initialized", true), cond("Ready", ready), cond("ContainersReady", containersReady), cond("PodScheduled", true), ...keep],
-      containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
-        name: c.name,
-        image: c.image,
-        imageID: `sim://${c.image}`,
-        ready: containersReady,
-        started: phase === "Running",
-        restartCount: 0,
-        state: phase === "Running" ? { running: { startedAt: now } } : { terminated: { exitCode: 1, reason: "Error", startedAt: now, finishedAt: now } },
-      })),
+      conditions: [cond("Initialized", true), cond("Ready", desiredReady(pod, ready)), cond("ContainersReady", ready), cond("PodScheduled", true), ...keep],
+      containerStatuses: statuses,
     };
     await this.client.update(R.pods, pod.metadata!.namespace, { ...pod, status } as unknown as Pod, "status");
   }

@@ -200,9 +200,12 @@ export function goJSON(v: unknown): string {
 }
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+/** Printable ASCII without `"` and `\`: quoted as is (the common case, one regex pass). */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** goQuote is strconv.Quote: a double-quoted Go string literal, printable runes kept as they are. */
 export function goQuote(s: string): string {
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
@@ -273,14 +276,12 @@ export function goFloat(f: number): string {
  * message alone, several in brackets joined by ", ", identical messages once.
  */
 export function aggregateMessage(errors: readonly FieldError[]): string {
-  const seen: string[] = [];
-  for (const e of errors) {
-    const msg = formatFieldError(e);
-    if (!seen.includes(msg)) seen.push(msg);
-  }
-  if (seen.length === 0) return "";
-  if (seen.length === 1) return seen[0];
-  return `[${seen.join(", ")}]`;
+  const seen = new Set<string>();
+  for (const e of errors) seen.add(formatFieldError(e));
+  if (seen.size === 0) return "";
+  const list = [...seen];
+  if (list.length === 1) return list[0];
+  return `[${list.join(", ")}]`;
 }
 
 /** qualifiedKind is schema.GroupKind.String(): `StatefulSet.apps`, or the bare kind for the core group. */

@@ -146,21 +146,32 @@ function requirementMatches(r: Requirement, labels: Record<string, string>): boo
   }
 }
 
+/** A compiled label selector: true when the labels match. */
+export type LabelMatcher = (labels: Record<string, string> | undefined | null) => boolean;
+
 /**
- * selectorMatches is metav1 selector semantics: an absent selector matches nothing, an empty one
- * everything; an invalid selector matches nothing.
+ * compileSelector parses and validates the selector once and returns its matcher, with metav1
+ * semantics: an absent selector matches nothing, an empty one everything, an invalid one nothing.
+ * Use it when one selector is tested against many objects (a reconcile pass).
  */
-export function selectorMatches(selector: LabelSelector | undefined | null, labels: Record<string, string> | undefined | null): boolean {
+export function compileSelector(selector: LabelSelector | undefined | null): LabelMatcher {
   const parsed = labelSelectorAsRequirements(selector);
   switch (parsed.kind) {
     case "nothing":
     case "error":
-      return false;
+      return () => false;
     case "everything":
-      return true;
-    case "requirements":
-      return parsed.requirements.every((r) => requirementMatches(r, labels ?? {}));
+      return () => true;
+    case "requirements": {
+      const reqs = parsed.requirements;
+      return (labels) => reqs.every((r) => requirementMatches(r, labels ?? {}));
+    }
   }
+}
+
+/** selectorMatches is compileSelector(selector)(labels), for one-off checks. */
+export function selectorMatches(selector: LabelSelector | undefined | null, labels: Record<string, string> | undefined | null): boolean {
+  return compileSelector(selector)(labels);
 }
 
 function requirementString(r: Requirement): string {

@@ -2,9 +2,9 @@
  * Ordinal's own StatefulSet rules (apps.ordinal.dev only) and the warnings given for both groups.
  *
  * Decisions:
- * - maxUnavailable above 1 with podManagementPolicy OrderedReady is a warning, not an error:
- *   upstream (MaxUnavailableStatefulSet) accepts it and only Parallel sets take down several pods
- *   at once, so refusing it would refuse valid apps/v1 manifests.
+ * - maxUnavailable above 1 with podManagementPolicy OrderedReady: Ordinal's sets honour it (the
+ *   rollout goes highest ordinal first, several pods at a time); for apps/v1 objects it is a
+ *   warning, not an error: upstream accepts it but only Parallel sets take down several pods.
  * - "paused only with RollingUpdate" needs no rule of its own: paused lives in rollingUpdate, and
  *   any rollingUpdate with type OnDelete is already refused by the upstream rule at
  *   spec.updateStrategy.rollingUpdate. Likewise podUpdatePolicy with OnDelete cannot be written.
@@ -63,7 +63,8 @@ export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
     // Percentages scale with replicas, rounding up (GetScaledValueFromIntOrPercent).
     const several =
       (typeof mu === "number" && mu > 1) || (typeof mu === "string" && /^[0-9]+%$/.test(mu) && Math.ceil((Number(mu.slice(0, -1)) * replicas) / 100) > 1);
-    if (several && pmp === "OrderedReady")
+    // Ordinal's own sets honour maxUnavailable with both policies; apps/v1 (1.20) ignores it with OrderedReady.
+    if (several && pmp === "OrderedReady" && group !== "apps.ordinal.dev")
       warnings.push(
         `spec.updateStrategy.rollingUpdate.maxUnavailable (${JSON.stringify(mu)}) has effect only with podManagementPolicy Parallel: an OrderedReady set updates one pod at a time`,
       );

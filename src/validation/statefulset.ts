@@ -30,6 +30,11 @@ export interface StatefulSetValidationOptions {
   checkPods?: boolean;
   /** Whether the cluster allows privileged containers (default true). */
   allowPrivileged?: boolean;
+  /**
+   * Skip the pod and PVC checks (step 3) when the set's own rules already found more errors than
+   * this (a caller that reports only so many, such as the webhook, need not pay for the rest).
+   */
+  maxErrors?: number;
 }
 
 export interface StatefulSetValidationResult {
@@ -75,7 +80,7 @@ function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions
   if (opts.group === "apps.ordinal.dev") errors.push(...validateOrdinalRules(r, spec, specPath));
   errors.unshift(...r.errors);
 
-  if (opts.checkPods !== false) {
+  if (opts.checkPods !== false && errors.length <= (opts.maxErrors ?? Infinity)) {
     const meta = isObject(obj.metadata) ? obj.metadata : {};
     errors.push(...hostnameRoom(meta.name, spec));
     const upstreamFields = new Set(errors.map((e) => e.field));

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { applyPatch } from "rfc6902";
 import { describe, expect, it } from "vitest";
 import { decodePatch } from "../../src/admission/patch.ts";
-import { WEBHOOK_PATHS } from "../../src/admission/webhook-configs.ts";
+import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { appsSts, handMadePod, imageListKind, osts, RECONCILER, sampleSet } from "./helpers.ts";
 import { testApp } from "./test-app.ts";
@@ -142,5 +142,76 @@ describe("fuzz: every webhook route", () => {
       const failures = t.log.lines.filter((l) => l.msg === "admission handler failed");
       expect(failures.length, JSON.stringify(failures.slice(0, 3).map((l) => l.fields?.error))).toBeLessThan(100);
     }, 60_000);
+  }
+});
+
+/**
+ * Hostile shapes (issue 11): random nesting depth (to 400), wide lists (to 3,000 entries), long
+ * strings (to 100 KB), planted at random places of near-real pods and sets, on every route.
+ * Bounded by iteration count (FUZZ_RUNS, default 40 per route), not by time.
+ */
+const hostileArb = fc.record({
+  base: fc.constantFrom<() => Record<string, unknown>>(
+    () => handMadePod("web-1") as Record<string, unknown>,
+    () => newStatefulSetPod(sampleSet(), 1, "r1") as Record<string, unknown>,
+    () => structuredClone(sampleSet()) as Record<string, unknown>,
+  ),
+  at: fc.constantFrom("metadata.labels.x", "metadata.annotations", "metadata.ownerReferences", "spec.containers", "spec.template.spec.containers", "spec.volumes", "spec.x", "status.conditions"),
+  depth: fc.integer({ min: 0, max: 400 }),
+  width: fc.integer({ min: 0, max: 3_000 }),
+  strLen: fc.integer({ min: 0, max: 100_000 }),
+  operation: fc.constantFrom("CREATE", "UPDATE"),
+  subResource: fc.constantFrom(undefined, "status", "resize"),
+  user: fc.constantFrom("admin", RECONCILER),
+  kind: fc.constantFrom(podKind, osts, imageListKind),
+});
+
+/** hostileBody builds the review as text (JSON.stringify itself would overflow on deep values). */
+type Hostile = typeof hostileArb extends fc.Arbitrary<infer T> ? T : never;
+function hostileBody(h: Hostile): string {
+  const obj = h.base();
+  const wide = Array.from({ length: h.width }, (_, i) => (i % 3 === 0 ? { name: `Bad_${i}`, image: " " } : i % 3 === 1 ? "x".repeat(i % 50) : i));
+  const keys = h.at.split(".");
+  let cur: Record<string, unknown> = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (typeof cur[k] !== "object" || cur[k] === null || Array.isArray(cur[k])) cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[keys[keys.length - 1]] = ["HOLE", "s".repeat(h.strLen), ...wide];
+  const request = { uid: "fuzz-uid", kind: h.kind, resource: { group: h.kind.group, version: "v1", resource: "x" }, subResource: h.subResource, operation: h.operation, userInfo: { username: h.user }, namespace: "default", object: obj, oldObject: h.operation === "UPDATE" ? h.base() : undefined };
+  const deep = `${"[".repeat(h.depth)}"bottom"${"]".repeat(h.depth)}`;
+  return JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request }).replace('"HOLE"', deep);
+}
+
+describe("fuzz: hostile nesting and sizes on every route", () => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+  const runs = Number(process.env.FUZZ_RUNS ?? 40);
+  for (const path of Object.values(WEBHOOK_PATHS)) {
+    it(`${path}: ${runs} hostile reviews: a 4xx or a bounded AdmissionReview, never a 500 or an admit without identity (seed ${seed})`, async () => {
+      const t = await testApp({ validateAppsV1StatefulSets: true, onManagedPodStatus: () => {} });
+      await fc.assert(
+        fc.asyncProperty(hostileArb, async (h) => {
+          const body = hostileBody(h);
+          const res = await t.post(path, body);
+          const text = await res.text();
+          expect([200, 400, 413]).toContain(res.status);
+          expect(text.length).toBeLessThan(256 * 1024);
+          if (res.status !== 200) return;
+          const review = JSON.parse(text) as { response: { uid: string; allowed: boolean; patch?: string; status?: { code?: number } } };
+          expect(review.response.uid).toBe("fuzz-uid");
+          if (h.depth >= 100) expect(review.response).toMatchObject({ allowed: false, status: { code: 400 } });
+          // A pod of the set is never admitted by the mutating hook without its patch... unless it already has its identity.
+          // (Only a top-level pod CREATE gets identity: a subresource write is not a pod creation.)
+          if (path === WEBHOOK_PATHS.mutatePods && h.kind === podKind && h.operation === "CREATE" && h.subResource === undefined && review.response.allowed && h.depth < 100) {
+            const sent = JSON.parse(body) as { request: { object: { metadata?: { name?: string; labels?: Record<string, string> } } } };
+            const labels = sent.request.object.metadata?.labels ?? {};
+            if (sent.request.object.metadata?.name === "web-1" && labels["ordinal.dev/statefulset"] === "web" && typeof labels === "object") {
+              expect(review.response.patch ?? labels["statefulset.kubernetes.io/pod-name"]).toBeDefined();
+            }
+          }
+        }),
+        { seed, numRuns: runs },
+      );
+    }, 120_000);
   }
 });

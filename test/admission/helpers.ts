@@ -3,7 +3,7 @@
 import type { Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { SET_NAME_LABEL } from "../../src/core/constants.ts";
-import type { CommandIO } from "../../src/admission/register-command.ts";
+import type { CommandIO } from "../../src/webhook-config/register-command.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
 import type { Logger } from "../../src/http/log.ts";
 
@@ -104,5 +104,11 @@ export function memoryIO(files: Record<string, string> = {}): CommandIO & { file
     },
     writeFile: async (path, data, opts) => void map.set(path, { data, mode: opts?.mode }),
     mkdir: async () => {},
+    rename: async (from, to) => {
+      const f = map.get(from);
+      if (!f) throw new Error(`ENOENT: ${from}`);
+      map.delete(from);
+      map.set(to, f);
+    },
   };
 }

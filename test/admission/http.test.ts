@@ -1,7 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
+import { mutatePodFailed } from "../../src/admission/mutate-pods.ts";
 import { decodePatch } from "../../src/admission/patch.ts";
-import { generateWebhookKeys, issueWebhookToken } from "../../src/admission/token.ts";
-import { WEBHOOK_PATHS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
+import { generateWebhookKeys, issueWebhookToken } from "../../src/auth/token.ts";
+import { parseSubjectAltName, type ClientCertificate } from "../../src/auth/webhook-auth.ts";
+import { WEBHOOK_PATHS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
 import { INPLACE_READY_CONDITION, SET_NAME_LABEL } from "../../src/core/constants.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { createApp, MAX_BODY_BYTES } from "../../src/http/app.ts";
@@ -45,7 +47,7 @@ describe("createApp: authentication", () => {
   it("refuses a request without a token, or with a bad one, with 401 and no trace of the token in the log", async () => {
     const t = await testApp();
     const other = await issueWebhookToken({ privateKeyPem: (await generateWebhookKeys()).privateKeyPem });
-    const expired = await issueWebhookToken({ privateKeyPem: t.privateKeyPem, ttl: -5 });
+    const expired = await issueWebhookToken({ privateKeyPem: t.privateKeyPem, ttl: -300 });
     const variants: [string, Record<string, string>][] = [
       ["no header", { authorization: "" }],
       ["not bearer", { authorization: `Basic ${btoa("a:b")}` }],
@@ -74,24 +76,49 @@ describe("createApp: authentication", () => {
   });
 
   it("accepts a verified client certificate when mTLS is on, and only then", async () => {
-    let verified = false;
+    let cert: ClientCertificate | undefined;
     const app = createApp({
-      auth: { mtlsVerified: true },
-      isClientCertVerified: () => verified,
+      auth: { mtlsClientNames: ["kube-apiserver-webhook-client"] },
+      clientCertificate: () => cert,
       reconcilerUsername: RECONCILER,
       validateAppsV1StatefulSets: false,
       log: memoryLogger(),
     });
     const post = () => app.request(WEBHOOK_PATHS.validatePods, { method: "POST", body: "{}" });
     expect((await post()).status).toBe(401);
-    verified = true;
+    cert = { cn: "kube-apiserver-webhook-client", sans: [] };
     expect((await post()).status).toBe(400);
+    cert = { cn: "x", sans: ["kube-apiserver-webhook-client"] };
+    expect((await post()).status).toBe(400);
+    // Issue 11 finding 6: any certificate the CA signed used to pass; now only the expected names.
+    cert = { cn: "some-other-client", sans: ["else.example"] };
+    const refused = await post();
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toMatch(/include none of the expected/);
+  });
+
+  it("parses Node's subjectaltname", () => {
+    expect(parseSubjectAltName("DNS:a.example, IP Address:127.0.0.1, URI:spiffe://x/y, email:a@b")).toEqual(["a.example", "127.0.0.1", "spiffe://x/y"]);
+    expect(parseSubjectAltName(undefined)).toEqual([]);
+  });
+
+  // Issue 11 finding 9 (the Worker, which cannot refuse to start): a clear 503, not 401 to everyone.
+  it("an unusable public key answers 503 saying so, and logs it", async () => {
+    const keys = await generateWebhookKeys();
+    const token = await issueWebhookToken({ privateKeyPem: keys.privateKeyPem });
+    const log = memoryLogger();
+    const app = createApp({ auth: { jwt: { publicKeyPem: "garbage" } }, reconcilerUsername: RECONCILER, validateAppsV1StatefulSets: false, log });
+    const res = await app.request(WEBHOOK_PATHS.validatePods, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "{}" });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ message: expect.stringMatching(/public key is unusable.*WEBHOOK_PUBLIC_KEY/) });
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "webhook public key is unusable" }));
   });
 
   it("refuses to start without an authentication method", () => {
     const base = { reconcilerUsername: RECONCILER, validateAppsV1StatefulSets: false, log: memoryLogger() };
     expect(() => createApp({ ...base, auth: {} })).toThrow(/authentication is not configured/);
-    expect(() => createApp({ ...base, auth: { mtlsVerified: true } })).toThrow(/isClientCertVerified/);
+    expect(() => createApp({ ...base, auth: { mtlsClientNames: ["a"] } })).toThrow(/clientCertificate/);
+    expect(() => createApp({ ...base, auth: { mtlsClientNames: [] }, clientCertificate: () => undefined })).toThrow(/WEBHOOK_MTLS_CLIENT_NAMES/);
   });
 });
 
@@ -157,21 +184,47 @@ describe("createApp: hard edges", () => {
     });
   }
 
-  it("a throwing mutating handler admits with a warning, and logs it", async () => {
+  // Issue 11 finding 4: a failing mutation used to admit a pod of a set without its identity.
+  it("a throwing mutating handler denies a pod of an Ordinal set (never admits it without its identity), and logs it", async () => {
     const t = await testApp({
       lookupStatefulSet: async () => {
         throw new Error("apiserver unreachable");
       },
     });
     const r = await readReview(await t.post(WEBHOOK_PATHS.mutatePods, podCreate()));
-    expect(r.response).toMatchObject({ allowed: true, warnings: [expect.stringMatching(/mutating webhook failed \(apiserver unreachable\)/)] });
+    expect(r.response).toMatchObject({ allowed: false, status: { code: 500, message: expect.stringMatching(/mutating webhook failed \(apiserver unreachable\).*refused rather than created without its identity/) } });
     expect(r.response.patch).toBeUndefined();
     expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "admission handler failed" }));
+    expect(mutatePodFailed(request({ object: { metadata: { name: "x" } } }), "boom").response).toMatchObject({ allowed: true, warnings: [expect.stringMatching(/boom/)] });
+  });
+
+  it("answers a well-formed deny to an object nested thousands deep (no stack overflow, no admit)", async () => {
+    const t = await testApp();
+    const deep = `${"[".repeat(20_000)}"x"${"]".repeat(20_000)}`;
+    for (const [path, kind] of [
+      [WEBHOOK_PATHS.mutatePods, { group: "", version: "v1", kind: "Pod" }],
+      [WEBHOOK_PATHS.validatePods, { group: "", version: "v1", kind: "Pod" }],
+      [WEBHOOK_PATHS.validateStatefulSets, osts],
+    ] as const) {
+      const obj = kind.kind === "Pod" ? handMadePod("web-0") : sampleSet();
+      const body = JSON.stringify(
+        review({ uid: "u-deep", kind, resource: { group: kind.group, version: "v1", resource: "x" }, operation: "CREATE", userInfo: { username: "admin" }, object: { ...obj, deep: "DEEP" } }),
+      ).replace('"DEEP"', deep);
+      const r = await readReview(await t.post(path, body));
+      expect(r.response).toMatchObject({ uid: "u-deep", allowed: false, status: { code: 400, message: expect.stringMatching(/nested deeper than 100/) } });
+    }
+    const res = await t.post(WEBHOOK_PATHS.mutatePods, `{"deep":${deep}}`);
+    expect(res.status).toBe(400);
   });
 
   it("a throwing validating handler denies, and logs it", async () => {
     const t = await testApp();
-    // ownerReferences that is not a list makes the handler throw.
+    // Hostile JSON no longer makes the pod handler throw; a throwing dependency stands in for a bug.
+    Object.defineProperty(t.deps, "reconcilerUsername", {
+      get() {
+        throw new Error("boom");
+      },
+    });
     const broken = { metadata: { name: "web-0", labels: { [SET_NAME_LABEL]: "web" }, ownerReferences: "oops" }, spec: {} };
     const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", object: broken, oldObject: broken }))));
     expect(r.response.allowed).toBe(false);

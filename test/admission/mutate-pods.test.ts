@@ -6,6 +6,8 @@ import { identityPatch, mutatePod, withOrdinalIdentity, type LookupStatefulSet }
 import { decodePatch, type PatchOperation } from "../../src/admission/patch.ts";
 import { INPLACE_READY_CONDITION, POD_INDEX_LABEL, POD_NAME_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { lookupStatefulSetWith, SET_CACHE_TTL_MS } from "../../src/admission/lookup.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import { handMadePod, request, sampleSet } from "./helpers.ts";
 
 const lookup: LookupStatefulSet = async (ns, name) => (ns === "default" && name === "web" ? sampleSet() : undefined);
@@ -106,6 +108,13 @@ describe("mutatePod", () => {
       warning: /ordinal 7 is outside StatefulSet web's range \[0, 3\)/,
       patched: true,
     },
+    // Issue 11 finding 8: "web-01" parses to ordinal 1 but is not a member (upstream's identityMatches).
+    ...["web-01", "web-00", "web-007"].map((name) => ({
+      name: `a non-canonical ordinal (${name}) is not given an identity`,
+      pod: handMadePod(name),
+      warning: new RegExp(`pod name "${name}" is not "web-<ordinal>"`),
+      patched: false,
+    })),
     {
       name: "UPDATE is not this hook's business",
       pod: handMadePod("web-1"),
@@ -202,6 +211,49 @@ function buildPod(r: PodShape, ordinal: number): Pod {
   if (r.subdomain !== undefined) pod.spec!.subdomain = r.subdomain;
   return pod;
 }
+
+describe("lookupStatefulSetWith: the set cache", () => {
+  const client = (sets: Record<string, unknown>) => {
+    const calls: string[] = [];
+    const c = { get: async (_r: unknown, ns: string, name: string) => (calls.push(`${ns}/${name}`), structuredClone(sets[`${ns}/${name}`])) } as unknown as KubeClient;
+    return { c, calls };
+  };
+  const raw = (uid: string) => ({ ...structuredClone(sampleSet()), metadata: { name: "web", namespace: "default", uid } });
+
+  it("serves pods that name the cached set's uid without a GET, for SET_CACHE_TTL_MS", async () => {
+    let t = 0;
+    const { c, calls } = client({ "default/web": raw("u1") });
+    const lookup = lookupStatefulSetWith(c, () => t);
+    expect((await lookup("default", "web", "u1"))?.metadata.uid).toBe("u1");
+    expect((await lookup("default", "web", "u1"))?.metadata.uid).toBe("u1");
+    expect(calls).toHaveLength(1);
+    t += SET_CACHE_TTL_MS;
+    await lookup("default", "web", "u1");
+    expect(calls).toHaveLength(2);
+  });
+
+  it("fetches when the pod names another uid (a recreated set) or none (a hand-made pod)", async () => {
+    const sets: Record<string, unknown> = { "default/web": raw("u1") };
+    const { c, calls } = client(sets);
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    await lookup("default", "web", "u1");
+    sets["default/web"] = raw("u2");
+    expect((await lookup("default", "web", "u2"))?.metadata.uid).toBe("u2");
+    await lookup("default", "web");
+    expect(calls).toHaveLength(3);
+    delete sets["default/web"];
+    expect(await lookup("default", "web")).toBeUndefined();
+    expect(await lookup("default", "web", "u2")).toBeUndefined();
+  });
+
+  it("mutatePod passes the controller reference's uid to the lookup", async () => {
+    const seen: (string | undefined)[] = [];
+    const pod = newStatefulSetPod(sampleSet(), 1, "r1");
+    await mutatePod(request({ object: pod }), { lookupStatefulSet: async (_ns, _n, uid) => (seen.push(uid), sampleSet()) });
+    await mutatePod(request({ object: handMadePod("web-1") }), { lookupStatefulSet: async (_ns, _n, uid) => (seen.push(uid), sampleSet()) });
+    expect(seen).toEqual(["uid-web", undefined]);
+  });
+});
 
 describe("identityPatch (property)", () => {
   const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { caBundleFromPem, checkWebhookUrl, registerCommand } from "../../src/admission/register-command.ts";
-import { ensureWebhookRegistration, mergeConfiguration } from "../../src/admission/registration.ts";
-import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
+import { caBundleFromPem, checkWebhookUrl, registerCommand } from "../../src/webhook-config/register-command.ts";
+import { ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
+import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
 import { memoryIO } from "./helpers.ts";
@@ -83,7 +83,7 @@ describe("ensureWebhookRegistration", () => {
       unchanged: [],
     });
     expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
-    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev"]);
+    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev"]);
     expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA });
     const writes = c.writes.length;
     expect(await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).toEqual({
@@ -131,6 +131,7 @@ describe("ensureWebhookRegistration", () => {
           "theirs.example.com",
           "statefulsets.validate.ordinal.dev",
           "imagelists.validate.ordinal.dev",
+          "bindings.validate.ordinal.dev",
         ]),
     },
     {

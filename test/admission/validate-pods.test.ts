@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
-import { changedSpecPointers, validatePodUpdate } from "../../src/admission/validate-pods.ts";
-import { INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest, validatePodUpdate } from "../../src/admission/validate-pods.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { RECONCILER, request, sampleSet } from "./helpers.ts";
 
@@ -119,18 +119,45 @@ const cases: Case[] = [
     edit: (p) => void (p.metadata!.labels![SET_NAME_LABEL] = "web"),
     denied: [`metadata.labels[${SET_NAME_LABEL}]: Forbidden: added "web"`],
   },
+  // Issue 11 finding 3: pods/status used to pass whatever it carried.
+  { name: "a status update passes", subResource: "status", edit: (p) => void (p.status = { phase: "Running" }) },
   {
-    name: "a status update passes whatever it carries",
+    name: "a status update may not change an identity label",
     subResource: "status",
     edit: (p) => {
       p.metadata!.labels![POD_INDEX_LABEL] = "9";
       p.status = { phase: "Running" };
     },
+    denied: [`metadata.labels[${POD_INDEX_LABEL}]: Forbidden: changed "0" to "9"`],
   },
   {
-    name: "other subresources pass",
+    name: "a status update may not remove the set label",
+    subResource: "status",
+    edit: (p) => void delete p.metadata!.labels![SET_NAME_LABEL],
+    denied: [`metadata.labels[${SET_NAME_LABEL}]: Forbidden: removed "web"`],
+  },
+  {
+    name: "a status update may not change the in-place state annotation",
+    subResource: "status",
+    edit: (p) => void (p.metadata!.annotations![INPLACE_STATE_ANNOTATION] = '{"revision":"evil"}'),
+    denied: [`metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden`],
+  },
+  {
+    name: "pods/ephemeralcontainers may add an ephemeral container",
     subResource: "ephemeralcontainers",
     edit: (p) => void (p.spec!.ephemeralContainers = [{ name: "debug", image: "busybox" }]),
+  },
+  {
+    name: "pods/ephemeralcontainers may not change an identity label",
+    subResource: "ephemeralcontainers",
+    edit: (p) => void (p.metadata!.labels![POD_NAME_LABEL] = "web-7"),
+    denied: [`metadata.labels[${POD_NAME_LABEL}]`],
+  },
+  {
+    name: "pods/resize is an in-place spec change like any other",
+    subResource: "resize",
+    edit: (p) => void (p.spec!.containers[0].resources = { requests: { cpu: "2" } }),
+    denied: ["/spec/containers/0/resources"],
   },
 ];
 
@@ -180,6 +207,117 @@ describe("validatePodUpdate", () => {
       request({ operation: "UPDATE", subResource: "status", namespace: "default", object: old, oldObject: old, dryRun, userInfo: { username: "system:node:n1" } });
     expect(validatePodUpdate(req(false), { reconcilerUsername: RECONCILER }).reconcileHint).toEqual({ namespace: "default", setName: "web" });
     expect(validatePodUpdate(req(true), { reconcilerUsername: RECONCILER }).reconcileHint).toBeUndefined();
+  });
+});
+
+describe("validatePodRequest: membership and ownerReferences (issue 11 finding 2)", () => {
+  const decide = (old: Pod, pod: Pod, user = "admin", subResource?: string) =>
+    validatePodRequest(request({ operation: "UPDATE", object: pod, oldObject: old, subResource, userInfo: { username: user } }), { reconcilerUsername: RECONCILER }).response;
+  const foreignController = { apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "rs-uid", controller: true };
+
+  it("the three-step escape is closed at its first step: nobody but the reconciler drops or swaps Ordinal's controller reference", () => {
+    const old = stored();
+    const dropped = structuredClone(old);
+    dropped.metadata!.ownerReferences = [];
+    expect(decide(old, dropped)).toMatchObject({ allowed: false, status: { message: expect.stringContaining("metadata.ownerReferences: Forbidden: removed Ordinal's owner reference") } });
+    const swapped = structuredClone(old);
+    swapped.metadata!.ownerReferences = [foreignController];
+    expect(decide(old, swapped)).toMatchObject({ allowed: false, status: { message: expect.stringContaining("changed Ordinal's owner reference") } });
+    const demoted = structuredClone(old);
+    demoted.metadata!.ownerReferences![0].controller = false;
+    expect(decide(old, demoted).allowed).toBe(false);
+    expect(decide(old, swapped, RECONCILER).allowed).toBe(true);
+  });
+
+  it("managed-ness comes from the old OR the new object", () => {
+    // Had step one passed: old controlled by something else, the new one claims to be Ordinal's.
+    const old = stored();
+    old.metadata!.ownerReferences = [foreignController];
+    const claimed = stored();
+    claimed.spec!.containers[0].env = [{ name: "A", value: "1" }];
+    const r = decide(old, claimed);
+    expect(r.allowed).toBe(false);
+    expect(r.status?.message).toContain("added Ordinal's owner reference");
+    expect(r.status?.message).toContain("/spec/containers/0/env");
+  });
+
+  it("the garbage collector may remove Ordinal's reference (orphaning), not add or change it", () => {
+    const old = stored();
+    const orphaned = structuredClone(old);
+    orphaned.metadata!.ownerReferences = [];
+    for (const gc of GARBAGE_COLLECTOR_USERNAMES) {
+      expect(decide(old, orphaned, gc).allowed).toBe(true);
+      expect(decide(orphaned, old, gc).allowed).toBe(false);
+    }
+  });
+
+  it("unrelated ownerReferences may change", () => {
+    const old = stored();
+    const pod = structuredClone(old);
+    pod.metadata!.ownerReferences!.push({ apiVersion: "v1", kind: "ConfigMap", name: "c", uid: "c-uid" });
+    expect(decide(old, pod).allowed).toBe(true);
+  });
+});
+
+describe("validatePodRequest: only the reconciler writes the in-place state (issue 9 rule)", () => {
+  const withCondition = (status: "True" | "False", reason?: string): Pod => {
+    const p = stored();
+    p.status = { conditions: [{ type: "Ready", status: "True" }, { type: INPLACE_READY_CONDITION, status, ...(reason ? { reason } : {}) }] };
+    return p;
+  };
+  const decide = (req: Parameters<typeof request>[0]) => validatePodRequest(request(req), { reconcilerUsername: RECONCILER }).response;
+
+  it("pods/status: the InPlaceUpdateReady condition is the reconciler's (set, flipped or removed)", () => {
+    const old = withCondition("False", "StartInPlaceUpdate");
+    for (const pod of [withCondition("True"), stored()]) {
+      expect(decide({ operation: "UPDATE", subResource: "status", object: pod, oldObject: old, userInfo: { username: "system:node:n1" } })).toMatchObject({
+        allowed: false,
+        status: { message: expect.stringContaining(`status.conditions[${INPLACE_READY_CONDITION}]: Forbidden`) },
+      });
+      expect(decide({ operation: "UPDATE", subResource: "status", object: pod, oldObject: old, userInfo: { username: RECONCILER } }).allowed).toBe(true);
+    }
+  });
+
+  it("pods/status: a kubelet update that keeps the condition (any key order) passes", () => {
+    const old = withCondition("False", "StartInPlaceUpdate");
+    const pod = structuredClone(old);
+    pod.status!.conditions = [{ reason: "StartInPlaceUpdate", status: "False", type: INPLACE_READY_CONDITION }, { type: "Ready", status: "False" }];
+    expect(decide({ operation: "UPDATE", subResource: "status", object: pod, oldObject: old, userInfo: { username: "system:node:n1" } }).allowed).toBe(true);
+  });
+
+  it("CREATE: a pod may not arrive with the in-place state annotation, ours or not", () => {
+    const pod: Pod = { metadata: { name: "x", annotations: { [INPLACE_STATE_ANNOTATION]: "{}" } }, spec: { containers: [{ name: "c", image: "i" }] } };
+    expect(decide({ operation: "CREATE", object: pod }).allowed).toBe(false);
+    expect(decide({ operation: "CREATE", object: pod, userInfo: { username: RECONCILER } }).allowed).toBe(true);
+    expect(decide({ operation: "CREATE", object: { metadata: { name: "x" } } }).allowed).toBe(true);
+  });
+
+  it("CREATE: a pod with its identity labels (from the mutating hook) and a set reference passes", () => {
+    const pod = newStatefulSetPod(sampleSet(), 1, "r1");
+    expect(decide({ operation: "CREATE", object: pod }).allowed).toBe(true);
+  });
+
+  it("pods/binding: a Binding may not carry the annotation (the apiserver copies it onto the pod)", () => {
+    const binding = (annotations?: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "web-0", ...(annotations ? { annotations } : {}) },
+      target: { kind: "Node", name: "n1" },
+    });
+    const kind = { group: "", version: "v1", kind: "Binding" };
+    const resource = { group: "", version: "v1", resource: "pods" };
+    expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding({ [INPLACE_STATE_ANNOTATION]: "{}" }), userInfo: { username: "system:kube-scheduler" } })).toMatchObject({
+      allowed: false,
+      status: { code: 422, message: expect.stringContaining(`metadata.annotations[${INPLACE_STATE_ANNOTATION}]`) },
+    });
+    expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding({ other: "x" }), userInfo: { username: "system:kube-scheduler" } }).allowed).toBe(true);
+    expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding() }).allowed).toBe(true);
+  });
+
+  it("1.20's pods/ephemeralcontainers (an EphemeralContainers object) passes: it cannot write metadata", () => {
+    const kind = { group: "", version: "v1", kind: "EphemeralContainers" };
+    const obj = { metadata: { name: "web-0" }, ephemeralContainers: [{ name: "d", image: "busybox" }] };
+    expect(decide({ operation: "UPDATE", kind, subResource: "ephemeralcontainers", object: obj, oldObject: obj }).allowed).toBe(true);
   });
 });
 

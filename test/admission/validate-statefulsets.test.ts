@@ -1,7 +1,10 @@
 // The webhook wiring of StatefulSet validation: which requests are checked, how errors and
 // warnings reach the AdmissionResponse. The rules themselves are tested in test/validation.
 import { describe, expect, it } from "vitest";
+import { MAX_ERROR_CHARS, MAX_REPORTED_ERRORS } from "../../src/admission/invalid.ts";
+import { MAX_OBJECT_VALUES, MAX_STRING_CHARS } from "../../src/admission/limits.ts";
 import { validateStatefulSetRequest } from "../../src/admission/validate-statefulsets.ts";
+import { aggregateMessage, invalid } from "../../src/validation/field-error.ts";
 import { appsSts, osts, request, sampleSet } from "./helpers.ts";
 
 type Obj = ReturnType<typeof sampleSet> & Record<string, unknown>;
@@ -89,5 +92,65 @@ describe("validateStatefulSetRequest", () => {
     const old = base();
     const req = request({ kind: osts, operation: "UPDATE", subResource: "status", object: broken(base()), oldObject: old });
     expect(validateStatefulSetRequest(req, off).response.allowed).toBe(true);
+  });
+});
+
+// Issue 11 finding 1: a set with thousands of invalid entries, or one huge invalid string, used to
+// produce a response of many megabytes (the string echoed about six times) after a quadratic dedupe.
+describe("validateStatefulSetRequest: bounded answers to hostile sets", () => {
+  const size = (v: unknown) => JSON.stringify(v).length;
+
+  it("thousands of invalid containers: at most MAX_REPORTED_ERRORS errors, counted beyond", () => {
+    const o = base();
+    o.spec.template.spec.containers = Array.from({ length: 600 }, (_, i) => ({ name: `Bad_${i}`, image: "" }));
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o, name: "web" }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.details?.causes).toHaveLength(MAX_REPORTED_ERRORS);
+    expect(response.status?.message).toMatch(/, and up to \d+ more errors\]$/);
+    expect(size(response)).toBeLessThan(200_000);
+  });
+
+  it("a long invalid string is cut, not echoed", () => {
+    const o = base();
+    o.spec.template.spec.containers[0].image = "a b".repeat(20_000);
+    o.spec.template.metadata!.labels = { app: "web", bad: "v ".repeat(30_000) };
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o, name: "web" }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.message).toContain("characters, cut)");
+    expect(size(response)).toBeLessThan(20 * MAX_ERROR_CHARS);
+  });
+
+  it("a set beyond MAX_OBJECT_VALUES values or with a string over MAX_STRING_CHARS is refused before it is walked", () => {
+    const many = base();
+    many.spec.template.spec.containers[0].env = Array.from({ length: MAX_OBJECT_VALUES / 2 }, (_, i) => ({ name: `V${i}`, value: "x" }));
+    const huge = base();
+    huge.spec.template.spec.containers[0].image = "a".repeat(MAX_STRING_CHARS + 1);
+    for (const [o, why] of [
+      [many, /more than 5000 JSON values/],
+      [huge, /string longer than 65536 characters/],
+    ] as const) {
+      const { response } = validateStatefulSetRequest(request({ kind: osts, object: o, name: "web" }), off);
+      expect(response).toMatchObject({ allowed: false, status: { code: 422, message: expect.stringMatching(why) } });
+      expect(size(response)).toBeLessThan(2000);
+    }
+    // A real set with managedFields of any size is not counted by them.
+    const managed = base();
+    (managed.metadata as Record<string, unknown>).managedFields = Array.from({ length: 20_000 }, () => ({ manager: "m" }));
+    expect(validateStatefulSetRequest(request({ kind: osts, object: managed, name: "web" }), off).response.allowed).toBe(true);
+  });
+
+  it("an over-long name is cut in the message and details", () => {
+    const o = base();
+    o.metadata.name = "n".repeat(100_000);
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o }), off);
+    expect(response.allowed).toBe(false);
+    expect(size(response)).toBeLessThan(10 * MAX_ERROR_CHARS);
+  });
+
+  it("aggregateMessage de-duplicates in one pass: 50,000 distinct messages, each once, in order", () => {
+    const errors = Array.from({ length: 50_000 }, (_, i) => invalid(`spec.f[${i}]`, i, "bad"));
+    const msg = aggregateMessage([...errors, ...errors]);
+    expect(msg.startsWith("[spec.f[0]: Invalid value: 0: bad, spec.f[1]:")).toBe(true);
+    expect(msg.split(", ").length).toBe(50_000);
   });
 });

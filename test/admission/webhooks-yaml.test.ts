@@ -1,8 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { renderWebhookManifests } from "../../src/admission/gen-webhooks.ts";
-import { HOOKS, webhookConfigurations } from "../../src/admission/webhook-configs.ts";
+import { renderWebhookManifests } from "../../src/webhook-config/gen-webhooks.ts";
+import { HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
 import { SET_NAME_LABEL } from "../../src/core/constants.ts";
 
 const dir = new URL("../../webhooks/", import.meta.url);

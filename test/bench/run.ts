@@ -14,7 +14,7 @@ import { plan } from "../../src/core/planner.ts";
 import { newRevision } from "../../src/core/revisions.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
@@ -117,3 +117,5 @@ console.log("== Worker bundle (what wrangler uploads): minified vs not, gzip, si
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   console.log(`  plain: ${kib(sizes.plain.raw)} (gzip ${kib(sizes.plain.gz)}); minified: ${kib(sizes.minified.raw)} (gzip ${kib(sizes.minified.gz)}); minify saves ${(sizes.plain.raw / sizes.minified.raw).toFixed(1)}x; Workers limit 3 MiB gzip (free): ${((sizes.minified.gz / (3 * 1024 * 1024)) * 100).toFixed(1)}% used`);
 }
+await (await import("./admission.ts")).runAdmissionBench();
+await (await import("./pass-cost.ts")).runPassCostBench();

@@ -105,8 +105,12 @@ EOF
 chmod 600 "$DIR/kubeconfig"
 
 # --- optional: credentials the apiserver sends to admission webhooks ------------------------
+# ORDINAL_WEBHOOK_TOKEN_FILE (preferred): the kubeconfig names the file (`tokenFile`), which the
+# apiserver re-reads about once a minute, so the token rotates without a restart;
+# ORDINAL_WEBHOOK_TOKEN: the token inline (read once at start). A host entry `host:port=FILE` in
+# ORDINAL_WEBHOOK_HOSTS gives that host its own token file.
 ADMISSION_ARGS=()
-if [ -n "${ORDINAL_WEBHOOK_TOKEN:-}" ]; then
+if [ -n "${ORDINAL_WEBHOOK_TOKEN_FILE:-}" ] || [ -n "${ORDINAL_WEBHOOK_TOKEN:-}" ]; then
   log "webhook auth: bearer token for $WEBHOOK_HOSTS"
   {
     echo "apiVersion: v1"
@@ -115,9 +119,11 @@ if [ -n "${ORDINAL_WEBHOOK_TOKEN:-}" ]; then
     IFS=',' read -r -a hosts <<<"$WEBHOOK_HOSTS"
     for h in "${hosts[@]}"; do
       h="${h// /}"; [ -n "$h" ] || continue
+      file="${ORDINAL_WEBHOOK_TOKEN_FILE:-}"
+      if [[ "$h" == *=* ]]; then file="${h#*=}"; h="${h%%=*}"; fi
       echo "- name: \"$h\""
       echo "  user:"
-      echo "    token: \"$ORDINAL_WEBHOOK_TOKEN\""
+      if [ -n "$file" ]; then echo "    tokenFile: \"$file\""; else echo "    token: \"$ORDINAL_WEBHOOK_TOKEN\""; fi
     done
   } >"$DIR/webhook-kubeconfig"
   cat >"$DIR/admission-config.yaml" <<EOF
@@ -208,12 +214,14 @@ done
 log "default ServiceAccount has its token"
 
 # --- outputs: env (shell), env.json ------------------------------------------------------------
+# KUBECONFIG only: `. "$ENV"` then makes kubectl and ordinal use the admin kubeconfig (setting
+# KUBE_API_URL too would be two cluster sources, which ordinal refuses). The token-based values
+# are there, commented, for a reconciler with the least-privilege identity.
 cat >"$DIR/env" <<EOF
-KUBE_API_URL=$API_URL
-KUBE_TOKEN=$ADMIN_TOKEN
-KUBE_RECONCILER_TOKEN=$RECONCILER_TOKEN
-KUBE_CA_FILE=$P/ca.crt
-KUBECONFIG=$DIR/kubeconfig
+export KUBECONFIG=$DIR/kubeconfig
+# The reconciler's own least-privilege identity (use instead of KUBECONFIG, e.g. env -u KUBECONFIG):
+# export KUBE_API_URL=$API_URL KUBE_TOKEN=$RECONCILER_TOKEN KUBE_CA_FILE=$P/ca.crt
+KUBE_ADMIN_TOKEN=$ADMIN_TOKEN
 EOF
 jq -n --arg url "$API_URL" --arg t "$ADMIN_TOKEN" --arg rt "$RECONCILER_TOKEN" \
   --arg ca "$P/ca.crt" --arg kc "$DIR/kubeconfig" \

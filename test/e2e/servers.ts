@@ -69,7 +69,7 @@ export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): 
 
 /** startNodeServer runs `ordinal serve` with TLS as the reconciler identity. */
 export function startNodeServer(extraEnv: Record<string, string> = {}): Running {
-  return start("node", ["src/node/bin.mjs", "serve", "--port", "28443", "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
+  return start("node", ["src/cli/bin.mjs", "serve", "--port", "28443", "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
     KUBE_API_URL: env.KUBE_API_URL,
     KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
     KUBE_CA_FILE: env.KUBE_CA_FILE,

@@ -9,7 +9,7 @@ import type { Pod } from "../../src/api/k8s.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { clientFor, type ClusterConfig } from "../../src/node/kubeconfig.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 
@@ -79,7 +79,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-recon
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: ordinal-reconciler-e2e-user, namespace: ordinal-system}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ordinal-reconciler-lease}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ordinal-reconciler-own-namespace}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
 `;
 
@@ -103,7 +103,7 @@ export async function reconcileInProcess(namespace: string) {
 
 /** reconcileCli runs `ordinal reconcile --once` as a separate process with the reconciler's token. */
 export function reconcileCli(namespace: string): string {
-  return execFileSync("node", ["src/node/bin.mjs", "reconcile", "--once", "--namespace", namespace, "--lease-namespace", "ordinal-system"], {
+  return execFileSync("node", ["src/cli/bin.mjs", "reconcile", "--once", "--namespace", namespace, "--lease-namespace", "ordinal-system"], {
     env: { ...process.env, KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, KUBECONFIG: "" },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],

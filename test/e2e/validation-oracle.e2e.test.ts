@@ -55,7 +55,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { newClaims, newStatefulSetPod } from "../../src/core/pod.ts";
-import { WEBHOOKS_OPT_OUT_LABEL } from "../../src/admission/webhook-configs.ts";
+import { WEBHOOKS_OPT_OUT_LABEL } from "../../src/webhook-config/webhook-configs.ts";
 import { ApiError, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
 import { type FieldError, formatFieldError, validateStatefulSet } from "../../src/validation/index.ts";

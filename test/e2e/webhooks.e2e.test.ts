@@ -156,7 +156,7 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
     expect(out).toBeTruthy();
     const { execFileSync } = await import("node:child_process");
     const { env } = await import("./support.ts");
-    execFileSync("node", ["src/node/bin.mjs", "register", "--url", WORKER_URL, "--ca-bundle", `${KEYS}/tls.crt`], {
+    execFileSync("node", ["src/cli/bin.mjs", "register", "--url", WORKER_URL, "--ca-bundle", `${KEYS}/tls.crt`], {
       env: { ...process.env, KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, KUBECONFIG: "" },
       encoding: "utf8",
     });

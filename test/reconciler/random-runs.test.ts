@@ -3,16 +3,18 @@
  * 409/429/500/network faults, lost responses and crashes between any two requests, while a
  * kubelet player moves pods at random speeds and the test changes the set. Upstream's
  * invariants are asserted on every request; every run must converge once the chaos stops.
- * ORDINAL_RANDOM_RUNS sets the number of runs (default 500); a failure prints its seed.
+ * ORDINAL_RANDOM_RUNS sets the number of runs (default 500), ORDINAL_RANDOM_SEED the first seed; a
+ * failure prints its seed.
  */
 import { describe, expect, it } from "vitest";
 import type { PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
+import { wasNeverReady } from "../../src/core/healing.ts";
 import { getOrdinal } from "../../src/core/names.ts";
 import { getPodRevision, isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -102,7 +104,9 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       const target = pods.find((p) => p.metadata!.name === name);
       const ord = getOrdinal(name);
       const failed = target?.status?.phase === "Failed";
-      if (ord < replicas && target && !failed && s.strategy === "RollingUpdate") {
+      // Healing (src/core/healing.ts) replaces a pod never Ready at an abandoned revision at once.
+      const healed = target && !isRunningAndReady(target) && wasNeverReady(target);
+      if (ord < replicas && target && !failed && !healed && s.strategy === "RollingUpdate") {
         // An update deletion: every other replica must be healthy (one unavailable at a time).
         const others = pods.filter((p) => p.metadata!.name !== name && getOrdinal(p.metadata!.name!) < replicas);
         if (s.policy === "OrderedReady" && others.some((p) => !isHealthy(p))) violations.push(`update deleted ${name} while another replica was unhealthy`);
@@ -193,7 +197,7 @@ describe("randomized reconcile runs with faults and crashes", () => {
   it(`${RUNS} seeded runs keep upstream's invariants and converge`, async () => {
     const totals: Record<string, number> = {};
     let steps = 0;
-    for (let seed = 1; seed <= RUNS; seed++) {
+    for (let seed = Number(process.env.ORDINAL_RANDOM_SEED ?? 1); seed <= RUNS; seed++) {
       const r = await runOnce(seed);
       steps += r.steps;
       for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;

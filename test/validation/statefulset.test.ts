@@ -332,10 +332,12 @@ describe("validateStatefulSet", () => {
     const w = (edit: (s: Raw) => void, group: "apps" | "apps.ordinal.dev" = "apps.ordinal.dev") => create(set(edit), { group }).warnings;
     expect(w((s) => (s.spec.serviceName = ""))).toEqual([expect.stringMatching(/^spec\.serviceName is empty: .*stable network identity/)]);
     expect(w((s) => (s.spec.template.spec.terminationGracePeriodSeconds = 0))).toEqual([expect.stringMatching(/terminationGracePeriodSeconds is 0/)]);
-    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 2 } }))).toEqual([expect.stringMatching(/maxUnavailable \(2\) has effect only with podManagementPolicy Parallel/)]);
-    expect(w((s) => ((s.spec.podManagementPolicy = "Parallel"), (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 2 } })))).toEqual([]);
-    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "34%" } }))).toEqual([expect.stringMatching(/maxUnavailable/)]);
-    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "33%" } }))).toEqual([]);
+    // Ordinal honours maxUnavailable with OrderedReady too; apps/v1 1.20 does not.
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 2 } }))).toEqual([]);
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 2 } }), "apps")).toEqual([expect.stringMatching(/maxUnavailable \(2\) has effect only with podManagementPolicy Parallel/)]);
+    expect(w((s) => ((s.spec.podManagementPolicy = "Parallel"), (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: 2 } })), "apps")).toEqual([]);
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "34%" } }), "apps")).toEqual([expect.stringMatching(/maxUnavailable/)]);
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { maxUnavailable: "33%" } }), "apps")).toEqual([]);
     expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { partition: 3 } }))).toEqual([expect.stringMatching(/partition \(3\) is not below spec.replicas \(3\)/)]);
     expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { inPlaceUpdateStrategy: { gracePeriodSeconds: 5 } } }))).toEqual([
       expect.stringMatching(/inPlaceUpdateStrategy has no effect with podUpdatePolicy ReCreate/),

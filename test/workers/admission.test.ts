@@ -4,8 +4,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { applyPatch } from "rfc6902";
 import { describe, expect, it } from "vitest";
 import { decodePatch } from "../../src/admission/patch.ts";
-import { generateWebhookKeys, issueWebhookToken } from "../../src/admission/token.ts";
-import { WEBHOOK_PATHS } from "../../src/admission/webhook-configs.ts";
+import { generateWebhookKeys, issueWebhookToken } from "../../src/auth/token.ts";
+import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { INPLACE_READY_CONDITION, POD_NAME_LABEL } from "../../src/core/constants.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { createApp, MAX_BODY_BYTES } from "../../src/http/app.ts";

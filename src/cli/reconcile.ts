@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import type { KubeClient } from "../kube/client.ts";
+import { jsonLogger, type Logger } from "../log/log.ts";
+import { runReconcile } from "../reconciler/loop.ts";
+import { settingsFrom } from "../runtime-config.ts";
+
+export interface ReconcileFlags {
+  untilIdle?: boolean;
+  namespace?: string;
+  leaseNamespace?: string;
+  budgetMs?: number;
+  out?: (line: string) => void;
+  log?: Logger;
+}
+
+/**
+ * reconcileCommand is `ordinal reconcile --once`: one invocation against the cluster (one pass,
+ * or with `untilIdle` passes until nothing is pending, within the budget). Prints each action and
+ * each error and a summary line; returns the counts (the CLI exits 1 when `errors` > 0).
+ */
+export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {}): Promise<{ acquired: boolean; actions: number; errors: number }> {
+  const out = f.out ?? ((l: string) => console.log(l));
+  const result = await runReconcile(client, {
+    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n")),
+    holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
+    leaseNamespace: f.leaseNamespace ?? settingsFrom(process.env).leaseNamespace,
+    budgetMs: f.budgetMs ?? 50_000,
+    maxPasses: f.untilIdle ? undefined : 1,
+    namespace: f.namespace,
+  });
+  const actions = result.passes.flatMap((p) => p.sets.flatMap((s) => s.actions.map((a) => `${s.set}: ${a}`)));
+  for (const a of actions) out(a);
+  const errors = result.passes.flatMap((p) => p.sets.filter((s) => s.error).map((s) => `${s.set}: ${s.error}`));
+  for (const e of errors) out(`error ${e}`);
+  out(
+    result.acquired
+      ? `reconciled: ${result.passes.length} pass(es), ${actions.length} action(s), ${errors.length} error(s), pending=${result.passes.at(-1)?.pending ?? false}`
+      : "reconciled: lease held by another reconciler; nothing done",
+  );
+  return { acquired: result.acquired, actions: actions.length, errors: errors.length };
+}

@@ -1,0 +1,250 @@
+/**
+ * `ordinal rollout status|history|undo|pause|resume|restart`: kubectl's rollout verbs for Ordinal
+ * sets. Each writes only what its kubectl counterpart writes upstream: restart sets the
+ * `kubectl.kubernetes.io/restartedAt` template annotation; undo puts back the template stored in
+ * a ControllerRevision; pause/resume set `spec.updateStrategy.rollingUpdate.paused`. Status reads
+ * `.status` (observedGeneration first) and the set's pods; it never writes.
+ */
+import { stringify } from "yaml";
+import type { Pod } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import { getPodRevision } from "../core/pod-state.ts";
+import { revisionTemplate } from "../core/revisions.ts";
+import { canonicalJson } from "../core/hash.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { R } from "../kube/resources.ts";
+import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
+import type { CliContext, Command } from "./main.ts";
+import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
+
+export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+export const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
+
+/** Container waiting reasons that do not go away by waiting. */
+const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
+/** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
+const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked"]);
+
+export interface RolloutState {
+  /** true: the rollout is complete (exit 0). */
+  done: boolean;
+  /** The line to print (kubectl's wording where kubectl has one). */
+  message: string;
+  /** Set when it cannot finish without a change: paused, stuck, a pod failing. */
+  blocked?: "paused" | "stuck" | "failing";
+}
+
+/**
+ * rolloutState returns where the set's rollout stands, after kubectl's statefulSetStatusViewer:
+ * the spec must be observed (observedGeneration), all replicas ready, the partition's pods
+ * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
+ * condition, and pods at the update revision whose containers fail (bad image, crash loop).
+ */
+export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
+  const s = set.status;
+  if (set.spec.updateStrategy.type !== "RollingUpdate") {
+    return { done: true, message: `rollout status is only available for RollingUpdate strategy type (${set.metadata.name} is ${set.spec.updateStrategy.type})` };
+  }
+  if (!s || !s.observedGeneration || (set.metadata.generation ?? 0) > s.observedGeneration) {
+    return { done: false, message: "Waiting for statefulset spec update to be observed..." };
+  }
+  for (const c of s.conditions ?? []) {
+    const stuck = (STUCK_CONDITIONS.has(c.type) && c.status === "True") || (c.type === "Progressing" && c.status === "False" && c.reason !== "Paused");
+    if (stuck) return { done: false, blocked: "stuck", message: `rollout of ${set.metadata.name} is stuck: ${c.type} ${c.reason ?? ""}${c.message ? `: ${c.message}` : ""}`.trim() };
+  }
+  const updateRevision = s.updateRevision;
+  for (const p of pods) {
+    if (updateRevision && getPodRevision(p) !== updateRevision) continue;
+    for (const cs of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
+      const reason = cs.state?.waiting?.reason;
+      if (reason && FAILING_REASONS.has(reason)) {
+        return { done: false, blocked: "failing", message: `pod ${p.metadata?.name} container ${cs.name}: ${reason}${cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : ""}` };
+      }
+    }
+  }
+  const replicas = set.spec.replicas;
+  const ready = s.readyReplicas ?? 0;
+  const paused = set.spec.updateStrategy.rollingUpdate?.paused === true;
+  const pausedState = (): RolloutState => ({
+    done: false,
+    blocked: "paused",
+    message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}`,
+  });
+  if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
+  const partition = set.spec.updateStrategy.rollingUpdate?.partition ?? 0;
+  if (partition > 0) {
+    const want = Math.max(0, replicas - partition);
+    if ((s.updatedReplicas ?? 0) < want) {
+      return paused ? pausedState() : { done: false, message: `Waiting for partitioned roll out to finish: ${s.updatedReplicas ?? 0} out of ${want} new pods have been updated...` };
+    }
+    return { done: true, message: `partitioned roll out complete: ${s.updatedReplicas ?? 0} new pods have been updated...` };
+  }
+  if (s.updateRevision !== s.currentRevision) {
+    return paused ? pausedState() : { done: false, message: `waiting for statefulset rolling update to complete ${s.updatedReplicas ?? 0} pods at revision ${s.updateRevision}...` };
+  }
+  return { done: true, message: `statefulset rolling update complete ${s.currentReplicas ?? 0} pods at revision ${s.currentRevision}...` };
+}
+
+/**
+ * followRollout prints the rollout's state each time it changes until it is done (0), blocked
+ * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`) or the
+ * timeout passes (1). `timeoutMs` 0 waits for ever.
+ */
+export async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
+  const started = ctx.now().getTime();
+  let last = "";
+  let failingSince: number | undefined;
+  for (;;) {
+    const set = await getSet(client, ns, name);
+    const state = rolloutState(set, await podsOf(client, set));
+    if (state.message !== last) ctx.out((last = state.message));
+    if (state.done) return 0;
+    const t = ctx.now().getTime();
+    if (state.blocked === "failing") failingSince ??= t;
+    else failingSince = undefined;
+    if (state.blocked === "paused" || state.blocked === "stuck") return 1;
+    if (failingSince !== undefined && t - failingSince >= o.stuckAfterMs) {
+      ctx.err(`error: rollout of ${name} is failing: ${state.message}`);
+      return 1;
+    }
+    if (!o.watch) return 1;
+    if (o.timeoutMs > 0 && t - started >= o.timeoutMs) {
+      ctx.err(`error: timed out waiting for the rollout of ${name} to finish (--timeout ${Math.round(o.timeoutMs / 1000)}s)`);
+      return 1;
+    }
+    await ctx.sleep(o.intervalMs);
+  }
+}
+
+/** setPaused writes `paused` (pause/resume), refusing like kubectl when it is already so. */
+async function setPaused(client: KubeClient, ctx: CliContext, ns: string, name: string, paused: boolean): Promise<number> {
+  const set = await getSet(client, ns, name);
+  if (set.spec.updateStrategy.type !== "RollingUpdate") throw new Error(`${SET_RESOURCE} "${name}" uses ${set.spec.updateStrategy.type}: only RollingUpdate rollouts can be paused`);
+  if ((set.spec.updateStrategy.rollingUpdate?.paused === true) === paused) {
+    ctx.err(`error: ${SET_RESOURCE} "${name}" is ${paused ? "already paused" : "not paused"}`);
+    return 1;
+  }
+  await client.patch(R.statefulSets, ns, name, { spec: { updateStrategy: { rollingUpdate: { paused } } } }, "merge");
+  ctx.out(`${SET_RESOURCE}/${name} ${paused ? "paused" : "resumed"}`);
+  return 0;
+}
+
+/** undo puts back the template of revision `toRevision` (0: the one before the latest), as kubectl's statefulset rollbacker. */
+async function undo(client: KubeClient, ctx: CliContext, ns: string, name: string, toRevision: number): Promise<number> {
+  const set = await getSet(client, ns, name);
+  const history = await revisionsOf(client, set);
+  let target;
+  if (toRevision === 0) {
+    if (history.length <= 1) throw new Error(`no rollout history found for ${SET_RESOURCE} "${name}" to roll back to`);
+    target = history[history.length - 2];
+  } else {
+    target = history.find((r) => r.revision === toRevision);
+    if (!target) throw new Error(`unable to find specified revision ${toRevision} in history (revisions: ${history.map((r) => r.revision).join(", ") || "none"})`);
+  }
+  const template = revisionTemplate(target);
+  if (canonicalJson(template) === canonicalJson(set.spec.template)) {
+    ctx.out(`${SET_RESOURCE}/${name} skipped rollback (current template already matches revision ${target.revision})`);
+    return 0;
+  }
+  // JSON Patch: replace the whole template (a merge patch would keep keys the revision lacks), guarded by resourceVersion.
+  await client.patch(
+    R.statefulSets,
+    ns,
+    name,
+    [
+      { op: "test", path: "/metadata/resourceVersion", value: set.metadata.resourceVersion },
+      { op: "replace", path: "/spec/template", value: template },
+    ],
+    "json",
+  );
+  ctx.out(`${SET_RESOURCE}/${name} rolled back`);
+  return 0;
+}
+
+/** history prints REVISION/CHANGE-CAUSE like kubectl, or one revision's template. */
+async function history(client: KubeClient, ctx: CliContext, ns: string, name: string, revision: number | undefined): Promise<number> {
+  const set = await getSet(client, ns, name);
+  const revs = await revisionsOf(client, set);
+  if (revision !== undefined) {
+    const r = revs.find((x) => x.revision === revision);
+    if (!r) throw new Error(`unable to find the specified revision ${revision}`);
+    ctx.out(`${SET_RESOURCE}/${name} with revision #${revision}\nPod Template:\n${stringify(revisionTemplate(r)).replace(/^/gm, "  ").trimEnd()}`);
+    return 0;
+  }
+  ctx.out(`${SET_RESOURCE}/${name}`);
+  ctx.out("REVISION  CHANGE-CAUSE");
+  for (const r of revs) ctx.out(`${String(r.revision).padEnd(10)}${r.metadata?.annotations?.[CHANGE_CAUSE_ANNOTATION] ?? "<none>"}`);
+  return 0;
+}
+
+/** restart sets the restartedAt template annotation to now, exactly what `kubectl rollout restart` writes. */
+async function restart(client: KubeClient, ctx: CliContext, ns: string, name: string): Promise<number> {
+  const set = await getSet(client, ns, name);
+  if (set.spec.updateStrategy.type === "OnDelete") throw new Error(`can't restart ${SET_RESOURCE}/${name}: the OnDelete update strategy does not restart pods (delete them)`);
+  const now = ctx.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  await client.patch(R.statefulSets, ns, name, { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: now } } } } }, "merge");
+  ctx.out(`${SET_RESOURCE}/${name} restarted`);
+  return 0;
+}
+
+const positiveInt = (v: unknown, flag: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0, got ${JSON.stringify(v)}`);
+  return n;
+};
+
+/** rolloutCmds returns the `rollout …` commands (namespace option shared with the other set commands). */
+export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
+  const one = { min: 1, max: 1, names: "NAME (e.g. web or osts/web)" };
+  const simple = (verb: string, summary: string, act: (c: KubeClient, ctx: CliContext, ns: string, name: string) => Promise<number>): Command => ({
+    name: `rollout ${verb}`,
+    summary,
+    synopsis: "NAME [-n NS]",
+    options: ns,
+    positionals: one,
+    run: async (p, ctx) => act(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0])),
+  });
+  return [
+    {
+      name: "rollout status",
+      summary: "follow a rollout live: exit 0 when complete, 1 when paused, stuck, failing or timed out",
+      synopsis: "NAME [-n NS] [--timeout 5m] [--stuck-after 60s] [--no-watch]",
+      options: {
+        ...ns,
+        timeout: { type: "string", value: "DURATION", help: "give up after this long (default 0: wait for ever)" },
+        "stuck-after": { type: "string", value: "DURATION", help: "a pod failing (bad image, crash loop) this long fails the rollout (default 60s)" },
+        "no-watch": { type: "boolean", help: "print the state once; exit 0 only when complete" },
+        interval: { type: "string", value: "DURATION", help: "poll interval (default 1s)" },
+      },
+      positionals: one,
+      run: async (p, ctx) =>
+        followRollout(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), {
+          timeoutMs: p.values.timeout ? parseDuration(p.values.timeout as string) : 0,
+          stuckAfterMs: p.values["stuck-after"] ? parseDuration(p.values["stuck-after"] as string, "--stuck-after") : 60_000,
+          intervalMs: p.values.interval ? parseDuration(p.values.interval as string, "--interval") : 1000,
+          watch: p.values["no-watch"] !== true,
+        }),
+    },
+    {
+      name: "rollout history",
+      summary: "list the set's revisions (ControllerRevisions), or show one with --revision",
+      synopsis: "NAME [-n NS] [--revision N]",
+      options: { ...ns, revision: { type: "string", value: "N", help: "print this revision's pod template" } },
+      positionals: one,
+      run: async (p, ctx) =>
+        history(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), p.values.revision === undefined ? undefined : positiveInt(p.values.revision, "--revision")),
+    },
+    {
+      name: "rollout undo",
+      summary: "put back the pod template of the previous revision (or --to-revision N)",
+      synopsis: "NAME [-n NS] [--to-revision N]",
+      options: { ...ns, "to-revision": { type: "string", value: "N", help: "the revision to roll back to (default: the previous one)" } },
+      positionals: one,
+      run: async (p, ctx) =>
+        undo(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), p.values["to-revision"] === undefined ? 0 : positiveInt(p.values["to-revision"], "--to-revision")),
+    },
+    simple("pause", "pause the rollout (spec.updateStrategy.rollingUpdate.paused=true)", (c, ctx, n, name) => setPaused(c, ctx, n, name, true)),
+    simple("resume", "resume a paused rollout", (c, ctx, n, name) => setPaused(c, ctx, n, name, false)),
+    simple("restart", "restart every pod by a rollout (template annotation kubectl.kubernetes.io/restartedAt)", restart),
+  ];
+}

@@ -1,0 +1,79 @@
+import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION } from "./constants.ts";
+import { wholeSeconds } from "./inplace-state.ts";
+
+/**
+ * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
+ * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
+ * Unknown while paused, False while InPlaceOnly blocks it), Paused (present once a
+ * set has been paused) and InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
+ * the JSON pointers). lastTransitionTime moves only when a condition's status changes; events
+ * are recorded on transitions, not on every pass.
+ */
+
+export interface RolloutFacts {
+  paused: boolean;
+  /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
+  blocked: string[];
+}
+
+/**
+ * rolloutConditions returns the conditions `status` should carry (others than ours are kept, in
+ * order) and the events of the transitions from the set's stored conditions.
+ */
+export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, facts: RolloutFacts, now: Date): { conditions: Condition[]; events: Action[] } {
+  const prev = set.status?.conditions ?? [];
+  const events: Action[] = [];
+  const id = `${set.metadata.namespace}/${set.metadata.name}`;
+  const progress = `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
+  // Complete: every pod the strategy updates by itself is at the update revision and all are ready
+  // (with a partition, the ordinals below it are not the rollout's to update).
+  const { type, rollingUpdate } = set.spec.updateStrategy;
+  const toUpdate = type === "OnDelete" ? set.spec.replicas : Math.max(0, set.spec.replicas - (rollingUpdate?.partition ?? 0));
+  const complete = (status.updatedReplicas ?? 0) >= toUpdate && (status.readyReplicas ?? 0) === set.spec.replicas && (status.replicas ?? 0) === set.spec.replicas;
+  const next = new Map<string, Condition>();
+
+  if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
+  else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
+  else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
+  else if (type === "OnDelete") next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
+  else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RollingUpdate", progress));
+
+  const wasPaused = prev.find((c) => c.type === PAUSED_CONDITION);
+  if (facts.paused) {
+    next.set(PAUSED_CONDITION, cond(PAUSED_CONDITION, "True", "Paused", `spec.updateStrategy.rollingUpdate.paused is true: no pod is updated (${progress})`));
+    if (wasPaused?.status !== "True") events.push(event("Normal", "RolloutPaused", `StatefulSet ${id} rollout paused: ${progress}`));
+  } else if (wasPaused) {
+    next.set(PAUSED_CONDITION, cond(PAUSED_CONDITION, "False", "Resumed", "spec.updateStrategy.rollingUpdate.paused is false"));
+    if (wasPaused.status === "True") events.push(event("Normal", "RolloutResumed", `StatefulSet ${id} rollout resumed: ${progress}`));
+  }
+
+  const wasBlocked = prev.find((c) => c.type === INPLACE_BLOCKED_CONDITION);
+  if (facts.blocked.length) {
+    const message = facts.blocked.join("; ").slice(0, 2048);
+    next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "True", "InPlaceOnly", message));
+    if (wasBlocked?.status !== "True" || wasBlocked.message !== message)
+      events.push(event("Warning", "InPlaceUpdateBlocked", `StatefulSet ${id} podUpdatePolicy InPlaceOnly leaves ${message}`));
+  } else if (wasBlocked) {
+    next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
+  }
+
+  const ts = wholeSeconds(now);
+  const merged: Condition[] = [];
+  // Keys in the schema's order, so an unchanged condition serializes as the stored one does.
+  const stamp = (c: Condition): Condition => {
+    const old = prev.find((p) => p.type === c.type);
+    const lastTransitionTime = old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : ts;
+    return { type: c.type, status: c.status, lastTransitionTime, reason: c.reason, message: c.message };
+  };
+  for (const p of prev) {
+    const n = next.get(p.type);
+    merged.push(n ? stamp(n) : p);
+  }
+  for (const [type, c] of next) if (!prev.some((p) => p.type === type)) merged.push(stamp(c));
+  return { conditions: merged, events };
+}
+
+const cond = (type: string, status: Condition["status"], reason: string, message: string): Condition => ({ type, status, reason, message });
+const event = (eventType: "Normal" | "Warning", reason: string, message: string): Action => ({ type: "event", eventType, reason, message });

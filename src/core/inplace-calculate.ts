@@ -1,0 +1,81 @@
+import jsonpatch from "fast-json-patch";
+import type { PodTemplateSpec } from "../api/k8s.ts";
+
+/**
+ * "Can this pod move to the new revision in place, and how": the calculate half of an in-place
+ * update, after Kruise's calculateInPlaceUpdateSpec (pkg/util/inplaceupdate). It diffs the pod
+ * template of the pod's revision against the update revision's with JSON Patch and accepts only
+ * what the apiserver lets a running pod change that a kubelet acts on: container and init
+ * container images. Template labels and annotations may change too (Kruise does the same); they
+ * are copied onto the pod. Anything else is a reason, naming the offending JSON pointers.
+ */
+
+/** One image to set on the pod: `field` is "containers" or "initContainers". */
+export interface ImageChange {
+  field: "containers" | "initContainers";
+  index: number;
+  /** The container's name in the new template. */
+  name: string;
+  image: string;
+}
+
+/** What an in-place update writes: images, and template label/annotation changes (null removes). */
+export interface InPlaceUpdateSpec {
+  images: ImageChange[];
+  labels: Record<string, string | null>;
+  annotations: Record<string, string | null>;
+}
+
+export type InPlaceCalculation = { ok: true; spec: InPlaceUpdateSpec } | { ok: false; reason: string; pointers: string[] };
+
+const IMAGE_POINTER = /^\/spec\/(containers|initContainers)\/(\d+)\/image$/;
+const META_POINTER = /^\/metadata\/(labels|annotations)(\/.*)?$/;
+
+/**
+ * calculateInPlaceUpdate returns the in-place update that turns a pod of template `from` into
+ * one of template `to`, or `ok: false` with the reason
+ * `patch cannot use in-place update: <pointer>[, <pointer>…]` (pointers sorted) when the diff
+ * touches anything but images, labels and annotations. An identical pair gives an empty update.
+ */
+export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpec): InPlaceCalculation {
+  const ops = jsonpatch.compare(normalize(from), normalize(to));
+  const refused = new Set<string>();
+  const images: ImageChange[] = [];
+  for (const op of ops) {
+    const image = IMAGE_POINTER.exec(op.path);
+    if (image && op.op === "replace" && typeof op.value === "string") {
+      const field = image[1] as ImageChange["field"];
+      const index = Number(image[2]);
+      images.push({ field, index, name: to.spec?.[field]?.[index]?.name ?? "", image: op.value });
+      continue;
+    }
+    if (META_POINTER.test(op.path)) continue;
+    refused.add(op.path);
+  }
+  if (refused.size) {
+    const pointers = [...refused].sort();
+    return { ok: false, reason: `patch cannot use in-place update: ${pointers.join(", ")}`, pointers };
+  }
+  images.sort((a, b) => a.field.localeCompare(b.field) || a.index - b.index);
+  return {
+    ok: true,
+    spec: {
+      images,
+      labels: mapChanges(from.metadata?.labels, to.metadata?.labels),
+      annotations: mapChanges(from.metadata?.annotations, to.metadata?.annotations),
+    },
+  };
+}
+
+/** normalize returns the template's metadata labels/annotations and spec only (names etc. are not the pod's). */
+function normalize(t: PodTemplateSpec): object {
+  return { metadata: { labels: t.metadata?.labels ?? {}, annotations: t.metadata?.annotations ?? {} }, spec: t.spec ?? {} };
+}
+
+/** mapChanges returns the keys whose value differs from `from` to `to` (null: removed). */
+function mapChanges(from: Record<string, string> | undefined, to: Record<string, string> | undefined): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(to ?? {})) if (from?.[k] !== v) out[k] = v;
+  for (const k of Object.keys(from ?? {})) if (!(k in (to ?? {}))) out[k] = null;
+  return out;
+}

@@ -1,0 +1,75 @@
+import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { isGateFalse, podRevision, readInPlaceState } from "./inplace-state.ts";
+import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
+import { isTerminating } from "./pod-state.ts";
+import { planPodUpdate } from "./pod-update.ts";
+
+/**
+ * Driving in-place updates already under way, for every pod of the set and before any ordering
+ * rule (Kruise's inplaceupdate Refresh at the start of a sync): a pod an update holds out of
+ * traffic is unready, so an OrderedReady pass would otherwise stop at it and never finish it.
+ */
+
+export interface RefreshInput {
+  set: StatefulSet;
+  /** The pods of the set's ordinals, by index (undefined: missing). */
+  replicas: (Pod | undefined)[];
+  /** Pods beyond the set's ordinals (to be scaled down). */
+  condemned: Pod[];
+  updateRevision: string;
+  templates: Map<string, PodTemplateSpec>;
+  /** Lowest index a rolling update may move (the partition). */
+  updateMin: number;
+  /** False when no pod may be moved to a new revision now (paused, OnDelete, set deleted). */
+  rolling: boolean;
+  now: Date;
+}
+
+export interface RefreshResult {
+  actions: Action[];
+  /** Indexes of replicas deleted (to be recreated at the update revision). */
+  deleted: number[];
+  /** InPlaceOnly refusals (pod and pointers). */
+  blocked: string[];
+  requeueAfterMs?: number;
+}
+
+/**
+ * refreshInPlaceUpdates returns the next write of every in-place update under way: a pod with
+ * the state annotation finishes it (gate True, annotation removed) unless the rollout has moved
+ * on to another revision, then it is moved on (in place again, or recreated: it never was Ready
+ * at the abandoned revision); a pod whose gate is False with no images changed yet goes on with
+ * its update (grace period, pod update) while the rollout still wants it, else the gate is put
+ * back True (paused, partition raised, template reverted, policy changed).
+ */
+export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
+  const out: RefreshResult = { actions: [], deleted: [], blocked: [] };
+  const requeue = (ms: number | undefined) => {
+    if (ms !== undefined) out.requeueAfterMs = Math.min(out.requeueAfterMs ?? ms, ms);
+  };
+  const visit = (pod: Pod, index: number | undefined) => {
+    if (isTerminating(pod)) return;
+    const state = readInPlaceState(pod);
+    if (!state && !isGateFalse(pod)) return;
+    const wanted = r.rolling && index !== undefined && index >= r.updateMin && podRevision(pod) !== r.updateRevision;
+    if (!wanted) {
+      const step = state ? finishInPlaceUpdate(pod, r.now) : cancelInPlaceUpdate(pod, "the rollout no longer updates this pod now", r.now);
+      out.actions.push(...step.actions);
+      return;
+    }
+    const plan = planPodUpdate(r.set, pod, r.updateRevision, r.templates, r.now, state ? "heal" : "update");
+    out.actions.push(...plan.actions);
+    requeue(plan.requeueAfterMs);
+    if (plan.deleted && index !== undefined) out.deleted.push(index);
+    if (plan.blocked) {
+      out.blocked.push(plan.blocked);
+      // InPlaceOnly leaves the pod alone: a gate set False for an update that cannot happen goes back.
+      out.actions.push(...(state ? finishInPlaceUpdate(pod, r.now) : cancelInPlaceUpdate(pod, plan.blocked, r.now)).actions);
+    }
+  };
+  r.replicas.forEach((p, i) => p && visit(p, i));
+  for (const p of r.condemned) visit(p, undefined);
+  return out;
+}

@@ -1,0 +1,183 @@
+import type { Pod, PodCondition } from "../api/k8s.ts";
+import type { Action, InPlacePodPatch } from "./actions.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "./constants.ts";
+import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
+import {
+  CANCEL_REASON,
+  DONE_REASON,
+  START_REASON,
+  gateCondition,
+  podRevision,
+  readInPlaceState,
+  timeMs,
+  wholeSeconds,
+  writeInPlaceState,
+  type InPlaceUpdateState,
+} from "./inplace-state.ts";
+
+/**
+ * The apply half of an in-place update: a per-pod state machine whose every state is read from
+ * the pod (the state annotation and the InPlaceUpdateReady condition), so each step is one
+ * idempotent write and a pass that dies between two writes is finished by the next one:
+ *
+ *   1. gate False (reason StartInPlaceUpdate) through pods/status: endpoints drop the pod;
+ *   2. wait gracePeriodSeconds from that condition's lastTransitionTime (the step says how long);
+ *   3. one pod update (merge patch), resourceVersion as precondition: images, controller-revision-hash,
+ *      template label/annotation changes and the state annotation;
+ *   4. wait until every changed container runs the new image (see containerUpdated);
+ *   5. gate True (reason InPlaceUpdateDone), then remove the annotation.
+ */
+
+/** The next writes of a pod's in-place update, or how long to wait before the next look. */
+export interface InPlaceStep {
+  actions: Action[];
+  /** Milliseconds until the update can go on by itself (grace period, kubelet catching up). */
+  requeueAfterMs?: number;
+}
+
+/** How long to look again while the kubelet has not yet acted on an earlier update. */
+const KUBELET_RETRY_MS = 1000;
+
+/**
+ * containerUpdated is true when the pod's container `name` runs what the update asked for: its
+ * imageID differs from the one recorded before the update (startedAt alone lies when the old
+ * image comes back), it is running and started at or after the update (imageID alone lies when a
+ * local image restarts before the status is reported), and it is ready.
+ * Times are compared at whole seconds, as the apiserver stores them: the update time is floored
+ * when recorded and a container restarted by it starts after it, so its floored startedAt is >=
+ * the recorded time. Equal seconds therefore count as "after" (a strict > would wait forever for a
+ * container that restarted within the same second); the imageID check rules out the old container.
+ */
+export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateState): boolean {
+  const s = pod.status?.containerStatuses?.find((c) => c.name === name);
+  if (!s || !s.imageID || s.imageID === state.oldImageIDs[name]) return false;
+  const started = timeMs(s.state?.running?.startedAt);
+  const since = timeMs(state.updateTime);
+  if (Number.isNaN(started) || Number.isNaN(since)) return false;
+  return Math.floor(started / 1000) * 1000 >= since && s.ready === true;
+}
+
+/** isInPlaceUpdateDone is true when every container the update changed is updated (containerUpdated). */
+export function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
+  return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
+}
+
+/** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition. */
+export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
+  const others = (pod.status?.conditions ?? []).filter((c) => c.type !== INPLACE_READY_CONDITION);
+  const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
+  return {
+    type: "setPodCondition",
+    name: pod.metadata?.name ?? "",
+    uid: pod.metadata?.uid ?? "",
+    resourceVersion: pod.metadata?.resourceVersion ?? "",
+    conditions: [...others, cond],
+  };
+}
+
+/**
+ * startInPlaceUpdate returns the next step of moving `pod` in place to `revision` with `spec`
+ * (from calculateInPlaceUpdate): the gate write, a wait for the grace period, or the pod update.
+ * `refused` is set when this pod cannot take the update in place although the templates allow
+ * it (a changed container is missing from the pod). A pod whose earlier in-place update the
+ * kubelet has not acted on yet waits: changing its images again before the old container is
+ * gone could leave nothing to restart, and the update would never be seen to finish.
+ */
+export function startInPlaceUpdate(
+  pod: Pod,
+  revision: string,
+  spec: InPlaceUpdateSpec,
+  gracePeriodSeconds: number,
+  now: Date,
+): InPlaceStep & { refused?: string } {
+  const prev = readInPlaceState(pod);
+  if (prev && prev.revision === podRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
+  for (const c of spec.images) {
+    if (!(pod.spec?.[c.field] ?? []).some((x) => x.name === c.name))
+      return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${pod.metadata?.name}` };
+  }
+  const gate = gateCondition(pod);
+  if (gate?.status !== "False") {
+    const action = gateAction(pod, "False", START_REASON, `in-place update to revision ${revision}`, now);
+    return { actions: [action], requeueAfterMs: gracePeriodSeconds * 1000 || undefined };
+  }
+  // lastTransitionTime is floored to the second: one more second keeps the pod out of traffic
+  // for at least gracePeriodSeconds.
+  const since = timeMs(gate.lastTransitionTime);
+  const end = Number.isNaN(since) || gracePeriodSeconds <= 0 ? 0 : since + (gracePeriodSeconds + 1) * 1000;
+  if (now.getTime() < end) return { actions: [], requeueAfterMs: end - now.getTime() };
+  return { actions: [{ type: "updatePodInPlace", name: pod.metadata?.name ?? "", revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
+}
+
+/**
+ * newInPlacePatch returns the merge patch of the in-place update: the new images (whole container
+ * lists as observed, images changed), template label/annotation changes, the revision label and
+ * the state annotation recording the running imageIDs. It carries the observed resourceVersion,
+ * so the update fails with a conflict if the pod changed since it was read.
+ */
+export function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date): InPlacePodPatch {
+  const state: InPlaceUpdateState = { revision, updateTime: wholeSeconds(now), oldImageIDs: {}, images: {} };
+  const lists: InPlacePodPatch["spec"] = {};
+  for (const c of spec.images) {
+    const list = (lists[c.field] ??= structuredClone(pod.spec?.[c.field] ?? []));
+    const target = list.find((x) => x.name === c.name);
+    if (target) target.image = c.image;
+    state.images[c.name] = c.image;
+    if (c.field === "containers") state.oldImageIDs[c.name] = pod.status?.containerStatuses?.find((s) => s.name === c.name)?.imageID ?? "";
+  }
+  return {
+    metadata: {
+      uid: pod.metadata?.uid ?? "",
+      resourceVersion: pod.metadata?.resourceVersion ?? "",
+      labels: { ...spec.labels, [REVISION_LABEL]: revision },
+      annotations: { ...spec.annotations, [INPLACE_STATE_ANNOTATION]: writeInPlaceState(state) },
+    },
+    spec: lists,
+  };
+}
+
+/**
+ * earlierUpdateSettled is true when the kubelet has acted on the pod's unfinished earlier update
+ * as far as a new one needs: every container it changed that the new update changes again no
+ * longer runs the container from before it, and every other one it changed is updated.
+ */
+function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceUpdateSpec): boolean {
+  const again = new Set(spec.images.map((c) => c.name));
+  const since = timeMs(prev.updateTime);
+  return Object.keys(prev.oldImageIDs).every((name) => {
+    if (!again.has(name)) return containerUpdated(pod, name, prev);
+    const s = pod.status?.containerStatuses?.find((c) => c.name === name);
+    const started = timeMs(s?.state?.running?.startedAt);
+    const oldStillRunning = !!s && !Number.isNaN(started) && s.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
+    return !oldStillRunning;
+  });
+}
+
+/**
+ * finishInPlaceUpdate returns the next step of a pod that carries the state annotation: nothing
+ * while the kubelet has not finished (the kubelet's status write brings the next look), then the
+ * gate True (reason InPlaceUpdateDone), then the annotation's removal. A state that does not
+ * belong to the pod's revision (written by hand, or unreadable) is cleared the same way.
+ */
+export function finishInPlaceUpdate(pod: Pod, now: Date): InPlaceStep {
+  const state = readInPlaceState(pod);
+  if (!state) return { actions: [] };
+  const stale = state.revision !== podRevision(pod);
+  if (!stale && !isInPlaceUpdateDone(pod, state)) return { actions: [] };
+  if (gateCondition(pod)?.status !== "True") {
+    const reason = stale ? CANCEL_REASON : DONE_REASON;
+    const message = stale ? "in-place update state does not match the pod's revision" : `in-place update to revision ${state.revision} done`;
+    return { actions: [gateAction(pod, "True", reason, message, now)] };
+  }
+  return { actions: [{ type: "clearInPlaceState", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" }] };
+}
+
+/**
+ * cancelInPlaceUpdate returns the gate write that puts a pod back into traffic when its gate is
+ * False but no update of its images was made and none is wanted now (paused, partition raised,
+ * template reverted, policy changed); nothing otherwise.
+ */
+export function cancelInPlaceUpdate(pod: Pod, why: string, now: Date): InPlaceStep {
+  if (readInPlaceState(pod) || gateCondition(pod)?.status !== "False") return { actions: [] };
+  return { actions: [gateAction(pod, "True", CANCEL_REASON, why, now)] };
+}

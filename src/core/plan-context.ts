@@ -1,0 +1,62 @@
+import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { nameOf } from "./names.ts";
+import type { SetRevisions } from "./revisions.ts";
+import { countedRevision, type ReplicaCounts } from "./status.ts";
+
+/**
+ * What the phases that walk pods share: the set, its revisions, its claims by name and `now`.
+ * Built once per plan by newPlanContext; never changed by a phase.
+ */
+export interface PlanContext {
+  readonly set: StatefulSet;
+  readonly now: Date;
+  readonly revisions: SetRevisions;
+  /** PVCs of the set's namespace by name. */
+  readonly claims: ReadonlyMap<string, PersistentVolumeClaim>;
+  /** OrderedReady: a phase halts the plan at the first pod that is not Running, Ready and available. */
+  readonly monotonic: boolean;
+}
+
+/** newPlanContext returns the context of one plan. */
+export function newPlanContext(set: StatefulSet, revisions: SetRevisions, claims: readonly PersistentVolumeClaim[], now: Date): PlanContext {
+  return {
+    set,
+    now,
+    revisions,
+    claims: new Map(claims.map((c) => [nameOf(c), c])),
+    monotonic: set.spec.podManagementPolicy !== "Parallel",
+  };
+}
+
+/** What a phase that walks pods returns. */
+export interface PhaseResult {
+  /** The writes of this phase, in order. */
+  actions: Action[];
+  /** The status counts once these writes are done. */
+  counts: ReplicaCounts;
+  /** True when the set waits on pods (a later pass has more to do). */
+  waiting: boolean;
+  /** True when OrderedReady stopped here: later phases must not run this pass. */
+  halt: boolean;
+  /** Milliseconds after which the set should be looked at again (an in-place grace period). */
+  requeueAfterMs?: number;
+  /** Pods podUpdatePolicy InPlaceOnly cannot update, with the JSON pointers why. */
+  blocked?: string[];
+}
+
+/**
+ * adjustCounts returns the counts after `pod` is added (delta +1) or removed (-1): its revision's
+ * counter moves; `replicas` moves only with `alsoReplicas` (upstream counts a deleted failed pod
+ * out of replicas, a deleted healthy one stays counted until it is gone).
+ */
+export function adjustCounts(counts: ReplicaCounts, ctx: PlanContext, pod: Pod, delta: number, alsoReplicas = false): ReplicaCounts {
+  const rev = countedRevision(pod);
+  return {
+    ...counts,
+    replicas: counts.replicas + (alsoReplicas ? delta : 0),
+    currentReplicas: counts.currentReplicas + (rev === ctx.revisions.currentName ? delta : 0),
+    updatedReplicas: counts.updatedReplicas + (rev === ctx.revisions.updateName ? delta : 0),
+  };
+}

@@ -1,0 +1,81 @@
+import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { calculateInPlaceUpdate } from "./inplace-calculate.ts";
+import { podRevision } from "./inplace-state.ts";
+import { startInPlaceUpdate } from "./inplace-update.ts";
+import { countedRevision } from "./status.ts";
+
+/**
+ * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
+ * ReCreate deletes it (the create phase makes it again at the new revision); InPlaceIfPossible
+ * updates it in place when only images (and template labels/annotations) change, else recreates
+ * it and says why in an event; InPlaceOnly updates it in place or leaves it alone, blocked.
+ */
+
+export interface PodUpdatePlan {
+  actions: Action[];
+  /** The pod is deleted (recreated at the new revision by a later pass). */
+  deleted: boolean;
+  /** InPlaceOnly could not update it: why, naming the JSON pointers. */
+  blocked?: string;
+  requeueAfterMs?: number;
+}
+
+/**
+ * inPlaceRefusal returns why `pod` cannot move to `updateRevision` in place (the reason naming
+ * the JSON pointers), or undefined when the templates allow it.
+ */
+export function inPlaceRefusal(pod: Pod, updateRevision: string, templates: Map<string, PodTemplateSpec>): string | undefined {
+  const from = templates.get(podRevision(pod));
+  const to = templates.get(updateRevision);
+  if (!from || !to) return `revision ${podRevision(pod) || "(none)"} of pod ${pod.metadata?.name ?? ""} is not known: nothing to diff`;
+  const calc = calculateInPlaceUpdate(from, to);
+  return calc.ok ? undefined : calc.reason;
+}
+
+/**
+ * planPodUpdate returns the writes that start (or continue) moving `pod` to `updateRevision`.
+ * `templates` maps revision names to their pod templates (the pod's own revision may be gone,
+ * then nothing can be diffed and in place is impossible). `why` is the deletion's reason.
+ */
+export function planPodUpdate(
+  set: StatefulSet,
+  pod: Pod,
+  updateRevision: string,
+  templates: Map<string, PodTemplateSpec>,
+  now: Date,
+  why: "update" | "heal" = "update",
+): PodUpdatePlan {
+  const ru = set.spec.updateStrategy.rollingUpdate;
+  const policy = ru?.podUpdatePolicy ?? "ReCreate";
+  const name = pod.metadata?.name ?? "";
+  const setId = `${set.metadata.namespace}/${set.metadata.name}`;
+  let refusal: string | undefined;
+  if (policy !== "ReCreate") {
+    const from = templates.get(podRevision(pod));
+    const to = templates.get(updateRevision);
+    const calc = from && to ? calculateInPlaceUpdate(from, to) : undefined;
+    if (!calc) refusal = `revision ${podRevision(pod) || "(none)"} of pod ${name} is not known: nothing to diff`;
+    else if (!calc.ok) refusal = calc.reason;
+    else {
+      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0, now);
+      if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
+      refusal = step.refused;
+    }
+    if (policy === "InPlaceOnly") return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
+  }
+  // The deletion's own event (SuccessfulDelete) is the executor's; these say why.
+  const actions: Action[] = [];
+  if (refusal !== undefined)
+    actions.push({ type: "event", eventType: "Normal", reason: "InPlaceUpdateFallback", message: `StatefulSet ${setId} recreates Pod ${name}: ${refusal}` });
+  if (why === "heal")
+    actions.push({
+      type: "event",
+      eventType: "Normal",
+      reason: "HealingRollout",
+      message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${podRevision(pod)}, to revision ${updateRevision}`,
+    });
+  actions.push({ type: "deletePod", name, uid: pod.metadata?.uid ?? "", reason: why, revision: countedRevision(pod) });
+  return { actions, deleted: true };
+}

@@ -1,0 +1,152 @@
+import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf, uidOf } from "./names.ts";
+import { isStuckAtAbandonedRevision } from "./healing.ts";
+import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { identityMatches, newStatefulSetPod, storageMatches } from "./pod.ts";
+import { planPodUpdate } from "./pod-update.ts";
+import {
+  isFailed,
+  isHealthy,
+  isPending,
+  isRunningAndAvailable,
+  isRunningAndReady,
+  isSucceeded,
+  isTerminating,
+} from "./pod-state.ts";
+import { createClaims, fixClaimOwners, missingClaims, repairIdentity } from "./replica-fixes.ts";
+import { countedRevision, type ReplicaCounts } from "./status.ts";
+
+/**
+ * The replicas phases of upstream's updateStatefulSet: which ordinals should exist (replicas) and
+ * which must go (condemned), then creation and recreation of replicas in ordinal order.
+ */
+
+/** Replicas and condemned pods of a set. */
+export interface ReplicaSlots {
+  /** replicas[i] is the pod of ordinal start+i, undefined while it does not exist. */
+  replicas: (Pod | undefined)[];
+  /** Owned pods whose ordinal is outside [start, start+replicas), lowest ordinal first. */
+  condemned: Pod[];
+}
+
+/** splitReplicas sorts the set's owned pods into replica slots and condemned pods (pods without an ordinal are neither). */
+export function splitReplicas(set: StatefulSet, pods: readonly Pod[]): ReplicaSlots {
+  const start = getStartOrdinal(set);
+  const end = getEndOrdinal(set);
+  const replicas: (Pod | undefined)[] = new Array<Pod | undefined>(set.spec.replicas).fill(undefined);
+  const condemned: { pod: Pod; ordinal: number }[] = [];
+  for (const pod of pods) {
+    const ordinal = getOrdinal(nameOf(pod));
+    if (ordinal >= start && ordinal < end) replicas[ordinal - start] = pod;
+    else if (ordinal >= 0) condemned.push({ pod, ordinal });
+  }
+  condemned.sort((a, b) => a.ordinal - b.ordinal);
+  return { replicas, condemned: condemned.map((c) => c.pod) };
+}
+
+/** findFirstUnhealthy returns the unhealthy pod with the lowest ordinal (replicas, then condemned). */
+export function findFirstUnhealthy(slots: ReplicaSlots): Pod | undefined {
+  for (const p of slots.replicas) if (p && !isHealthy(p)) return p;
+  for (const p of slots.condemned) if (!isHealthy(p)) return p;
+  return undefined;
+}
+
+/**
+ * newReplica returns the pod for an ordinal at the revision its position wants: below a
+ * RollingUpdate partition the current revision, else the update revision.
+ */
+export function newReplica(ctx: PlanContext, ordinal: number): Pod {
+  const { set, revisions } = ctx;
+  const ru = set.spec.updateStrategy.type === "RollingUpdate" ? set.spec.updateStrategy.rollingUpdate : undefined;
+  const atCurrent = !!ru && ordinal < getStartOrdinal(set) + ru.partition;
+  return atCurrent
+    ? newStatefulSetPod(revisions.currentSet, ordinal, revisions.currentName)
+    : newStatefulSetPod(revisions.updateSet, ordinal, revisions.updateName);
+}
+
+/** The replica phase's result: the phase's writes plus the slots with the pods it plans to create. */
+export interface ReplicasResult extends PhaseResult {
+  replicas: (Pod | undefined)[];
+}
+
+/**
+ * planReplicas walks the replicas in ordinal order (upstream's first loop of updateStatefulSet):
+ * deletes a failed or succeeded pod (recreated next pass), creates a missing pod with its
+ * claims, plans a pending pod's missing claims, identity and storage repairs and claim owners.
+ * OrderedReady halts at the first creation, deletion or pod that is not yet Running, Ready and
+ * available (replacing it first when it is stuck at an abandoned revision and `templates` is
+ * given: healing.ts); Parallel goes on. Indexes in `replacing` were deleted by an earlier phase
+ * of this pass.
+ */
+export function planReplicas(
+  ctx: PlanContext,
+  slots: readonly (Pod | undefined)[],
+  counts: ReplicaCounts,
+  templates?: Map<string, PodTemplateSpec>,
+  replacing: ReadonlySet<number> = new Set(),
+): ReplicasResult {
+  const { set, now, monotonic } = ctx;
+  const replicas = [...slots];
+  const actions: Action[] = [];
+  const blocked: string[] = [];
+  let c = counts;
+  let waiting = false;
+  const result = (halt: boolean): ReplicasResult => ({ actions, counts: c, waiting, halt, replicas, blocked });
+  const start = getStartOrdinal(set);
+  for (let i = 0; i < replicas.length; i++) {
+    const ordinal = start + i;
+    const pod = replicas[i];
+    if (pod && (isFailed(pod) || isSucceeded(pod)) && !isTerminating(pod)) {
+      // The executor records upstream's RecreatingFailedPod event for this deletion.
+      actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "failed", revision: countedRevision(pod) });
+      c = adjustCounts(c, ctx, pod, -1, true);
+      // The failed pod must be gone before its name can be reused: the next pass recreates it.
+      waiting = true;
+      if (monotonic) return result(true);
+      continue;
+    }
+    if (!pod) {
+      const { create, stale } = missingClaims(ctx, ordinal);
+      if (stale) {
+        waiting = true;
+        if (monotonic) return result(true);
+        continue;
+      }
+      actions.push(...createClaims(create, getPodName(set, ordinal)));
+      const fresh = newReplica(ctx, ordinal);
+      actions.push({ type: "createPod", pod: fresh, reason: "create" });
+      c = adjustCounts(c, ctx, fresh, +1, true);
+      replicas[i] = fresh;
+      if (monotonic) {
+        waiting = true;
+        return result(true);
+      }
+      continue;
+    }
+    if (replacing.has(i)) {
+      // Deleted by refreshInPlaceUpdates this pass: recreated once gone.
+      waiting = true;
+      if (monotonic) return result(true);
+      continue;
+    }
+    if (isPending(pod)) actions.push(...createClaims(missingClaims(ctx, ordinal).create, nameOf(pod)));
+    if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
+      // The pod OrderedReady waits for: replace it now if it is stuck at an abandoned revision (healing.ts).
+      if (templates && isStuckAtAbandonedRevision(ctx, pod, i)) {
+        const heal = planPodUpdate(set, pod, ctx.revisions.updateName, templates, now, "heal");
+        actions.push(...heal.actions);
+        if (heal.deleted) c = adjustCounts(c, ctx, pod, -1);
+        if (heal.blocked) blocked.push(heal.blocked);
+      }
+      waiting = true;
+      return result(true);
+    }
+    if (!identityMatches(set, pod, ordinal)) actions.push(...repairIdentity(set, pod, ordinal));
+    // A pending pod's missing claims were planned above already.
+    if (!isPending(pod) && !storageMatches(set, pod, ordinal)) actions.push(...createClaims(missingClaims(ctx, ordinal).create, nameOf(pod)));
+    actions.push(...fixClaimOwners(ctx, pod, ordinal));
+  }
+  return result(false);
+}

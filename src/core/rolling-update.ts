@@ -1,0 +1,107 @@
+import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { Action } from "./actions.ts";
+import { getStartOrdinal, nameOf } from "./names.ts";
+import { isInPlaceUpdating } from "./inplace-state.ts";
+import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
+import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
+import { isUnavailable, resolveMaxUnavailable } from "./update-budget.ts";
+import type { ReplicaCounts } from "./status.ts";
+
+/**
+ * The rolling-update phase of upstream's updateStatefulSet, split as Kruise splits it: a pure
+ * choice of which pods to update and how many this pass (podsToUpdate), then the writes.
+ */
+
+/** Which pods a rolling update should update, and how many of them now. */
+export interface PodsToUpdate {
+  /**
+   * Replicas at or above the partition that are not at the update revision and not terminating,
+   * in the order they are to be updated: highest ordinal first.
+   */
+  pods: Pod[];
+  /** How many of `pods` (from the front) may be updated this pass. */
+  limit: number;
+  /** The pod (or missing ordinal) the rollout waits on before it may go on, if any. */
+  blockedBy?: string;
+}
+
+/**
+ * podsToUpdate returns the pods to update in order and how many of them may start this pass,
+ * with maxUnavailable (upstream's MaxUnavailableStatefulSet, Kruise's accounting): candidates are
+ * the replicas from the highest ordinal down to the partition that are not at the update
+ * revision, not terminating and not already held by an in-place update (that update goes on by
+ * itself, refreshInPlaceUpdates). Every replica that is missing, not yet created, terminating,
+ * not Running and Ready for minReadySeconds, or held by an in-place update counts as unavailable;
+ * walking the candidates in order, one that is unavailable already is taken at no cost (a pod is
+ * never counted twice, so a broken pod is always replaced), an available one only while fewer
+ * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
+ * (taking a lower ordinal instead would break the order). A paused rollout takes none.
+ * `blockedBy` names what holds the rollout when no candidate may start.
+ */
+export function podsToUpdate(set: StatefulSet, replicas: readonly (Pod | undefined)[], updateRevision: string, now: Date): PodsToUpdate {
+  const ru = set.spec.updateStrategy.rollingUpdate;
+  const partition = ru?.partition ?? 0;
+  const minReady = set.spec.minReadySeconds;
+  const unavailable = new Set<number>();
+  replicas.forEach((p, i) => {
+    if (isUnavailable(p, minReady, now)) unavailable.add(i);
+  });
+  const candidates: number[] = [];
+  for (let t = replicas.length - 1; t >= partition; t--) {
+    const pod = replicas[t];
+    if (pod && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) candidates.push(t);
+  }
+  const pods = candidates.flatMap((t) => replicas[t] ?? []);
+  if (ru?.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
+  const max = resolveMaxUnavailable(set);
+  let limit = 0;
+  for (const t of candidates) {
+    if (unavailable.size >= max && !unavailable.has(t)) break;
+    unavailable.add(t);
+    limit++;
+  }
+  if (limit > 0 || pods.length === 0) return { pods, limit };
+  const first = [...unavailable].sort((a, b) => b - a)[0];
+  const holder = replicas[first];
+  return { pods, limit, blockedBy: holder ? nameOf(holder) : `${set.metadata.name ?? ""}-${getStartOrdinal(set) + first}` };
+}
+
+/**
+ * planRollingUpdate starts updating the first `limit` pods of podsToUpdate, each as its
+ * podUpdatePolicy says (planPodUpdate): deleted (recreated at the update revision by a later
+ * pass; the executor records its SuccessfulDelete event), updated in place, or left alone when
+ * InPlaceOnly cannot (reported in `blocked`).
+ */
+export function planRollingUpdate(ctx: PlanContext, replicas: readonly (Pod | undefined)[], counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
+  const { set, revisions, now } = ctx;
+  const { pods, limit, blockedBy } = podsToUpdate(set, replicas, revisions.updateName, now);
+  const actions: Action[] = [];
+  const blocked: string[] = [];
+  let requeueAfterMs: number | undefined;
+  let c = counts;
+  for (const pod of pods.slice(0, limit)) {
+    const p = planPodUpdate(set, pod, revisions.updateName, templates, now);
+    actions.push(...p.actions);
+    if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
+    if (p.blocked) blocked.push(p.blocked);
+    if (p.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? p.requeueAfterMs, p.requeueAfterMs);
+  }
+  // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
+  if (set.spec.updateStrategy.rollingUpdate?.podUpdatePolicy === "InPlaceOnly") {
+    // Pods at one revision share the diff: calculate it once per revision.
+    const refusals = new Map<string, string | undefined>();
+    for (const pod of pods.slice(limit)) {
+      const rev = getPodRevision(pod);
+      if (!refusals.has(rev)) refusals.set(rev, inPlaceRefusal(pod, revisions.updateName, templates));
+      const why = refusals.get(rev);
+      if (why) blocked.push(`pod ${nameOf(pod)}: ${why}`);
+    }
+  }
+  // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
+  const waiting = (limit > 0 && blocked.length < limit) || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
+  const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
+  if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
+  return r;
+}

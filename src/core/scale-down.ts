@@ -1,0 +1,40 @@
+import type { Pod } from "../api/k8s.ts";
+import type { Action } from "./actions.ts";
+import { getOrdinal, nameOf, uidOf } from "./names.ts";
+import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
+import { fixClaimOwners } from "./replica-fixes.ts";
+import { countedRevision, type ReplicaCounts } from "./status.ts";
+
+/**
+ * planScaleDown is upstream's condemned loop: delete condemned pods highest ordinal first. A
+ * terminating pod is waited for; OrderedReady deletes one pod per pass and only a Running, Ready
+ * and available pod, or the first unhealthy pod of the set (so a broken pod cannot block the
+ * scale-down that would remove it). Claims of a deleted pod get their owners per the retention
+ * policy first. `condemned` is lowest ordinal first (splitReplicas).
+ */
+export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], firstUnhealthy: Pod | undefined, counts: ReplicaCounts): PhaseResult {
+  const { set, now, monotonic } = ctx;
+  const actions: Action[] = [];
+  let c = counts;
+  let waiting = false;
+  const result = (halt: boolean): PhaseResult => ({ actions, counts: c, waiting, halt });
+  for (let t = condemned.length - 1; t >= 0; t--) {
+    const pod = condemned[t];
+    if (isTerminating(pod)) {
+      waiting = true;
+      if (monotonic) return result(true);
+      continue;
+    }
+    if (monotonic && pod !== firstUnhealthy && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
+      waiting = true;
+      return result(true);
+    }
+    actions.push(...fixClaimOwners(ctx, pod, getOrdinal(nameOf(pod))));
+    actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "scaleDown", revision: countedRevision(pod) });
+    c = adjustCounts(c, ctx, pod, -1);
+    waiting = true;
+    if (monotonic) return result(true);
+  }
+  return result(false);
+}

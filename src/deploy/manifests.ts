@@ -1,0 +1,107 @@
+/**
+ * src/deploy owns what `kubectl apply -k deploy/` installs, generated from code so names agree
+ * with the program's defaults: the namespace and ServiceAccount (identity.ts), the Deployment of
+ * `ordinal serve`, its Service and PodDisruptionBudget, and the webhook configurations pointing at
+ * that Service. `npm run gen` writes them under deploy/; `ordinal manifests` prints them.
+ * deploy/rbac.yaml stays hand-written (test/deploy/rbac.test.ts checks it against the code).
+ */
+import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
+import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "./identity.ts";
+
+type Json = Record<string, unknown>;
+
+export const SERVER_NAME = "ordinal";
+export const WEBHOOK_SERVICE = "ordinal-webhooks";
+export const TLS_SECRET = "ordinal-webhook-tls";
+/** The image name deploy/ uses; kustomization.yaml's `images:` maps it to a registry and tag. */
+export const IMAGE = "ordinal";
+const PORT = 8443;
+const partOf = { "app.kubernetes.io/part-of": "ordinal" };
+const selector = { "app.kubernetes.io/name": SERVER_NAME };
+
+export interface ServerOptions {
+  image?: string;
+  replicas?: number;
+  namespace?: string;
+}
+
+/** namespaceManifests returns the Namespace and the reconciler's ServiceAccount. */
+export const namespaceManifests = (ns = INSTALL_NAMESPACE): Json[] => [
+  { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels: partOf } },
+  { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: ns, labels: partOf } },
+];
+
+/** serverEnv returns the Deployment's environment: the settings `ordinal serve` reads in the cluster. */
+export const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] => [
+  { name: "HOST", value: "0.0.0.0" },
+  { name: "PORT", value: String(PORT) },
+  { name: "WEBHOOK_SERVICE", value: `${ns}/${WEBHOOK_SERVICE}` },
+  { name: "WEBHOOK_TLS_SECRET", value: TLS_SECRET },
+  // The apiserver of a managed cluster cannot present credentials to webhooks: see README, "Auth modes".
+  { name: "WEBHOOK_AUTH", value: "none" },
+  { name: "LEASE_NAMESPACE", value: ns },
+  { name: "LOG_LEVEL", value: "info" },
+];
+
+/** serverManifests returns the Deployment (2 replicas, non-root, read-only root), the Service and the PDB. */
+export function serverManifests(o: ServerOptions = {}): Json[] {
+  const ns = o.namespace ?? INSTALL_NAMESPACE;
+  const meta = (name: string) => ({ name, namespace: ns, labels: { ...partOf, ...selector } });
+  const probe = { httpGet: { path: "/healthz", port: PORT, scheme: "HTTPS" }, periodSeconds: 10 };
+  return [
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: meta(SERVER_NAME),
+      spec: {
+        replicas: o.replicas ?? 2,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: { ...partOf, ...selector } },
+          spec: {
+            serviceAccountName: SERVICE_ACCOUNT,
+            securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } },
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: selector } } }],
+              },
+            },
+            containers: [
+              {
+                name: "ordinal",
+                image: o.image ?? IMAGE,
+                args: ["serve"],
+                env: serverEnv(ns),
+                ports: [{ name: "https", containerPort: PORT }],
+                readinessProbe: probe,
+                livenessProbe: { ...probe, failureThreshold: 6 },
+                resources: { requests: { cpu: "50m", memory: "96Mi" }, limits: { memory: "256Mi" } },
+                securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+              },
+            ],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: meta(WEBHOOK_SERVICE),
+      spec: { selector, ports: [{ name: "https", port: 443, targetPort: PORT }] },
+    },
+    {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: meta(SERVER_NAME),
+      spec: { minAvailable: 1, selector: { matchLabels: selector } },
+    },
+  ];
+}
+
+/**
+ * webhookManifests returns the webhook configurations pointing at the Service. They carry no
+ * caBundle: `ordinal serve` fills it in from its Secret on start and keeps it (kubectl apply
+ * leaves a field it never set alone).
+ */
+export const webhookManifests = (ns = INSTALL_NAMESPACE): Json[] =>
+  webhookConfigurations({ url: "", service: { namespace: ns, name: WEBHOOK_SERVICE } }).map((c) => c.object as Json);

@@ -1,0 +1,70 @@
+/**
+ * Least-privilege RBAC of the reconciler's ServiceAccount, as data: exactly the verbs the code
+ * uses (test/deploy/rbac.test.ts scans src/ for the requests and fails on a verb granted but
+ * unused or used but not granted). No watch (passes list), no get where list serves.
+ * - Pods: listed (only those carrying ordinal.dev/statefulset), created, deleted, patched
+ *   (adoption, identity labels), read by name (an unlabelled orphan whose create met
+ *   AlreadyExists); status patched (the InPlaceUpdateReady condition).
+ * - PVCs: created and patched (retention-policy ownerReferences) but NEVER deleted: only the
+ *   garbage collector deletes claims, and only when a retention policy put a reference there.
+ * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
+ * - Ordinal StatefulSets: read (get: the mutating webhook's lookup); status patched only through
+ *   the status subresource.
+ * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator). Webhook configurations: only Ordinal's, by name (get/update); create cannot
+ *   be limited by name in RBAC, so it stays cluster-wide (needed when one was deleted).
+ * - In its own namespace only (Role): the Lease that elects one active reconciler, and the
+ *   Secret holding the webhook serving certificate (get by name; create once).
+ */
+import { APPS_V1_CONFIG_NAME, CONFIG_NAME } from "../webhook-config/webhook-configs.ts";
+import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "./identity.ts";
+import { TLS_SECRET } from "./manifests.ts";
+
+export interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+const NAME = "ordinal-reconciler";
+const labels = { "app.kubernetes.io/part-of": "ordinal" };
+
+export const CLUSTER_RULES: Rule[] = [
+  { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "create", "delete", "patch"] },
+  { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
+  { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
+  { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+  { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["list", "create", "patch", "delete"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
+  {
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],
+    verbs: ["get", "update"],
+    resourceNames: [CONFIG_NAME, APPS_V1_CONFIG_NAME],
+  },
+  { apiGroups: ["admissionregistration.k8s.io"], resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], verbs: ["create"] },
+];
+
+export const NAMESPACE_RULES: Rule[] = [
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+  { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: [TLS_SECRET] },
+  { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+];
+
+/** rbacManifests returns the ClusterRole, Role and their bindings to the ServiceAccount. */
+export function rbacManifests(ns = INSTALL_NAMESPACE): Record<string, unknown>[] {
+  const subjects = [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: ns }];
+  return [
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: NAME, labels }, rules: CLUSTER_RULES },
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: NAME, labels }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects },
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: `${NAME}-own-namespace`, namespace: ns, labels }, rules: NAMESPACE_RULES },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: `${NAME}-own-namespace`, namespace: ns, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${NAME}-own-namespace` },
+      subjects,
+    },
+  ];
+}

@@ -1,0 +1,140 @@
+/**
+ * src/metrics owns Ordinal's counters, the same in both runtimes: a tiny registry (counters and
+ * fixed-bucket histograms, no dependency, so the Worker bundle stays small), rendered as
+ * Prometheus text on Node (`GET /metrics`) and as one flat object in the Worker's per-invocation
+ * log line. What is counted:
+ *   ordinal_apiserver_requests_total{verb,resource,code}  every apiserver request (instrumentClient)
+ *   ordinal_reconcile_passes_total, ordinal_reconcile_invocations_total{acquired}
+ *   ordinal_reconcile_actions_total{action,outcome}        from each pass's result (recordRun)
+ *   ordinal_reconcile_invocation_duration_seconds          histogram
+ *   ordinal_webhook_requests_total{path,decision}, ordinal_webhook_duration_seconds{path}
+ */
+import type { Logger } from "../log/log.ts";
+
+type Labels = Record<string, string>;
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+const key = (labels: Labels) =>
+  Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${String(labels[k]).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`)
+    .join(",");
+
+interface Histogram {
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+export class Metrics {
+  private readonly counters = new Map<string, Map<string, number>>();
+  private readonly histograms = new Map<string, Map<string, Histogram>>();
+  private readonly help = new Map<string, string>();
+
+  /** inc adds `by` to the counter `name` with `labels`. */
+  inc(name: string, labels: Labels = {}, by = 1, help?: string): void {
+    if (help) this.help.set(name, help);
+    const series = this.counters.get(name) ?? new Map<string, number>();
+    this.counters.set(name, series);
+    const k = key(labels);
+    series.set(k, (series.get(k) ?? 0) + by);
+  }
+
+  /** observe records `seconds` in the histogram `name`. */
+  observe(name: string, labels: Labels, seconds: number, help?: string): void {
+    if (help) this.help.set(name, help);
+    const series = this.histograms.get(name) ?? new Map<string, Histogram>();
+    this.histograms.set(name, series);
+    const k = key(labels);
+    const h = series.get(k) ?? { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
+    series.set(k, h);
+    BUCKETS.forEach((b, i) => {
+      if (seconds <= b) h.buckets[i]++;
+    });
+    h.sum += seconds;
+    h.count++;
+  }
+
+  /** snapshot returns every counter and histogram count/sum as `name{labels}` → value (log lines). */
+  snapshot(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, series] of this.counters) for (const [k, v] of series) out[k ? `${name}{${k}}` : name] = v;
+    for (const [name, series] of this.histograms) {
+      for (const [k, h] of series) {
+        out[k ? `${name}_count{${k}}` : `${name}_count`] = h.count;
+        out[k ? `${name}_sum{${k}}` : `${name}_sum`] = Math.round(h.sum * 1000) / 1000;
+      }
+    }
+    return out;
+  }
+
+  /** prometheus returns the text exposition format (version 0.0.4). */
+  prometheus(): string {
+    const lines: string[] = [];
+    const head = (name: string, type: string) => {
+      if (this.help.has(name)) lines.push(`# HELP ${name} ${this.help.get(name)}`);
+      lines.push(`# TYPE ${name} ${type}`);
+    };
+    for (const [name, series] of this.counters) {
+      head(name, "counter");
+      for (const [k, v] of series) lines.push(`${name}${k ? `{${k}}` : ""} ${v}`);
+    }
+    for (const [name, series] of this.histograms) {
+      head(name, "histogram");
+      for (const [k, h] of series) {
+        const sep = k ? `${k},` : "";
+        BUCKETS.forEach((b, i) => lines.push(`${name}_bucket{${sep}le="${b}"} ${h.buckets[i]}`));
+        lines.push(`${name}_bucket{${sep}le="+Inf"} ${h.count}`);
+        lines.push(`${name}_sum${k ? `{${k}}` : ""} ${h.sum}`);
+        lines.push(`${name}_count${k ? `{${k}}` : ""} ${h.count}`);
+      }
+    }
+    return lines.join("\n") + "\n";
+  }
+}
+
+/** The shape of a reconcile invocation's result this module reads (src/reconciler/loop.ts RunResult). */
+export interface RunSummary {
+  acquired: boolean;
+  passes: { sets: { set: string; actions: string[]; error?: string }[] }[];
+}
+
+/**
+ * recordRun counts an invocation: passes, and each action by kind (its first word, e.g.
+ * `createPod`) and outcome (`ok`; the set's failing action is not in `actions`, so a set error
+ * counts once as `error`).
+ */
+export function recordRun(m: Metrics, r: RunSummary, seconds: number): void {
+  m.inc("ordinal_reconcile_invocations_total", { acquired: String(r.acquired) }, 1, "Reconcile invocations (cron ticks, loop turns)");
+  m.observe("ordinal_reconcile_invocation_duration_seconds", {}, seconds, "Wall time of a reconcile invocation");
+  m.inc("ordinal_reconcile_passes_total", {}, r.passes.length, "Reconcile passes");
+  for (const p of r.passes) {
+    for (const s of p.sets) {
+      for (const a of s.actions) m.inc("ordinal_reconcile_actions_total", { action: a.split(/[\s(:]/)[0], outcome: "ok" }, 1, "Actions executed, by kind and outcome");
+      if (s.error) m.inc("ordinal_reconcile_actions_total", { action: "any", outcome: "error" });
+    }
+  }
+}
+
+/**
+ * metricsLogger returns a Logger that forwards to `log` and counts the HTTP layer's "admission"
+ * entries (path, allowed, ms) as webhook decisions and latency — so the webhook handlers need
+ * no metrics code of their own.
+ */
+export function metricsLogger(log: Logger, m: Metrics): Logger {
+  const see = (msg: string, f?: Record<string, unknown>) => {
+    if (msg === "admission" && f) {
+      const path = String(f.path ?? "");
+      const decision = f.allowed ? (f.patched ? "patched" : "allowed") : "denied";
+      m.inc("ordinal_webhook_requests_total", { path, decision }, 1, "AdmissionReviews answered, by decision");
+      if (typeof f.ms === "number") m.observe("ordinal_webhook_duration_seconds", { path }, f.ms / 1000, "Time to answer an AdmissionReview");
+    } else if (msg === "webhook request refused" && f) {
+      m.inc("ordinal_webhook_requests_total", { path: String(f.path ?? ""), decision: `http_${String(f.status ?? "")}` });
+    }
+  };
+  return {
+    info: (msg, f) => (see(msg, f), log.info(msg, f)),
+    warn: (msg, f) => (see(msg, f), log.warn(msg, f)),
+    error: (msg, f) => (see(msg, f), log.error(msg, f)),
+  };
+}

@@ -1,0 +1,88 @@
+import { isAlreadyExists, isConflict, type KubeClient, type KubeObject } from "../kube/client.ts";
+import { diff } from "../admission/patch.ts";
+import { webhookConfigurations, type DesiredConfig, type WebhookTarget } from "./webhook-configs.ts";
+
+/**
+ * Registration: apply Ordinal's webhook configurations and keep them applied. Each reconcile pass
+ * calls `ensureWebhookRegistration`, which repairs drift (missing configuration, wrong url or
+ * caBundle, missing webhook entries) and leaves alone what it does not own.
+ */
+
+/**
+ * Fields of each webhook entry Ordinal owns: where to call, what to send, and the contract of the
+ * handler. failurePolicy, timeoutSeconds, selectors, matchPolicy and reinvocationPolicy are set when
+ * the entry is created and afterwards belong to the operator.
+ */
+const OWNED_HOOK_FIELDS = ["clientConfig", "rules", "sideEffects", "admissionReviewVersions"] as const;
+
+export interface RegistrationResult {
+  /** `Kind/name` of each configuration created, updated or already as desired. */
+  created: string[];
+  updated: string[];
+  unchanged: string[];
+}
+
+export interface RegistrationOptions extends WebhookTarget {
+  validateAppsV1StatefulSets?: boolean;
+}
+
+interface WebhookEntry {
+  name: string;
+  [k: string]: unknown;
+}
+type ConfigObject = KubeObject & { webhooks?: WebhookEntry[] };
+
+/**
+ * mergeConfiguration returns `existing` with Ordinal's part of `desired` put in: our labels added
+ * (others kept), our webhook entries added when missing and their owned fields set; other webhook
+ * entries, labels, annotations and fields untouched.
+ */
+export function mergeConfiguration(existing: ConfigObject, desired: ConfigObject): ConfigObject {
+  const next = structuredClone(existing);
+  next.metadata = { ...next.metadata, labels: { ...next.metadata?.labels, ...desired.metadata?.labels } };
+  const hooks = (next.webhooks ??= []);
+  for (const want of desired.webhooks ?? []) {
+    const have = hooks.find((w) => w.name === want.name);
+    if (!have) {
+      hooks.push(structuredClone(want));
+      continue;
+    }
+    for (const field of OWNED_HOOK_FIELDS) have[field] = structuredClone(want[field]);
+  }
+  return next;
+}
+
+/**
+ * ensureWebhookRegistration makes the cluster's webhook configurations match Ordinal's for the
+ * server at `opts.url`: creates missing ones and merges into existing ones (mergeConfiguration),
+ * writing only when something changed. A write conflict is retried with a fresh read.
+ */
+export async function ensureWebhookRegistration(client: KubeClient, opts: RegistrationOptions): Promise<RegistrationResult> {
+  const result: RegistrationResult = { created: [], updated: [], unchanged: [] };
+  for (const desired of webhookConfigurations(opts, opts)) {
+    const outcome = await ensureOne(client, desired);
+    result[outcome].push(`${desired.object.kind}/${desired.object.metadata?.name}`);
+  }
+  return result;
+}
+
+async function ensureOne(client: KubeClient, { resource, object }: DesiredConfig): Promise<keyof RegistrationResult> {
+  const desired = object as ConfigObject;
+  const name = desired.metadata?.name ?? "";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const existing = await client.get<ConfigObject>(resource, undefined, name);
+      if (!existing) {
+        await client.create(resource, undefined, desired);
+        return "created";
+      }
+      const next = mergeConfiguration(existing, desired);
+      if (diff(existing, next).length === 0) return "unchanged";
+      await client.update(resource, undefined, next);
+      return "updated";
+    } catch (e) {
+      if (attempt < 3 && (isConflict(e) || isAlreadyExists(e))) continue;
+      throw e;
+    }
+  }
+}

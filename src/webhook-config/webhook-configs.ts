@@ -1,0 +1,216 @@
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
+import { GROUP, VERSION } from "../api/statefulset.ts";
+import { COMPONENT, SET_NAME_LABEL } from "../core/constants.ts";
+import { R, type ResourceRef } from "../kube/resources.ts";
+
+/**
+ * src/webhook-config owns how the apiserver is told about Ordinal's webhooks: the configurations
+ * (this file, the source of truth), applying and repairing them (registration.ts), the generated
+ * webhooks/*.yaml (gen-webhooks.ts) and `ordinal register` (register-command.ts). It imports the
+ * API names and the kube client, never the admission handlers.
+ *
+ * The source of truth for Ordinal's webhook registrations. `webhooks/*.yaml` are generated from
+ * these objects (`npm run gen`), `ordinal register` and every reconcile pass
+ * apply them (registration.ts), and the hono app serves `WEBHOOK_PATHS`.
+ */
+
+export const WEBHOOK_PATHS = {
+  mutatePods: "/mutate/pods",
+  validatePods: "/validate/pods",
+  validateStatefulSets: "/validate/statefulsets",
+  validateImageLists: "/validate/imagelists",
+} as const;
+
+/** Configuration object names (Mutating and Validating configurations are separate kinds). */
+export const CONFIG_NAME = "ordinal";
+/** The optional configuration that sends apps/v1 StatefulSets to Ordinal's validation too. */
+export const APPS_V1_CONFIG_NAME = "ordinal-apps-v1";
+
+/** A namespace labelled `ordinal.dev/webhooks=disabled` is skipped by every hook (the escape hatch). */
+export const WEBHOOKS_OPT_OUT_LABEL = "ordinal.dev/webhooks";
+
+/** Where a webhook template's url points until `register` fills in the real one. */
+export const PLACEHOLDER_URL = "https://ordinal.invalid";
+
+type Webhook = NonNullable<ValidatingWebhookConfiguration["webhooks"]>[number] & { reinvocationPolicy?: string };
+
+interface HookSpec {
+  /** Which configuration the hook belongs to. */
+  config: "mutating" | "validating" | "apps-v1";
+  /** The hook itself, without clientConfig (built from the url). */
+  hook: Omit<Webhook, "clientConfig"> & { path: string };
+  /** Why this failurePolicy: written above it in the generated YAML. */
+  why: string;
+}
+
+// kube-system never reaches a hook (the name label exists from Kubernetes 1.21; on 1.20 NotIn on an
+// absent label matches, so the hook still sees it), nor does a namespace that opted out.
+const namespaceSelector = {
+  matchExpressions: [
+    { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },
+    { key: WEBHOOKS_OPT_OUT_LABEL, operator: "NotIn", values: ["disabled"] },
+  ],
+};
+// Only pods carrying our set-name label (every pod the reconciler creates) reach the pod hooks.
+const managedPods = { matchExpressions: [{ key: SET_NAME_LABEL, operator: "Exists" }] };
+
+const common = {
+  sideEffects: "None",
+  admissionReviewVersions: ["v1"],
+  matchPolicy: "Equivalent",
+  namespaceSelector,
+};
+
+export const HOOKS: readonly HookSpec[] = [
+  {
+    config: "mutating",
+    hook: {
+      name: "pods.mutate.ordinal.dev",
+      path: WEBHOOK_PATHS.mutatePods,
+      rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"], scope: "Namespaced" }],
+      failurePolicy: "Fail",
+      reinvocationPolicy: "IfNeeded",
+      timeoutSeconds: 10,
+      objectSelector: managedPods,
+      ...common,
+    },
+    why:
+      "Fail: a pod of a set created without the webhook has no PVC volumes (it would write its data to the\n" +
+      "template's volume) and no InPlaceUpdateReady gate. Refusing it is better: the reconciler retries.",
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "pods.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validatePods,
+      rules: [
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"], scope: "Namespaced" },
+        {
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          operations: ["UPDATE"],
+          resources: ["pods/status", "pods/ephemeralcontainers", "pods/resize"],
+          scope: "Namespaced",
+        },
+      ],
+      failurePolicy: "Ignore",
+      timeoutSeconds: 5,
+      objectSelector: managedPods,
+      ...common,
+    },
+    why:
+      "Ignore: this hook sits on the kubelet's status path (pods/status, a reconcile hint) and on the\n" +
+      "reconciler's in-place updates; Fail would freeze both while the webhook is down. The apiserver\n" +
+      "itself still refuses non-image spec changes; only the identity, ownerReference and in-place\n" +
+      "state guards lapse. Every subresource that writes a Pod is here (pods/resize exists from 1.33;\n" +
+      "an older apiserver never sends it). The objectSelector matches the old OR the new object.",
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "statefulsets.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validateStatefulSets,
+      rules: [{ apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["statefulsets"], scope: "Namespaced" }],
+      failurePolicy: "Fail",
+      timeoutSeconds: 10,
+      ...common,
+    },
+    why:
+      "Fail: the CRD schema checks structure only; a spec this hook did not see could be invalid and\n" +
+      "stall the rollout. Status and scale writes are subresources and do not come here.",
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "imagelists.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validateImageLists,
+      rules: [{ apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["imagelists"], scope: "Namespaced" }],
+      failurePolicy: "Fail",
+      timeoutSeconds: 10,
+      ...common,
+    },
+    why: "Fail: a bad image reference stored here fails every pre-pull later; better refused at apply.",
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "bindings.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validatePods,
+      rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods/binding"], scope: "Namespaced" }],
+      failurePolicy: "Ignore",
+      timeoutSeconds: 2,
+      ...common,
+    },
+    why:
+      "Ignore: a Binding's annotations are copied onto its pod, so one could plant the in-place state\n" +
+      "annotation; a Binding has no labels, so no objectSelector can narrow this hook to Ordinal's pods\n" +
+      "and it sees every scheduling in the selected namespaces. Fail would stop scheduling while the\n" +
+      "webhook is down; the answer is a map lookup, so the added latency is one round trip.",
+  },
+  {
+    config: "apps-v1",
+    hook: {
+      name: "statefulsets.apps.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validateStatefulSets,
+      rules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["statefulsets"], scope: "Namespaced" }],
+      failurePolicy: "Ignore",
+      timeoutSeconds: 5,
+      ...common,
+    },
+    why:
+      "Ignore: the apiserver validates apps/v1 StatefulSets itself; Ordinal only adds checks and\n" +
+      "warnings, which must not block the built-in controller's users while the webhook is down.",
+  },
+];
+
+export interface WebhookTarget {
+  /** Base URL of the webhook server, e.g. https://127.0.0.1:28443 (paths are appended). */
+  url: string;
+  /** In a cluster: the Service in front of the server (port 443); wins over `url`. */
+  service?: { namespace: string; name: string };
+  /** base64 of the PEM CA bundle that verifies the server; omitted → system roots. */
+  caBundle?: string;
+}
+
+export interface DesiredConfig {
+  resource: ResourceRef;
+  object: MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
+}
+
+export const MANAGED_BY_LABELS = { "app.kubernetes.io/managed-by": COMPONENT } as const;
+
+/**
+ * webhookConfigurations returns the configurations to apply for a webhook server at `target`:
+ * the MutatingWebhookConfiguration and ValidatingWebhookConfiguration `ordinal`, plus
+ * ValidatingWebhookConfiguration `ordinal-apps-v1` when apps/v1 StatefulSets are validated too.
+ */
+export function webhookConfigurations(target: WebhookTarget, opts: { validateAppsV1StatefulSets?: boolean } = {}): DesiredConfig[] {
+  const base = target.url.replace(/\/+$/, "");
+  const build = (config: HookSpec["config"]): Webhook[] =>
+    HOOKS.filter((h) => h.config === config).map(({ hook: { path, name, ...rest } }) => ({
+      name,
+      clientConfig: {
+        ...(target.service ? { service: { ...target.service, path, port: 443 } } : { url: `${base}${path}` }),
+        ...(target.caBundle ? { caBundle: target.caBundle } : {}),
+      },
+      ...structuredClone(rest),
+    }));
+  const meta = (name: string) => ({ name, labels: { ...MANAGED_BY_LABELS } });
+  const configs: DesiredConfig[] = [
+    {
+      resource: R.mutatingWebhooks,
+      object: { apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: meta(CONFIG_NAME), webhooks: build("mutating") },
+    },
+    {
+      resource: R.validatingWebhooks,
+      object: { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: meta(CONFIG_NAME), webhooks: build("validating") },
+    },
+  ];
+  if (opts.validateAppsV1StatefulSets) {
+    configs.push({
+      resource: R.validatingWebhooks,
+      object: { apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: meta(APPS_V1_CONFIG_NAME), webhooks: build("apps-v1") },
+    });
+  }
+  return configs;
+}

@@ -1,0 +1,204 @@
+/**
+ * `npm run bench`, admission part (issue 11): Ordinal's webhook server against a bare hono echo of
+ * the same body, side by side in one run.
+ * 1. Throughput and latency with autocannon, same 4 KB pod AdmissionReview, same connections,
+ *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1).
+ * 2. Worst-case 1 MiB StatefulSets (thousands of invalid entries, or one huge invalid string)
+ *    through /validate/statefulsets: time per request, response size, and the server's longest
+ *    event-loop block during the whole run (every route waits that long).
+ * 3. The Worker bundle's module start: CPU time to import the minified bundle in a fresh process.
+ * Targets (issue 11): mutate ≥ 70 % of echo; p99 ≤ 1.5× echo's at c=32, ≤ 2 ms at c=1; 1 MiB
+ * validate ≤ 50 ms; no block > 100 ms; bundle ≤ 100 KiB gzip; module start ≤ 20 ms.
+ * BENCH_SECONDS (default 8) sets each load run's length; BENCH_VALIDATE_RUNS (default 5) the runs
+ * per 1 MiB shape (1 for a build where one run takes seconds); BENCH_SHAPES (comma list of name
+ * parts) picks shapes.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+
+const SECONDS = Number(process.env.BENCH_SECONDS || 8);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** podReview returns a ~4 KB AdmissionReview of a pod the reconciler would create (controller ref). */
+function podReview(): string {
+  const env = Array.from({ length: 60 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}-${"x".repeat(20)}` }));
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "web-1",
+      namespace: "default",
+      labels: { app: "web", "ordinal.dev/statefulset": "web" },
+      ownerReferences: [{ apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true, blockOwnerDeletion: true }],
+    },
+    spec: { containers: [{ name: "nginx", image: "nginx:1.25", env, ports: [{ containerPort: 80, name: "web" }] }], volumes: [{ name: "data", emptyDir: {} }] },
+  };
+  const review = {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "0b8c0f3e-9d7c-4f7e-9a51-2d0c9c1f0e01",
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      namespace: "default",
+      operation: "CREATE",
+      userInfo: { username: "ordinal-reconciler" },
+      object: pod,
+    },
+  };
+  return JSON.stringify(review);
+}
+
+/** worstSets returns StatefulSet AdmissionReviews of about 1 MiB built to be expensive to judge. */
+function worstSets(): Record<string, string> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hand-built hostile shapes
+  type Loose = Record<string, any>;
+  const set = (mutate: (s: { metadata: Record<string, unknown>; spec: Loose }) => void) => {
+    const s = {
+      apiVersion: "apps.ordinal.dev/v1",
+      kind: "StatefulSet",
+      metadata: { name: "web", namespace: "default" } as Record<string, unknown>,
+      spec: {
+        replicas: 1,
+        serviceName: "web",
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+      } as Loose,
+    };
+    mutate(s);
+    return JSON.stringify({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "u",
+        kind: { group: "apps.ordinal.dev", version: "v1", kind: "StatefulSet" },
+        resource: { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" },
+        namespace: "default",
+        operation: "CREATE",
+        userInfo: { username: "admin" },
+        object: s,
+      },
+    });
+  };
+  const fill = (make: (n: number) => string) => {
+    let n = 1000;
+    while (make(n).length < 1024 * 1024) n = Math.ceil(n * 1.3);
+    return make(n);
+  };
+  /** pad returns a string of `n` characters, `tag` first (keeps entries distinct). */
+  const pad = (tag: string | number, n: number) => `${tag}-`.padEnd(n, "x");
+  return {
+    // Huge counts of invalid entries: refused by the size bound before any walk.
+    "30k invalid containers": fill((n) => set((s) => (s.spec.template.spec.containers = Array.from({ length: n }, (_, i) => ({ name: `Bad_${i}`, image: "" }))))),
+    "45k invalid label keys": fill((n) => set((s) => (s.spec.template.metadata.labels = { app: "web", ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`bad key ${i}`, "v"])) }))),
+    // Just under the bounds (5,000 values, strings under 64 KiB), strings padded to 1 MiB: judged in full.
+    "1.6k invalid containers": set((s) => (s.spec.template.spec.containers = Array.from({ length: 1_600 }, (_, i) => ({ name: pad(`Bad_${i}`, 640), image: pad(" ", 5) })))),
+    "2.4k invalid labels": set((s) => (s.spec.template.metadata.labels = { app: "web", ...Object.fromEntries(Array.from({ length: 2_400 }, (_, i) => [pad(`bad key ${i}`, 420), "v"])) })),
+    "1.2k duplicate claims": set((s) => (s.spec.volumeClaimTemplates = Array.from({ length: 1_200 }, () => ({ metadata: { name: pad("D", 860) }, spec: {} })))),
+    "16 images of 64 KiB": set((s) => (s.spec.template.spec.containers = Array.from({ length: 16 }, (_, i) => ({ name: `c${i}`, image: pad(`a b ${i}`, 65_000) })))),
+  };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, body: string, headers: Record<string, string>, connections: number, seconds: number): Promise<Load> {
+  const r = await autocannon({ url, method: "POST", body, headers: { "content-type": "application/json", ...headers }, connections, duration: seconds, pipelining: 1 });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+/** moduleStartMs returns the median CPU ms of importing the minified Worker bundle in fresh processes. */
+async function moduleStart(): Promise<{ cpuMs: number; gzipKiB: number }> {
+  const { build } = await import("esbuild");
+  const { gzipSync } = await import("node:zlib");
+  const r = await build({ entryPoints: ["src/worker.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify: true, write: false, external: ["node:*"], logLevel: "silent" });
+  const dir = mkdtempSync(`${tmpdir()}/ordinal-bench-`);
+  writeFileSync(`${dir}/worker.mjs`, r.outputFiles[0].contents);
+  const probe = `const c=process.cpuUsage();await import(${JSON.stringify(`${dir}/worker.mjs`)});const d=process.cpuUsage(c);console.log((d.user+d.system)/1000)`;
+  const runs: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const out = await new Promise<string>((res) => {
+      let s = "";
+      const p = spawn(process.execPath, ["--input-type=module", "-e", probe], { stdio: ["ignore", "pipe", "inherit"] });
+      p.stdout.on("data", (d) => (s += d));
+      p.on("close", () => res(s));
+    });
+    runs.push(Number(out.trim()));
+  }
+  return { cpuMs: median(runs), gzipKiB: gzipSync(r.outputFiles[0].contents).length / 1024 };
+}
+
+export async function runAdmissionBench(): Promise<void> {
+  console.log("== admission server (issue 11): mutate vs a bare hono echo, same 4 KB body and connections");
+  const child = spawn(process.execPath, ["--import", "tsx", "test/bench/admission-server.ts"], { stdio: ["ignore", "pipe", "inherit"] });
+  const first = await new Promise<string>((res) => createInterface({ input: child.stdout! }).once("line", res));
+  const { ordinal, echo, control, token } = JSON.parse(first) as { ordinal: number; echo: number; control: number; token: string };
+  const stats = async (path: string) => (await (await fetch(`http://127.0.0.1:${control}${path}`)).json()) as { maxBlockMs: number };
+  try {
+    const body = podReview();
+    const auth = { authorization: `Bearer ${token}` };
+    const mutateUrl = `http://127.0.0.1:${ordinal}/mutate/pods`;
+    const echoUrl = `http://127.0.0.1:${echo}/echo`;
+    const check = await fetch(mutateUrl, { method: "POST", body, headers: { "content-type": "application/json", ...auth } });
+    const review = (await check.json()) as { response?: { allowed?: boolean; patch?: string } };
+    if (!review.response?.allowed || !review.response.patch) throw new Error(`mutate did not admit with a patch: ${JSON.stringify(review)}`);
+    console.log(`  body ${body.length} bytes; ${SECONDS} s per run after a 2 s warm-up`);
+    const summary: Record<string, unknown> = {};
+    for (const c of [32, 1]) {
+      await load(echoUrl, body, {}, c, 2);
+      const e = await load(echoUrl, body, {}, c, SECONDS);
+      await load(mutateUrl, body, auth, c, 2);
+      const m = await load(mutateUrl, body, auth, c, SECONDS);
+      const ratio = m.rps / e.rps;
+      console.log(
+        `  c=${String(c).padEnd(2)} echo ${e.rps.toFixed(0).padStart(6)} req/s p50 ${e.p50} ms p99 ${e.p99} ms | mutate ${m.rps.toFixed(0).padStart(6)} req/s p50 ${m.p50} ms p99 ${m.p99} ms | ` +
+          `throughput ${(ratio * 100).toFixed(0)} % of echo (target ≥ 70 %), p99 ${(m.p99 / Math.max(e.p99, 0.001)).toFixed(2)}x echo's${c === 1 ? " (target ≤ 2 ms)" : " (target ≤ 1.5x)"}` +
+          (m.errors + m.non2xx + e.errors + e.non2xx > 0 ? `  errors/non-2xx: ${m.errors}/${m.non2xx} vs ${e.errors}/${e.non2xx}` : ""),
+      );
+      summary[`c${c}`] = { echo: e, mutate: m, ratio };
+    }
+    const blockUnderLoad = (await stats("/")).maxBlockMs;
+    console.log(`  longest event-loop block in the server during the load runs: ${blockUnderLoad.toFixed(1)} ms`);
+
+    console.log("== worst-case 1 MiB StatefulSets through /validate/statefulsets (target ≤ 50 ms each, no block > 100 ms)");
+    await stats("/reset");
+    const url = `http://127.0.0.1:${ordinal}/validate/statefulsets`;
+    let worst = 0;
+    const only = process.env.BENCH_SHAPES?.split(",");
+    for (const [name, big] of Object.entries(worstSets()).filter(([n]) => !only || only.some((o) => n.includes(o)))) {
+      const times: number[] = [];
+      let size = 0;
+      let status = 0;
+      for (let i = 0; i < Number(process.env.BENCH_VALIDATE_RUNS || 5); i++) {
+        const t = performance.now();
+        const res = await fetch(url, { method: "POST", body: big, headers: { "content-type": "application/json", ...auth } });
+        const text = await res.text();
+        times.push(performance.now() - t);
+        size = text.length;
+        status = res.status;
+      }
+      worst = Math.max(worst, median(times));
+      console.log(`  ${name.padEnd(20)} body ${(big.length / 1024).toFixed(0)} KiB: ${median(times).toFixed(1).padStart(7)} ms median of ${times.length}, HTTP ${status}, answer ${(size / 1024).toFixed(1)} KiB`);
+    }
+    const block = (await stats("/")).maxBlockMs;
+    console.log(`  slowest shape ${worst.toFixed(1)} ms; longest event-loop block while judging them: ${block.toFixed(1)} ms`);
+    summary.validate1MiB = { worstMs: worst, maxBlockMs: block, blockUnderLoad };
+
+    const start = await moduleStart();
+    console.log(`== Worker bundle: ${start.gzipKiB.toFixed(0)} KiB gzip (target ≤ 100); module start ${start.cpuMs.toFixed(1)} ms CPU, median of 7 fresh imports (target ≤ 20)`);
+    summary.bundle = start;
+    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(summary, null, 2));
+  } finally {
+    child.kill();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runAdmissionBench();

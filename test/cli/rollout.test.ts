@@ -1,0 +1,153 @@
+/**
+ * The kubectl-like commands against the fake apiserver with the reconciler and a kubelet player
+ * running between polls: rollout status follows a real rollout to the end; set image, pause,
+ * resume, restart and undo write exactly what kubectl writes; get prints Kruise's columns.
+ */
+import { describe, expect, it } from "vitest";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
+import { main } from "../../src/cli/main.ts";
+import { rolloutState } from "../../src/cli/rollout.ts";
+import { R } from "../../src/kube/resources.ts";
+import { StatefulSetSchema } from "../../src/api/statefulset.ts";
+import { cliWorld, webSet } from "./helpers.ts";
+
+const getWeb = async (w: ReturnType<typeof cliWorld>) => (await w.client.get<StatefulSet>(R.statefulSets, "default", "web"))!;
+
+describe("ordinal rollout status", () => {
+  it("waits for the spec to be observed, follows the rollout and exits 0 only when converged", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    expect(await main(["rollout", "status", "web"], w.ctx)).toBe(0);
+    expect(w.out[0]).toBe("Waiting for statefulset spec update to be observed...");
+    expect(w.out).toContain("Waiting for 3 pods to be ready...");
+    expect(w.out.at(-1)).toMatch(/^statefulset rolling update complete 3 pods at revision web-\w+\.\.\.$/);
+    const set = await getWeb(w);
+    expect(set.status!.readyReplicas).toBe(3);
+    expect(set.status!.observedGeneration).toBe(set.metadata.generation);
+  });
+
+  it("after set image: prints the rolling update and ends at the new revision", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    const before = (await getWeb(w)).status!.currentRevision;
+    expect(await main(["set", "image", "osts/web", "nginx=nginx:1.26"], w.ctx)).toBe(0);
+    expect(w.out.at(-1)).toBe("statefulset.apps.ordinal.dev/web image updated");
+    w.out.length = 0;
+    expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(0);
+    expect(w.out[0]).toBe("Waiting for statefulset spec update to be observed...");
+    expect(w.out.some((l) => l.startsWith("waiting for statefulset rolling update to complete"))).toBe(true);
+    const set = await getWeb(w);
+    expect(set.status!.currentRevision).not.toBe(before);
+    expect(w.out.at(-1)).toBe(`statefulset rolling update complete 3 pods at revision ${set.status!.currentRevision}...`);
+  });
+
+  it("times out with exit 1 when nothing moves", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    w.world.drive = false;
+    expect(await main(["rollout", "status", "web", "--timeout", "30s"], w.ctx)).toBe(1);
+    expect(w.err.join("\n")).toMatch(/timed out waiting for the rollout of web/);
+  });
+
+  it("a missing set is exit 1 with kubectl's message", async () => {
+    const w = cliWorld();
+    expect(await main(["rollout", "status", "nope"], w.ctx)).toBe(1);
+    expect(w.err.join("\n")).toMatch(/statefulsets.apps.ordinal.dev "nope" not found/);
+  });
+});
+
+describe("rolloutState", () => {
+  const base = (over: Record<string, unknown> = {}, status: Record<string, unknown> = {}) =>
+    StatefulSetSchema.parse({
+      ...webSet(),
+      metadata: { name: "web", namespace: "default", generation: 2 },
+      spec: { ...webSet().spec, ...over },
+      status: { observedGeneration: 2, replicas: 3, readyReplicas: 3, updatedReplicas: 1, currentReplicas: 2, currentRevision: "web-a", updateRevision: "web-b", ...status },
+    });
+  const failingPod = (reason: string) => ({
+    metadata: { name: "web-2", labels: { "controller-revision-hash": "web-b" } },
+    status: { containerStatuses: [{ name: "nginx", ready: false, restartCount: 0, image: "x", imageID: "", state: { waiting: { reason } } }] },
+  });
+  it.each([
+    ["not observed", base({}, { observedGeneration: 1 }), [], { done: false, message: "Waiting for statefulset spec update to be observed..." }],
+    ["pods not ready", base({}, { readyReplicas: 1 }), [], { done: false, message: "Waiting for 2 pods to be ready..." }],
+    ["rolling", base(), [], { done: false, message: "waiting for statefulset rolling update to complete 1 pods at revision web-b..." }],
+    ["complete", base({}, { currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
+    ["partition reached", base({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 2 } } }), [], { done: true, message: "partitioned roll out complete: 1 new pods have been updated..." }],
+    ["paused", base({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } }), [], { done: false, blocked: "paused" }],
+    ["stuck condition", base({}, { conditions: [{ type: "RolloutStuck", status: "True", reason: "PodNotReady", message: "web-2 not ready for 10m" }] }), [], { done: false, blocked: "stuck" }],
+    ["bad image", base(), [failingPod("ImagePullBackOff")], { done: false, blocked: "failing" }],
+    ["OnDelete", base({ updateStrategy: { type: "OnDelete" } }), [], { done: true }],
+  ])("%s", (_name, set, pods, want) => {
+    expect(rolloutState(set, pods as never)).toMatchObject(want);
+  });
+});
+
+describe("ordinal rollout pause|resume|restart|undo|history", () => {
+  it("pause and resume write only rollingUpdate.paused, and refuse to repeat", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    const before = await getWeb(w);
+    expect(await main(["rollout", "pause", "web"], w.ctx)).toBe(0);
+    const paused = await getWeb(w);
+    expect(paused.spec.updateStrategy.rollingUpdate?.paused).toBe(true);
+    expect(paused.spec.template).toEqual(before.spec.template);
+    expect(await main(["rollout", "pause", "web"], w.ctx)).toBe(1);
+    expect(w.err.at(-1)).toMatch(/already paused/);
+    expect(await main(["rollout", "status", "web", "--no-watch"], w.ctx)).toBe(1); // the pause is a spec change not yet observed
+    await w.converge();
+    expect(await main(["rollout", "status", "web", "--no-watch"], w.ctx)).toBe(0); // nothing to roll: complete even when paused
+    expect(await main(["rollout", "resume", "web"], w.ctx)).toBe(0);
+    expect((await getWeb(w)).spec.updateStrategy.rollingUpdate?.paused).toBe(false);
+    expect(await main(["rollout", "resume", "web"], w.ctx)).toBe(1);
+  });
+
+  it("restart sets the restartedAt template annotation, as kubectl does", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    expect(await main(["rollout", "restart", "web"], w.ctx)).toBe(0);
+    expect((await getWeb(w)).spec.template.metadata?.annotations).toEqual({ "kubectl.kubernetes.io/restartedAt": "2026-11-21T12:00:00Z" });
+  });
+
+  it("undo puts back the previous revision's template; --to-revision picks one; history lists them", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    await main(["set", "image", "web", "nginx=nginx:1.26"], w.ctx);
+    await w.converge();
+    await main(["set", "image", "web", "*=nginx:1.27"], w.ctx);
+    await w.converge();
+    w.out.length = 0;
+    expect(await main(["rollout", "history", "web"], w.ctx)).toBe(0);
+    expect(w.out.slice(1)).toEqual(["REVISION  CHANGE-CAUSE", "1         <none>", "2         <none>", "3         <none>"]);
+    expect(await main(["rollout", "undo", "web"], w.ctx)).toBe(0);
+    expect((await getWeb(w)).spec.template.spec).toMatchObject({ containers: [{ name: "nginx", image: "nginx:1.26" }] });
+    expect(await main(["rollout", "undo", "web", "--to-revision", "1"], w.ctx)).toBe(0);
+    expect((await getWeb(w)).spec.template.spec).toMatchObject({ containers: [{ name: "nginx", image: "nginx:1.25" }] });
+    expect(await main(["rollout", "undo", "web", "--to-revision", "9"], w.ctx)).toBe(1);
+    expect(w.err.at(-1)).toMatch(/unable to find specified revision 9/);
+  });
+});
+
+describe("ordinal set image and get", () => {
+  it("set image names an unknown container", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    expect(await main(["set", "image", "web", "nope=x:1"], w.ctx)).toBe(1);
+    expect(w.err.at(-1)).toMatch(/unable to find container named "nope"/);
+    expect(await main(["set", "image", "web", "nginx"], w.ctx)).toBe(2);
+  });
+  it("get prints Kruise's columns; -o wide adds containers and images", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    expect(await main(["get"], w.ctx)).toBe(0);
+    const [head, row] = w.out.at(-1)!.split("\n");
+    expect(head.split(/\s+/)).toEqual(["NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE"]);
+    expect(row.split(/\s+/).slice(0, 7)).toEqual(["web", "3", "3", "3", "3", "3", "false"]);
+    expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
+    expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).slice(-2)).toEqual(["nginx", "nginx:1.25"]);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { adjustCounts } from "../../../src/core/plan-context.ts";
+import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
+import { planStatus } from "../../../src/core/status.ts";
+import { brief, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
+
+const old = makeSet();
+const next = makeSet({ template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } } }, { generation: 2 }, { currentRevision: revisionOf(old).metadata?.name });
+
+describe("getStatefulSetRevisions", () => {
+  it.each([
+    ["no revisions: plans one; current = update", old, [], 1, true],
+    ["the template's revision exists: no writes", old, [revisionOf(old)], 1, false],
+    ["changed template: new update revision, current stays", next, [revisionOf(old)], 2, true],
+  ])("%s", (_, set, revisions, count, writes) => {
+    const r = getStatefulSetRevisions(set, revisions);
+    expect(r.revisions).toHaveLength(count);
+    expect(r.actions.length > 0).toBe(writes);
+    expect(r.updateName).toBe(revisionOf(set).metadata?.name);
+    expect(r.updateSet.spec.template.spec.containers[0].image).toBe(set.spec.template.spec.containers[0].image);
+    expect(r.currentSet.spec.template.spec.containers[0].image).toBe(set === next ? "img:1" : set.spec.template.spec.containers[0].image);
+  });
+});
+
+describe("adjustCounts", () => {
+  const ctx = ctxFor(old);
+  const base = { replicas: 2, readyReplicas: 2, availableReplicas: 2, currentReplicas: 2, updatedReplicas: 2 };
+  it.each([
+    ["+1 at the revision, replicas too", +1, true, { ...base, replicas: 3, currentReplicas: 3, updatedReplicas: 3 }],
+    ["-1 at the revision only", -1, false, { ...base, currentReplicas: 1, updatedReplicas: 1 }],
+  ])("%s", (_, delta, alsoReplicas, want) => {
+    expect(adjustCounts(base, ctx, pod(old, 0, ctx.revisions.updateName), delta, alsoReplicas)).toEqual(want);
+  });
+  it("a pod at another revision moves only replicas", () => {
+    expect(adjustCounts(base, ctx, pod(old, 0, "elsewhere"), +1, true)).toEqual({ ...base, replicas: 3 });
+  });
+});
+
+describe("planStatus", () => {
+  const counts = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 0, updatedReplicas: 3 };
+  it("completes a rolling update once all pods are updated and ready, and writes the change", () => {
+    const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
+    const r = planStatus(next, counts, revs, []);
+    expect(r.status).toMatchObject({ currentRevision: revs.updateName, currentReplicas: 3, observedGeneration: 2 });
+    expect(brief(r.actions)).toEqual(["updateStatus"]);
+  });
+  it("writes nothing when the status is unchanged", () => {
+    const revs = getStatefulSetRevisions(old, [revisionOf(old)]);
+    const first = planStatus(old, counts, revs, []);
+    expect(planStatus({ ...old, status: first.status }, counts, revs, []).actions).toEqual([]);
+  });
+  it("truncates history, keeping revisions pods still use", () => {
+    const third = { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:3" }] } } };
+    const s = makeSet({ ...third, revisionHistoryLimit: 0 }, {}, { currentRevision: revisionOf(old).metadata?.name });
+    const history = [revisionOf(old, 1), revisionOf(next, 2)];
+    const revs = getStatefulSetRevisions(s, history);
+    const inUse = pod(s, 0, revisionOf(next).metadata?.name ?? "");
+    const r = planStatus(s, counts, revs, [inUse]);
+    expect(brief(r.actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([]);
+    expect(brief(planStatus(s, counts, revs, []).actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([`deleteRevision ${revisionOf(next).metadata?.name}`]);
+  });
+});

@@ -1,0 +1,58 @@
+/** Counters at the KubeClient seam, per-run action counts, webhook decisions from the admission log, and the Prometheus text. */
+import { describe, expect, it } from "vitest";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { jsonLogger, silentLogger } from "../../src/log/log.ts";
+import { instrumentClient } from "../../src/metrics/instrument.ts";
+import { Metrics, metricsLogger, recordRun } from "../../src/metrics/metrics.ts";
+import { runReconcile } from "../../src/reconciler/loop.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { webSet } from "../cli/helpers.ts";
+
+describe("instrumentClient + recordRun", () => {
+  it("counts requests by verb/resource/code, logs each write with set and pod, counts actions", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
+    const m = new Metrics();
+    const lines: Record<string, unknown>[] = [];
+    const log = jsonLogger((l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+    const client = instrumentClient(createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 }), m, log);
+    await fake.seed(webSet("web", 2));
+    const r = await runReconcile(client, { log: silentLogger, holder: "t", leaseNamespace: "ordinal-system", budgetMs: 10_000, maxPasses: 1 });
+    recordRun(m, r, 0.2);
+    const snap = m.snapshot();
+    expect(snap['ordinal_apiserver_requests_total{code="200",resource="pods",verb="LIST"}']).toBe(1);
+    expect(snap['ordinal_apiserver_requests_total{code="201",resource="pods",verb="POST"}'] ?? snap['ordinal_apiserver_requests_total{code="200",resource="pods",verb="POST"}']).toBe(1);
+    expect(snap['ordinal_reconcile_passes_total']).toBe(1);
+    expect(Object.keys(snap).some((k) => k.startsWith("ordinal_reconcile_actions_total{action=") && k.includes('outcome="ok"'))).toBe(true);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: "action", action: "POST pods", set: "default/web", pod: "web-0", outcome: "ok" }));
+    const text = m.prometheus();
+    expect(text).toContain("# TYPE ordinal_apiserver_requests_total counter");
+    expect(text).toMatch(/^ordinal_reconcile_invocation_duration_seconds_bucket\{le="0\.25"\} 1$/m);
+  });
+  it("an apiserver error is counted with its code and logged as an error outcome", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default"] });
+    const m = new Metrics();
+    const lines: Record<string, unknown>[] = [];
+    const client = instrumentClient(createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 }), m, jsonLogger((l) => lines.push(JSON.parse(l))));
+    const pods = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
+    await expect(client.patch(pods, "default", "web-0", { metadata: { labels: { a: "b" } } }, "merge")).rejects.toThrow();
+    expect(Object.entries(m.snapshot()).find(([k]) => k.includes('verb="PATCH"'))?.[0]).toMatch(/code="404"/);
+    expect(lines[0]).toMatchObject({ action: "PATCH pods", pod: "web-0", set: "default/web", outcome: "error", code: 404 });
+    expect(await client.delete(pods, "default", "web-0")).toBe(false);
+    expect(lines[1]).toMatchObject({ action: "DELETE pods", outcome: "ok", code: 404 });
+  });
+});
+
+describe("metricsLogger", () => {
+  it("turns the HTTP layer's admission lines into decision counts and latency", () => {
+    const m = new Metrics();
+    const log = metricsLogger(silentLogger, m);
+    log.info("admission", { path: "/mutate/pods", allowed: true, patched: true, ms: 3 });
+    log.info("admission", { path: "/validate/pods", allowed: false, ms: 1 });
+    log.warn("webhook request refused", { path: "/validate/pods", status: 401 });
+    const snap = m.snapshot();
+    expect(snap['ordinal_webhook_requests_total{decision="patched",path="/mutate/pods"}']).toBe(1);
+    expect(snap['ordinal_webhook_requests_total{decision="denied",path="/validate/pods"}']).toBe(1);
+    expect(snap['ordinal_webhook_requests_total{decision="http_401",path="/validate/pods"}']).toBe(1);
+    expect(snap['ordinal_webhook_duration_seconds_count{path="/mutate/pods"}']).toBe(1);
+  });
+});

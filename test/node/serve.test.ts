@@ -1,0 +1,91 @@
+// `ordinal serve` as a public-facing server: limits against slow and idle clients (issue 11
+// finding 7), --help, and refusing to start with an unusable key (finding 9).
+import { connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { main, nodeContext } from "../../src/cli/main.ts";
+import { listen, serveCommand, SERVER_LIMITS } from "../../src/node/serve.ts";
+
+const servers: { close(cb?: () => void): unknown }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))));
+  vi.restoreAllMocks();
+});
+
+/** Small limits so the test waits milliseconds, not the shipped seconds. */
+const fast = { ...SERVER_LIMITS, requestTimeout: 400, headersTimeout: 300, keepAliveTimeout: 200, connectionsCheckingInterval: 50, maxConnections: 2 };
+
+async function start(limits = fast) {
+  const server = listen(() => new Response("ok"), { port: 0, host: "127.0.0.1" }, limits);
+  servers.push(server);
+  await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
+  return (server.address() as AddressInfo).port;
+}
+
+/** open connects and resolves with the socket and a promise of everything it received until closed. */
+async function open(port: number): Promise<{ socket: Socket; closed: Promise<string> }> {
+  const socket = connect(port, "127.0.0.1");
+  await new Promise<void>((r) => socket.once("connect", () => r()));
+  let data = "";
+  socket.on("data", (d) => (data += d.toString()));
+  const closed = new Promise<string>((r) => socket.once("close", () => r(data)));
+  return { socket, closed };
+}
+
+describe("listen: server limits", () => {
+  it("ships timeouts and a connection cap", () => {
+    expect(SERVER_LIMITS.headersTimeout).toBeGreaterThan(0);
+    expect(SERVER_LIMITS.requestTimeout).toBeGreaterThan(SERVER_LIMITS.headersTimeout);
+    expect(SERVER_LIMITS.maxConnections).toBeGreaterThan(0);
+  });
+
+  it("closes a slowloris connection whose headers never finish (408)", async () => {
+    const port = await start();
+    const { socket, closed } = await open(port);
+    socket.write("POST /mutate/pods HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    expect(await closed).toMatch(/^HTTP\/1.1 408/);
+  });
+
+  it("closes a connection whose body never finishes", async () => {
+    const port = await start();
+    const { socket, closed } = await open(port);
+    socket.write("POST /mutate/pods HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
+    await closed;
+  });
+
+  it("closes an idle keep-alive connection", async () => {
+    const port = await start();
+    const { socket, closed } = await open(port);
+    socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(await closed).toMatch(/^HTTP\/1.1 200[\s\S]*ok$/);
+  });
+
+  it("refuses connections beyond maxConnections", async () => {
+    const port = await start();
+    const held = [await open(port), await open(port)];
+    const third = await open(port);
+    expect(await third.closed).toBe("");
+    for (const h of held) h.socket.destroy();
+  });
+});
+
+describe("serveCommand: start-up", () => {
+  it("--help prints usage and exits 0 without serving", async () => {
+    const out: string[] = [];
+    const ctx = { ...nodeContext(), out: (l: string) => out.push(l) };
+    expect(await main(["serve", "--help"], ctx)).toBe(0);
+    expect(out.join("\n")).toMatch(/^usage: ordinal serve/);
+  });
+
+  it("a garbage WEBHOOK_PUBLIC_KEY stops it at start with a clear error (exit 2)", async () => {
+    const err = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.stubEnv("WEBHOOK_PUBLIC_KEY", "not a key");
+    vi.stubEnv("WEBHOOK_JWKS", "");
+    try {
+      expect(await serveCommand({ simulate: true, port: 0, host: "127.0.0.1", intervalMs: 10_000, exitAfterMs: 1 })).toBe(2);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(err.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/webhook public key is unusable.*WEBHOOK_PUBLIC_KEY\) is not a PEM SPKI key/);
+  });
+});
