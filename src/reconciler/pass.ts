@@ -5,7 +5,8 @@ import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { compileSelector } from "../validation/labels.ts";
+import { controllerOf } from "../core/ownership.ts";
+import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
@@ -17,8 +18,11 @@ import { indexObjects, type SetObjects } from "./pass-index.ts";
  * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
  * own objects and executes its plan (executor.ts). A pod that exists without our label (an
  * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
- * name and the set is planned again at once. Cost: O(managed objects + sets) reads and CPU;
- * orphans cost one GET each, once, when their ordinal is wanted.
+ * name and the set is planned again at once. A set that owns no revision yet (new, or migrated
+ * from apps/v1) also lists its namespace's pods and revisions by its own selector, once, before
+ * planning: so it adopts the revision its orphaned pods are labelled with instead of rolling them
+ * onto a revision of its own. Cost: O(managed objects + sets) reads and CPU; orphans cost one GET
+ * each, once, when their ordinal is wanted; a new set two selector lists, once.
  */
 
 export interface PassOptions {
@@ -130,6 +134,26 @@ function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): Kube
 }
 
 /**
+ * withSelected returns the set's objects plus the pods and revisions of its namespace that its
+ * selector matches and the pass did not read (they lack Ordinal's label: an apps/v1 set's, left
+ * by `kubectl delete --cascade=orphan`). The planner adopts or ignores them as upstream would.
+ */
+async function withSelected(client: KubeClient, set: StatefulSet, objects: SetObjects): Promise<SetObjects> {
+  const labelSelector = selectorToString(set.spec.selector);
+  if (!labelSelector) return objects;
+  const ns = set.metadata.namespace;
+  const [pods, revisions] = await Promise.all([
+    client.list<Pod & KubeObject>(R.pods, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
+    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
+  ]);
+  const unseen = <T extends { metadata?: { uid?: string } }>(seen: T[], found: T[]) => {
+    const uids = new Set(seen.map((o) => o.metadata?.uid));
+    return found.filter((o) => !uids.has(o.metadata?.uid));
+  };
+  return { ...objects, pods: [...objects.pods, ...unseen(objects.pods, pods)], revisions: [...objects.revisions, ...unseen(objects.revisions, revisions)] };
+}
+
+/**
  * reconcileSet plans and executes one set; when a create met a pod that exists unseen (no
  * label), it reads those pods by name and plans the set once more with them (adoption).
  */
@@ -147,6 +171,7 @@ async function reconcileSet(
   let waiting = false;
   let requeueAfterMs: number | undefined;
   let error: string | undefined;
+  if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects);
   for (let attempt = 0; attempt < 2; attempt++) {
     const p = plan({ set, ...objects, now: o.now(), matches });
     const ex = await executePlan(client, set, p, o.log, events);

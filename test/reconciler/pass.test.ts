@@ -40,6 +40,11 @@ describe("reconcilePass", () => {
     for (const n of ["a", "b", "c"]) await fake.seed(setObj(n));
     fake.log.clear();
     await reconcilePass(client, { now, log: silentLogger });
+    // A set that owns no revision yet also lists its pods and revisions by its own selector, once.
+    const first = fake.log.counts();
+    expect([first["list pods"], first["list controllerrevisions"], first["list persistentvolumeclaims"]]).toEqual([4, 4, 1]);
+    fake.log.clear();
+    await reconcilePass(client, { now, log: silentLogger });
     const counts = fake.log.counts();
     expect(counts["list pods"]).toBe(1);
     expect(counts["list persistentvolumeclaims"]).toBe(1);

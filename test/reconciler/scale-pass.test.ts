@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
+import { StatefulSetSchema } from "../../src/api/statefulset.ts";
+import { newRevision } from "../../src/core/revisions.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
+import { R } from "../../src/kube/resources.ts";
 import { EventRecorder } from "../../src/reconciler/events.ts";
 import { CURSOR_ANNOTATION } from "../../src/reconciler/lease.ts";
 import { silentLogger } from "../../src/reconciler/log.ts";
@@ -53,12 +56,39 @@ describe("reconcilePass reads only what Ordinal manages", () => {
 
   it("adopts an orphan without Ordinal's label named <set>-<n>: its create meets AlreadyExists, it is read by name and adopted", async () => {
     const { fake, client } = setup();
-    await fake.seed(setObj("web", 1));
-    await fake.seed(pod("web-0", { app: "web" }));
+    await fake.seed(setObj("web", 0));
+    await reconcilePass(client, { now, log: silentLogger }); // the set now owns its revision
+    const [rev] = fake.list<{ metadata: { name: string } }>("/apis/apps/v1/namespaces/default/controllerrevisions");
+    // At the set's revision, so the pass adopts it and has nothing to update.
+    await fake.seed({ ...pod("web-0", { app: "web", "controller-revision-hash": rev.metadata.name }), spec: setObj("web").spec.template.spec });
+    await client.patch(R.statefulSets, "default", "web", { spec: { replicas: 1 } }, "merge");
+    fake.log.clear();
     const r = await reconcilePass(client, { now, log: silentLogger });
+    expect(fake.log.entries.filter((e) => e.verb === "list" && e.resource === "pods").map((e) => e.query)).toEqual([expect.stringContaining("ordinal.dev%2Fstatefulset")]);
     expect(r.sets[0].actions).toContain("adoptPod web-0");
     const p = fake.get<Pod>("/api/v1/namespaces/default/pods/web-0");
     expect(p?.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "StatefulSet", name: "web", controller: true });
+  });
+
+  it("a new set (migrated from apps/v1) adopts the orphaned revision its pods are labelled with, keeping the pods", async () => {
+    const { fake, client } = setup();
+    const raw = setObj("web", 2);
+    await fake.seed(raw);
+    const set = StatefulSetSchema.parse(fake.get("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web"));
+    // What the apps/v1 controller left after `kubectl delete --cascade=orphan`: no owner, no Ordinal label.
+    const rev = newRevision(set, 1, 0);
+    await fake.seed({ ...rev, metadata: { name: "web-5f8c7d9b6", namespace: "default", labels: { app: "web", "controller.kubernetes.io/hash": "5f8c7d9b6" } } });
+    for (const i of [0, 1]) {
+      await fake.seed({ ...pod(`web-${i}`, { app: "web", "controller-revision-hash": "web-5f8c7d9b6" }), spec: raw.spec.template.spec });
+    }
+    const uids = fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata?.uid);
+    const r = await reconcilePass(client, { now, log: silentLogger });
+    expect(r.sets[0].actions.filter((a) => /^(createPod|deletePod|createRevision)/.test(a))).toEqual([]);
+    expect(r.sets[0].actions).toEqual(expect.arrayContaining(["adoptPod web-0", "adoptPod web-1"]));
+    expect(fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata?.uid)).toEqual(uids);
+    const revs = fake.list<{ metadata: { name: string; ownerReferences?: unknown[] } }>("/apis/apps/v1/namespaces/default/controllerrevisions");
+    expect(revs.map((x) => x.metadata.name)).toEqual(["web-5f8c7d9b6"]);
+    expect(revs[0].metadata.ownerReferences?.[0]).toMatchObject({ kind: "StatefulSet", name: "web", controller: true });
   });
 
   it("a hinted pass (one set) reads only that set's objects", async () => {
