@@ -19,3 +19,6 @@ export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 
 /** The field manager / component name in events and ownerReferences. */
 export const COMPONENT = "ordinal";
+
+/** On an ImageList: JSON `{ "<normalized image>": ["<set>", …] }`, the entries Ordinal's rollouts added and for which sets. */
+export const PREWARM_ADDED_ANNOTATION = "ordinal.dev/prewarm-added";

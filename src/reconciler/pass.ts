@@ -3,13 +3,14 @@ import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../core/constants.ts";
 import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
-import type { KubeClient, KubeObject } from "../kube/client.ts";
+import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
+import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
 import { compileSelector } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
-import { indexObjects, type SetObjects } from "./pass-index.ts";
+import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
@@ -86,12 +87,13 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
   // A sharded pass over one namespace lists that namespace only.
   const listNs = ns ?? (o.shard && new Set(rawSets.map((s) => s.metadata?.namespace)).size === 1 ? rawSets[0].metadata?.namespace : undefined);
-  const [pods, claims, revisions] = await Promise.all([
+  const [pods, claims, revisions, imageLists] = await Promise.all([
     client.list<Pod & KubeObject>(R.pods, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     client.list<ControllerRevision & KubeObject>(R.controllerRevisions, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    listImageLists(client, o.setName ? ns : listNs),
   ]);
-  const index = indexObjects(pods, claims, revisions);
+  const index = indexObjects(pods, claims, revisions, imageLists);
   const events = o.events ?? new EventRecorder(client, o.log);
   for (const raw of rawSets) {
     if (o.shouldStop?.()) {
@@ -106,7 +108,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
       result.sets.push({ set: id, actions: [], error: "invalid spec", waiting: false });
       continue;
     }
-    const r = await reconcileSet(client, parsed.data, index.objectsFor(parsed.data), o, events);
+    const r = await reconcileSet(client, parsed.data, index, o, events);
     result.sets.push(r.result);
     result.actionCount += r.done;
     if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
@@ -119,6 +121,19 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   }
   if (!o.events) await events.close(o.now());
   return result;
+}
+
+/**
+ * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
+ * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
+ */
+async function listImageLists(client: KubeClient, ns: string | undefined): Promise<ImageList[]> {
+  try {
+    return await client.list<ImageList>(R.imageLists, ns, { limit: LIST_PAGE_SIZE });
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
 }
 
 /** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
@@ -136,10 +151,11 @@ function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): Kube
 async function reconcileSet(
   client: KubeClient,
   set: StatefulSet,
-  objects: SetObjects,
+  index: PassIndex,
   o: PassOptions,
   events: EventRecorder,
 ): Promise<{ result: SetResult; done: number }> {
+  let objects: SetObjects = index.objectsFor(set);
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
@@ -150,6 +166,8 @@ async function reconcileSet(
   for (let attempt = 0; attempt < 2; attempt++) {
     const p = plan({ set, ...objects, now: o.now(), matches });
     const ex = await executePlan(client, set, p, o.log, events);
+    for (const l of ex.imageLists) index.putImageList(l);
+    objects = { ...objects, imageLists: index.objectsFor(set).imageLists };
     names.push(...ex.done.map(describe));
     done += ex.done.length;
     waiting = p.waiting;
