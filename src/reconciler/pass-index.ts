@@ -27,6 +27,8 @@ export interface SetObjects {
 export interface PassIndex {
   /** objectsFor returns the objects the set owns or could adopt, its claims and its namespace's ImageLists. */
   objectsFor(set: StatefulSet): SetObjects;
+  /** imageLists returns every ImageList of the pass, as last written. */
+  imageLists(): ImageList[];
   /** putImageList replaces (or adds) an ImageList with the one a write returned, so later sets plan from it. */
   putImageList(list: ImageList): void;
 }
@@ -76,6 +78,7 @@ export function indexObjects(
   for (const l of imageLists) putImageList(l);
   return {
     putImageList,
+    imageLists: () => [...listsByNs.values()].flatMap((m) => [...m.values()]),
     objectsFor(set) {
       const ns = set.metadata.namespace ?? "";
       const key = `${ns}/${set.metadata.name ?? ""}`;

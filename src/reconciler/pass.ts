@@ -10,13 +10,15 @@ import { compileSelector } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
+import { actuateImageLists } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
  * `ordinal.dev/statefulset` label (paged lists, each kind once, whatever the number of sets;
  * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
- * own objects and executes its plan (executor.ts). A pod that exists without our label (an
+ * own objects and executes its plan (executor.ts); then makes the ImageLists so (prewarm.ts: puller
+ * pods, one more list when ImageLists exist). A pod that exists without our label (an
  * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
  * name and the set is planned again at once. Cost: O(managed objects + sets) reads and CPU;
  * orphans cost one GET each, once, when their ordinal is wanted.
@@ -57,6 +59,8 @@ export interface PassResult {
   actionCount: number;
   /** Set when the pass stopped before its last set: the last set it did (resume after it). */
   cursor?: string;
+  /** What the ImageList actuator did (puller pods created and deleted, statuses written). */
+  imageListActions?: string[];
 }
 
 /**
@@ -82,7 +86,11 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     const { index, count } = o.shard;
     rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
   }
-  if (rawSets.length === 0) return result;
+  if (rawSets.length === 0) {
+    // No sets here: ImageLists people wrote are still made so.
+    await actuate(client, inShard(await listImageLists(client, ns), o), ns, o, result);
+    return result;
+  }
   rawSets = inCursorOrder(rawSets, o.startAfter);
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
   // A sharded pass over one namespace lists that namespace only.
@@ -120,7 +128,23 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     await events.flush(o.now());
   }
   if (!o.events) await events.close(o.now());
+  if (result.cursor === undefined) await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, o, result);
   return result;
+}
+
+/** actuate runs the ImageList actuator (prewarm.ts) and adds what it did to the pass's result. */
+async function actuate(client: KubeClient, lists: ImageList[], ns: string | undefined, o: PassOptions, result: PassResult): Promise<void> {
+  const pw = await actuateImageLists(client, lists, { now: o.now, log: o.log, namespace: ns, shouldStop: o.shouldStop });
+  result.imageListActions = pw.actions;
+  result.actionCount += pw.actions.length;
+  if (pw.pending || pw.errors) result.pending = true;
+  if (pw.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? pw.requeueAfterMs, pw.requeueAfterMs);
+}
+
+/** inShard returns the ImageLists of this pass's shard (all without sharding). */
+function inShard(lists: ImageList[], o: PassOptions): ImageList[] {
+  const shard = o.shard;
+  return shard ? lists.filter((l) => shardOf(l.metadata.namespace ?? "", shard.count) === shard.index) : lists;
 }
 
 /**
