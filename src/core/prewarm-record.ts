@@ -40,7 +40,7 @@ export function writePrewarmRecord(r: PrewarmRecord): string | null {
   return JSON.stringify(Object.fromEntries(entries.map(([ref, s]) => [ref, [...s].sort()])));
 }
 
-/** specImagesByNormalized returns the normalized form of each spec.images key (keys that do not parse are left out). */
+/** normalizedKeys returns the normalized form of each spec.images key (keys that do not parse are left out). */
 function normalizedKeys(list: ImageList | undefined): Map<string, string> {
   const out = new Map<string, string>();
   for (const key of Object.keys(list?.spec.images ?? {})) {
@@ -105,4 +105,28 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
     spec: { images },
   };
   return { type: "writeImageList", node, patch };
+}
+
+/**
+ * releaseSets returns the patch that drops the sets `names` from the ImageList's record, removing
+ * the entries no set is recorded for any more; undefined when none of them is recorded.
+ */
+export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action | undefined {
+  const record = readPrewarmRecord(list);
+  const listed = normalizedKeys(list);
+  const images: ImageListPatch["spec"]["images"] = {};
+  let changed = false;
+  for (const [ref, sets] of record) {
+    for (const n of names) if (sets.delete(n)) changed = true;
+    if (sets.size) continue;
+    record.delete(ref);
+    const key = listed.get(ref);
+    if (key !== undefined) images[key] = null;
+  }
+  if (!changed) return undefined;
+  return {
+    type: "writeImageList",
+    node: list.metadata.name ?? "",
+    patch: { metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
+  };
 }

@@ -5,7 +5,7 @@ import { normalizeImageReference } from "../validation/image-ref.ts";
 import type { Action } from "./actions.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { nameOf } from "./names.ts";
-import { imageListWrite, readPrewarmRecord } from "./prewarm-record.ts";
+import { imageListWrite, readPrewarmRecord, releaseSets } from "./prewarm-record.ts";
 import { podsToUpdate } from "./rolling-update.ts";
 
 /**
@@ -86,4 +86,22 @@ export function planPrewarm(input: PrewarmInput): Action[] {
   }
   const none = new Set<string>();
   return [...nodes].sort().flatMap((node) => imageListWrite(ns, node, lists.get(node), setName, want.get(node) ?? none, keep) ?? []);
+}
+
+/**
+ * releaseGoneSets returns the ImageList writes that drop the entries recorded for sets that no
+ * longer exist (deleted before their rollout finished: no plan of theirs will release them).
+ * `liveSets` holds `namespace/name` of every set the pass saw; only call it from a pass that saw
+ * every set of the ImageLists' namespaces.
+ */
+export function releaseGoneSets(imageLists: readonly ImageList[], liveSets: ReadonlySet<string>): { namespace: string; action: Action }[] {
+  const out: { namespace: string; action: Action }[] = [];
+  for (const list of imageLists) {
+    const ns = list.metadata.namespace ?? "";
+    const gone = new Set<string>();
+    for (const sets of readPrewarmRecord(list).values()) for (const s of sets) if (!liveSets.has(`${ns}/${s}`)) gone.add(s);
+    const a = releaseSets(list, gone);
+    if (a) out.push({ namespace: ns, action: a });
+  }
+  return out;
 }

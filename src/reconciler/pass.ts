@@ -10,7 +10,7 @@ import { compileSelector } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
-import { actuateImageLists } from "./prewarm.ts";
+import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 
 /**
@@ -88,7 +88,9 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   }
   if (rawSets.length === 0) {
     // No sets here: ImageLists people wrote are still made so.
-    await actuate(client, inShard(await listImageLists(client, ns), o), ns, o, result);
+    let lists = inShard(await listImageLists(client, ns), o);
+    if (!o.setName) lists = replaceWritten(lists, await releaseGoneSets(client, lists, new Set(), o.log));
+    await actuate(client, lists, ns, o, result);
     return result;
   }
   rawSets = inCursorOrder(rawSets, o.startAfter);
@@ -128,7 +130,11 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     await events.flush(o.now());
   }
   if (!o.events) await events.close(o.now());
-  if (result.cursor === undefined) await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, o, result);
+  if (result.cursor === undefined) {
+    // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
+    if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
+    await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, o, result);
+  }
   return result;
 }
 
@@ -139,6 +145,12 @@ async function actuate(client: KubeClient, lists: ImageList[], ns: string | unde
   result.actionCount += pw.actions.length;
   if (pw.pending || pw.errors) result.pending = true;
   if (pw.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? pw.requeueAfterMs, pw.requeueAfterMs);
+}
+
+/** replaceWritten returns the lists with those written replaced by their new version. */
+function replaceWritten(lists: ImageList[], written: ImageList[]): ImageList[] {
+  const byId = new Map(written.map((l) => [setId(l as KubeObject), l]));
+  return lists.map((l) => byId.get(setId(l as KubeObject)) ?? l);
 }
 
 /** inShard returns the ImageLists of this pass's shard (all without sharding). */

@@ -3,6 +3,7 @@ import type { Pod } from "../api/k8s.ts";
 import { PULLER_LABEL } from "../core/constants.ts";
 import { failedCreate, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
 import { controllerOf } from "../core/ownership.ts";
+import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "./log.ts";
@@ -14,6 +15,25 @@ import type { Logger } from "./log.ts";
  * A failed write is logged and left to the next pass; a puller pod that cannot be created makes
  * its images Failed (backoff) instead of being retried every pass.
  */
+
+/**
+ * releaseGoneSets drops from the ImageLists the pre-warm entries of sets that no longer exist
+ * (releaseGoneSets in src/core/prewarm.ts) and returns the lists as written (failures logged:
+ * the next pass tries again).
+ */
+export async function releaseGoneSets(client: KubeClient, lists: readonly ImageList[], liveSets: ReadonlySet<string>, log: Logger): Promise<ImageList[]> {
+  const written: ImageList[] = [];
+  for (const { namespace, action } of planReleaseGoneSets(lists, liveSets)) {
+    if (action.type !== "writeImageList" || !action.patch) continue;
+    try {
+      written.push(await client.patch<ImageList>(R.imageLists, namespace, action.node, action.patch, "merge"));
+      log.info("pre-warm entries of deleted sets removed", { imageList: `${namespace}/${action.node}` });
+    } catch (e) {
+      log.info("action failed", { imageList: `${namespace}/${action.node}`, action: "release deleted sets", error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return written;
+}
 
 /** How soon to look again while puller pods run. */
 export const PULL_POLL_MS = 2000;

@@ -7,7 +7,7 @@ import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
 import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/core/constants.ts";
 import { R } from "../../src/kube/resources.ts";
-import { NS, newReleaseSim, simulateRelease, type Tick } from "./prewarm-sim.ts";
+import { NS, newReleaseSim, setObject, simulateRelease, type Tick } from "./prewarm-sim.ts";
 
 const NEW = "docker.io/library/nginx:1.26";
 const image = (p: Pod) => p.spec!.containers[0].image;
@@ -56,6 +56,38 @@ describe("pre-warm in a 4-replica in-place release", () => {
   it("without imagePrewarm there are no ImageLists and no puller pods", async () => {
     const { sim } = await simulateRelease({ replicas: 3, pullSeconds: 2, trace: true });
     expect(sim.trace.every((t) => t.pullers.length === 0 && t.lists.length === 0)).toBe(true);
+  });
+});
+
+describe("a set deleted in the middle of a pre-warmed release", () => {
+  it.each([
+    ["another set remains in the namespace", true],
+    ["it was the last set", false],
+  ])("leaves no entries behind: the next full pass releases them (%s)", async (_, other) => {
+    const o = { replicas: 3, pullSeconds: 30, prewarm: 1 };
+    const sim = newReleaseSim(o);
+    const otherSet = setObject({ replicas: 0, pullSeconds: 0 }, "redis:7");
+    const labels = { app: "other" };
+    if (other)
+      await sim.client.create(R.statefulSets, NS, {
+        ...otherSet,
+        metadata: { name: "other", namespace: NS },
+        spec: { ...otherSet.spec, selector: { matchLabels: labels }, template: { ...otherSet.spec.template, metadata: { labels } } },
+      });
+    await sim.client.create(R.statefulSets, NS, setObject(o, "nginx:1.25"));
+    await sim.runUntil(sim.releasedTo("nginx:1.25"), "running");
+    await sim.client.patch(R.statefulSets, NS, "web", { spec: { template: setObject(o, "nginx:1.26").spec.template } }, "merge");
+    const lists = () => sim.client.list<ImageList>(R.imageLists, NS);
+    await sim.runUntil(async () => (await lists()).some((l) => Object.keys(l.spec.images).length > 0), "an entry added");
+    await sim.client.create(R.imageLists, NS, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "mine", namespace: NS }, spec: { images: { "redis:7": {} } } });
+    await sim.client.delete(R.statefulSets, NS, "web");
+    await sim.tick();
+    const after = await lists();
+    expect(after.find((l) => l.metadata.name === "mine")?.spec.images).toEqual({ "redis:7": { alwaysPull: false } });
+    for (const l of after.filter((x) => x.metadata.name !== "mine")) {
+      expect(l.spec.images).toEqual({});
+      expect(l.metadata.annotations?.[PREWARM_ADDED_ANNOTATION]).toBeUndefined();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import type { Pod } from "../../../src/api/k8s.ts";
 import type { Action } from "../../../src/core/actions.ts";
 import { PREWARM_ADDED_ANNOTATION } from "../../../src/core/constants.ts";
 import { imageListWrite, readPrewarmRecord } from "../../../src/core/prewarm-record.ts";
-import { planPrewarm, prewarmWants } from "../../../src/core/prewarm.ts";
+import { planPrewarm, prewarmWants, releaseGoneSets } from "../../../src/core/prewarm.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
 import { makeSet, pod, revisionOf } from "./helpers.ts";
 
@@ -179,5 +179,28 @@ describe("planPrewarm", () => {
     expect(actions).toEqual([
       { type: "writeImageList", node: "node-2", patch: { metadata: { resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: null } }, spec: { images: { [IMG2]: null } } } },
     ]);
+  });
+});
+
+describe("releaseGoneSets", () => {
+  it("drops the records of sets that no longer exist, and the entries only they held; one write per list", () => {
+    const lists = [
+      list("a", { [IMG2]: { alwaysPull: false }, "x:1": { alwaysPull: false } }, { [IMG2]: ["web", "gone"], "docker.io/library/x:1": ["gone", "old"] }),
+      list("b", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] }),
+      list("c", { "y:1": { alwaysPull: false } }),
+    ];
+    const got = releaseGoneSets(lists, new Set(["ns/web"]));
+    expect(got).toEqual([
+      {
+        namespace: "ns",
+        action: {
+          type: "writeImageList",
+          node: "a",
+          patch: { metadata: { resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: JSON.stringify({ [IMG2]: ["web"] }) } }, spec: { images: { "x:1": null } } },
+        },
+      },
+    ]);
+    // A set of that name in another namespace does not keep it alive.
+    expect(releaseGoneSets([lists[1]], new Set(["other/web"]))).toHaveLength(1);
   });
 });
