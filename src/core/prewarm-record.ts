@@ -80,15 +80,7 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
     record.set(ref, new Set([setName]));
     changed = true;
   }
-  for (const [ref, sets] of record) {
-    if (!sets.has(setName) || want.has(ref) || keep.has(ref)) continue;
-    sets.delete(setName);
-    changed = true;
-    if (sets.size) continue;
-    record.delete(ref);
-    const key = listed.get(ref);
-    if (key !== undefined) images[key] = null;
-  }
+  if (dropFromRecord(record, listed, images, (ref) => (want.has(ref) || keep.has(ref) ? [] : [setName]))) changed = true;
   if (!changed) return undefined;
   const annotation = writePrewarmRecord(record);
   if (!list) {
@@ -108,22 +100,30 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
 }
 
 /**
- * releaseSets returns the patch that drops the sets `names` from the ImageList's record, removing
- * the entries no set is recorded for any more; undefined when none of them is recorded.
+ * dropFromRecord removes, per recorded image, the sets `drop(ref)` names from the record; an
+ * image no set is recorded for any more leaves the record and its spec entry is removed (null in
+ * `images`). Returns true when the record changed.
  */
-export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action | undefined {
-  const record = readPrewarmRecord(list);
-  const listed = normalizedKeys(list);
-  const images: ImageListPatch["spec"]["images"] = {};
+function dropFromRecord(record: PrewarmRecord, listed: ReadonlyMap<string, string>, images: ImageListPatch["spec"]["images"], drop: (ref: string) => Iterable<string>): boolean {
   let changed = false;
   for (const [ref, sets] of record) {
-    for (const n of names) if (sets.delete(n)) changed = true;
+    for (const n of drop(ref)) if (sets.delete(n)) changed = true;
     if (sets.size) continue;
     record.delete(ref);
     const key = listed.get(ref);
     if (key !== undefined) images[key] = null;
   }
-  if (!changed) return undefined;
+  return changed;
+}
+
+/**
+ * releaseSets returns the patch that drops the sets `names` from the ImageList's record, removing
+ * the entries no set is recorded for any more; undefined when none of them is recorded.
+ */
+export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action | undefined {
+  const record = readPrewarmRecord(list);
+  const images: ImageListPatch["spec"]["images"] = {};
+  if (!dropFromRecord(record, normalizedKeys(list), images, () => names)) return undefined;
   return {
     type: "writeImageList",
     node: list.metadata.name ?? "",

@@ -75,28 +75,24 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     const name = list.metadata.name ?? "";
     const now = o.now();
     const plan = planImagePulls(list, byOwner.get(list.metadata.uid ?? "") ?? [], now, budget);
-    const attempt = async (what: string, write: () => Promise<unknown>): Promise<boolean> => {
+    /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
+    const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
       try {
         await write();
         result.actions.push(what);
-        return true;
+        return undefined;
       } catch (e) {
-        if (isAlreadyExists(e)) return true;
+        if (isAlreadyExists(e)) return undefined;
+        const error = e instanceof Error ? e.message : String(e);
         result.errors++;
-        o.log.info("action failed", { imageList: `${ns}/${name}`, action: what, error: e instanceof Error ? e.message : String(e) });
-        return false;
+        o.log.info("action failed", { imageList: `${ns}/${name}`, action: what, error });
+        return error;
       }
     };
     let statusChanged = plan.statusChanged;
     for (const c of plan.create) {
-      let error = "";
-      const ok = await attempt(`createPod ${c.pod.metadata?.name}`, () =>
-        client.create(R.pods, ns, c.pod).catch((e: unknown) => {
-          error = e instanceof Error ? e.message : String(e);
-          throw e;
-        }),
-      );
-      if (ok) continue;
+      const error = await attempt(`createPod ${c.pod.metadata?.name}`, () => client.create(R.pods, ns, c.pod));
+      if (error === undefined) continue;
       for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], error, now);
       statusChanged = true;
     }

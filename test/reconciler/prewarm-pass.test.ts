@@ -125,3 +125,20 @@ describe("the ImageList actuator on a person's ImageList", () => {
     expect((await list()).status!.images!["redis:7"].phase).toBe("Pulled");
   });
 });
+
+describe("a puller pod the apiserver refuses", () => {
+  it("makes the image Failed with the apiserver's message and a backoff, instead of retrying every pass", async () => {
+    const sim = newReleaseSim({ replicas: 1, pullSeconds: 1 });
+    await sim.kubelet.ensureNodes();
+    await sim.client.create(R.imageLists, NS, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-0", namespace: NS }, spec: { images: { "redis:7": {} } } });
+    sim.fake.faults.add({ verb: "create", resource: "pods", fault: { status: 403, reason: "Forbidden", message: "exceeded quota: pods" }, times: 1 });
+    await sim.tick();
+    const status = (await sim.client.get<ImageList>(R.imageLists, NS, "node-0"))!.status!.images!["redis:7"];
+    expect(status).toMatchObject({ phase: "Failed", attempts: 1, message: expect.stringContaining("puller pod not created: ") });
+    expect(status.message).toContain("exceeded quota");
+    expect(Date.parse(status.nextAttemptTime!) - sim.now().getTime()).toBeGreaterThan(5000);
+    await sim.tick();
+    expect((await sim.client.list<Pod>(R.pods, NS, { labelSelector: `${PULLER_LABEL}=true` })).length).toBe(0);
+    await sim.runUntil(async () => (await sim.client.get<ImageList>(R.imageLists, NS, "node-0"))!.status!.images!["redis:7"].phase === "Pulled", "pulled after the backoff");
+  });
+});
