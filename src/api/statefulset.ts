@@ -58,11 +58,9 @@ export const ImagePrewarmSchema = z
     parallelism: int32()
       .min(1)
       .default(1)
-      .describe("How many of the pods still to update, in update order (after those being updated now), get the new images pulled onto their nodes ahead of their turn."),
+      .describe("How many of the next pods to update get the new images pulled onto their nodes ahead of their turn."),
   })
-  .describe(
-    "Pre-warm: while pods are updated, pull the update revision's new images onto the nodes of the next pods, through the ImageList named after each node (short-lived puller pods). Entries Ordinal adds are removed once the rollout is done. Most useful with in-place updates, where a pod stays on its node.",
-  );
+  .describe("Pre-warm: pull the update revision's new images onto the nodes of the next pods to update (ImageList per node, puller pods); removed when the rollout is done. Best with in-place updates.");
 
 export const RollingUpdateSchema = z.object({
   partition: int32().min(0).default(0).describe("Pods with an ordinal below start+partition keep the current revision."),

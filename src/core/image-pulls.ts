@@ -2,6 +2,7 @@ import type { ImageList, ImagePullStatus } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import { PULLER_IMAGE_ANNOTATION } from "./constants.ts";
+import { canonicalJson } from "./hash.ts";
 import { timeMs, wholeSeconds } from "./inplace-state.ts";
 import { nameOf, uidOf } from "./names.ts";
 import { newPullerPod, pullOutcome } from "./puller-pod.ts";
@@ -126,19 +127,12 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
     }
     for (const key of w.keys) images[key] = next;
   }
-  plan.statusChanged = JSON.stringify(sortKeys(images)) !== JSON.stringify(sortKeys(old));
+  plan.statusChanged = canonicalJson(images) !== canonicalJson(old);
   return plan;
 }
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** sortKeys returns a copy with object keys sorted at every level (a stable comparison). */
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!v || typeof v !== "object") return v;
-  return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => [k, sortKeys(x)]));
 }
 
 /**
