@@ -52,6 +52,16 @@ export const UpdateStrategyType = z.enum(["RollingUpdate", "OnDelete"]);
 /** How a pod moves to a new revision: recreate it, in place when only images changed, or only in place. */
 export const PodUpdatePolicy = z.enum(["ReCreate", "InPlaceIfPossible", "InPlaceOnly"]);
 
+/** Pre-pulling the update revision's new images on the nodes of the pods that come next. */
+export const ImagePrewarmSchema = z
+  .object({
+    parallelism: int32()
+      .min(1)
+      .default(1)
+      .describe("How many of the next pods to update get the new images pulled onto their nodes ahead of their turn."),
+  })
+  .describe("Pre-warm: pull the update revision's new images onto the nodes of the next pods to update (ImageList per node, puller pods); removed when the rollout is done. Best with in-place updates.");
+
 export const RollingUpdateSchema = z.object({
   partition: int32().min(0).default(0).describe("Pods with an ordinal below start+partition keep the current revision."),
   maxUnavailable: intOrString().optional().describe("Pods that may be unavailable during the update: a number or a percentage. Defaults to 1."),
@@ -65,6 +75,7 @@ export const RollingUpdateSchema = z.object({
     })
     .optional()
     .describe("Options of in-place updates (podUpdatePolicy InPlaceIfPossible or InPlaceOnly)."),
+  imagePrewarm: ImagePrewarmSchema.optional(),
 }).describe("Options of the RollingUpdate strategy.");
 
 export const UpdateStrategySchema = z.object({
@@ -130,5 +141,6 @@ export type StatefulSet = z.output<typeof StatefulSetSchema>;
 export type StatefulSetSpec = StatefulSet["spec"];
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
 export type RollingUpdate = z.output<typeof RollingUpdateSchema>;
+export type ImagePrewarm = z.output<typeof ImagePrewarmSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
 export type LabelSelectorT = z.output<typeof LabelSelectorSchema>;

@@ -1,4 +1,5 @@
 import type { Container, ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod, PodCondition } from "../api/k8s.ts";
+import type { ImageList } from "../api/imagelist.ts";
 import type { StatefulSetStatus } from "../api/statefulset.ts";
 
 /**
@@ -24,6 +25,8 @@ export type Action =
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }
+  /** Pre-warm: create the ImageList named after `node` in the set's namespace, or merge-patch it. */
+  | { type: "writeImageList"; node: string; create?: ImageList; patch?: ImageListPatch }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
 
 export type ActionType = Action["type"];
@@ -36,4 +39,13 @@ export type ActionType = Action["type"];
 export interface InPlacePodPatch {
   metadata: { uid: string; resourceVersion: string; labels: Record<string, string | null>; annotations: Record<string, string | null> };
   spec: { containers?: Container[]; initContainers?: Container[] };
+}
+
+/**
+ * The merge patch of a pre-warm ImageList write: resourceVersion as precondition, the record of
+ * Ordinal's entries (null removes it), entries added (options) or removed (null).
+ */
+export interface ImageListPatch {
+  metadata: { resourceVersion: string; annotations: Record<string, string | null> };
+  spec: { images: Record<string, { alwaysPull: boolean } | null> };
 }

@@ -19,3 +19,10 @@ export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 
 /** The field manager / component name in events and ownerReferences. */
 export const COMPONENT = "ordinal";
+
+/** On an ImageList: JSON `{ "<normalized image>": ["<set>", …] }`, the entries Ordinal's rollouts added and for which sets. */
+export const PREWARM_ADDED_ANNOTATION = "ordinal.dev/prewarm-added";
+/** On puller pods (pre-warm): lists them (value "true"). */
+export const PULLER_LABEL = "ordinal.dev/image-puller";
+/** On puller pods: the normalized image the pod pulls. */
+export const PULLER_IMAGE_ANNOTATION = "ordinal.dev/image";

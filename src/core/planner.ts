@@ -1,4 +1,5 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
+import type { ImageList } from "../api/imagelist.ts";
 import type { StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { claimPods, claimRevisions } from "./ownership.ts";
@@ -9,6 +10,7 @@ import { findFirstUnhealthy, planReplicas, splitReplicas } from "./replicas.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
 import { planScaleDown } from "./scale-down.ts";
+import { planPrewarm } from "./prewarm.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
@@ -20,8 +22,8 @@ import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
  *   → replicas/condemned (replicas.ts: splitReplicas) → in-place updates under way
  *   (inplace-refresh.ts: refreshInPlaceUpdates) → create and recreate in order, healing a stuck
  *   rollout (replicas.ts: planReplicas) → scale down (scale-down.ts: planScaleDown) →
- *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate) → status (status.ts:
- *   planStatus).
+ *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate) → image pre-warm
+ *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus).
  * It reads the observed set, pods, claims and revisions and `now`, and returns the writes to
  * make, in order, and the status to report. It never does I/O and never reads the clock, so any
  * pass may stop after any action and the next plan finishes the job.
@@ -39,6 +41,8 @@ export interface PlanInput {
   now: Date;
   /** The set's selector compiled once (compileSelector); compiled here when absent. */
   matches?: LabelMatcher;
+  /** ImageLists of the set's namespace (pre-warm, prewarm.ts); none when absent. */
+  imageLists?: readonly ImageList[];
 }
 
 export interface Plan {
@@ -72,8 +76,9 @@ export function plan(input: PlanInput): Plan {
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
+  const prewarm = prewarmActions(ctx, pods.owned, input.imageLists ?? []);
   const result: Plan = {
-    actions: [...pods.actions, ...revisionClaim.actions, ...revisions.actions, ...gates, ...conditionEvents, ...synced.actions, ...statusWrites],
+    actions: [...pods.actions, ...revisionClaim.actions, ...revisions.actions, ...gates, ...conditionEvents, ...synced.actions, ...prewarm, ...statusWrites],
     status: status.status,
     waiting: synced.waiting,
     basis: {
@@ -87,6 +92,14 @@ export function plan(input: PlanInput): Plan {
   };
   if (synced.requeueAfterMs !== undefined) result.requeueAfterMs = synced.requeueAfterMs;
   return result;
+}
+
+/** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */
+function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: readonly ImageList[]): Action[] {
+  const { set, revisions, now } = ctx;
+  if (!imageLists.length && !set.spec.updateStrategy.rollingUpdate?.imagePrewarm) return [];
+  const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
+  return planPrewarm({ set, replicas: splitReplicas(set, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
 }
 
 /**

@@ -10,6 +10,8 @@
  * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
  * - Ordinal StatefulSets: read (get: the mutating webhook's lookup); status patched only through
  *   the status subresource.
+ * - ImageLists (pre-warm): listed, created and patched (a rollout's entries); status patched.
+ *   Puller pods use the pod verbs above (list by label, create, delete).
  * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator). Webhook configurations: only Ordinal's, by name (get/update); create cannot
  *   be limited by name in RBAC, so it stays cluster-wide (needed when one was deleted).
  * - In its own namespace only (Role): the Lease that elects one active reconciler, and the
@@ -37,6 +39,8 @@ export const CLUSTER_RULES: Rule[] = [
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },
   {
     apiGroups: ["admissionregistration.k8s.io"],
     resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"],

@@ -1,3 +1,4 @@
+import type { ImageList } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "../core/actions.ts";
@@ -16,7 +17,7 @@ import type { Logger } from "./log.ts";
  * 2. pod and claim writes, grouped per pod: OrderedReady in order, stopping at the first failure;
  *    Parallel in slow-start batches (1, 2, 4, … pods at once, upstream's slowStartBatch),
  *    stopping after a batch with a failure;
- * 3. history truncation (failures logged);
+ * 3. history truncation and pre-warm ImageList writes (failures logged, never stopping the set);
  * 4. the status, always, when it changed: computed from the writes actually done (statusAfter).
  * One event per pod or claim write (success or failure), through the recorder. Returns the
  * actions done, the first error, and pods that already existed unseen (created → AlreadyExists).
@@ -27,6 +28,8 @@ export interface Execution {
   error?: Error;
   /** Names of pods whose create met AlreadyExists: they exist but the pass did not see them. */
   unseenPods: string[];
+  /** ImageLists as written (pre-warm), for the pass's index: the next set plans from them. */
+  imageLists: ImageList[];
 }
 
 type Unit = Action[];
@@ -41,7 +44,7 @@ export async function executePlan(
   events: EventRecorder,
 ): Promise<Execution> {
   const id = `${set.metadata.namespace}/${set.metadata.name ?? ""}`;
-  const ex: Execution = { done: [], unseenPods: [] };
+  const ex: Execution = { done: [], unseenPods: [], imageLists: [] };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
     log.info("action failed", { set: id, action: describe(a), error: error.message });
@@ -54,7 +57,7 @@ export async function executePlan(
   /** run does one action; false when it failed. */
   const run = async (a: Action): Promise<boolean> => {
     try {
-      await execute(client, set, a, events);
+      await execute(client, set, a, events, ex);
       ex.done.push(a);
       return true;
     } catch (e) {
@@ -66,7 +69,8 @@ export async function executePlan(
   const prelude = plan.actions.filter((a) => PRELUDE.has(a.type));
   for (const a of prelude) if (!(await run(a))) return ex;
 
-  const units = podUnits(plan.actions.filter((a) => !PRELUDE.has(a.type) && a.type !== "deleteRevision" && a.type !== "updateStatus"));
+  const LATER = new Set<Action["type"]>(["deleteRevision", "writeImageList", "updateStatus"]);
+  const units = podUnits(plan.actions.filter((a) => !PRELUDE.has(a.type) && !LATER.has(a.type)));
   const runUnit = async (u: Unit): Promise<boolean> => {
     for (const a of u) if (!(await run(a))) return false;
     return true;
@@ -81,6 +85,8 @@ export async function executePlan(
   }
 
   for (const a of plan.actions) if (a.type === "deleteRevision") await run(a);
+  // Pre-warm writes never hold the set's pods back; what they wrote goes to the pass's index.
+  for (const a of plan.actions) if (a.type === "writeImageList") await run(a);
 
   const status = statusAfter(set, plan.basis, ex.done);
   if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
@@ -118,7 +124,7 @@ function podOf(a: Action): string | undefined {
   }
 }
 
-async function execute(client: KubeClient, set: StatefulSet, a: Action, events: EventRecorder): Promise<void> {
+async function execute(client: KubeClient, set: StatefulSet, a: Action, events: EventRecorder, ex: Execution): Promise<void> {
   const ns = set.metadata.namespace;
   const setName = set.metadata.name ?? "";
   switch (a.type) {
@@ -193,6 +199,11 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "event":
       events.record(set, a.eventType, a.reason, a.message);
       return;
+    case "writeImageList":
+      ex.imageLists.push(
+        a.create ? await client.create<ImageList>(R.imageLists, ns, a.create) : await client.patch<ImageList>(R.imageLists, ns, a.node, a.patch, "merge"),
+      );
+      return;
   }
 }
 
@@ -236,6 +247,8 @@ export function describe(a: Action): string {
       return "updateStatus";
     case "event":
       return `event ${a.reason}`;
+    case "writeImageList":
+      return `${a.create ? "createImageList" : "patchImageList"} ${a.node}`;
     default:
       return `${a.type} ${a.name}`;
   }

@@ -1,3 +1,4 @@
+import type { ImageList } from "../api/imagelist.ts";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../core/constants.ts";
@@ -11,18 +12,25 @@ import { controllerOf } from "../core/ownership.ts";
  * - pods and revisions with a controller, by the controller's UID;
  * - orphan pods by namespace and the set name their name implies (`<set>-<ordinal>`: upstream
  *   adopts no other), orphan revisions by namespace (the planner matches them to the selector);
- * - claims by namespace and the `ordinal.dev/statefulset` label the claims we create carry.
+ * - claims by namespace and the `ordinal.dev/statefulset` label the claims we create carry;
+ * - ImageLists by namespace and name (pre-warm writes replace them as the pass goes).
  */
 
 export interface SetObjects {
   pods: Pod[];
   claims: PersistentVolumeClaim[];
   revisions: ControllerRevision[];
+  /** The ImageLists of the set's namespace (pre-warm). */
+  imageLists: ImageList[];
 }
 
 export interface PassIndex {
-  /** objectsFor returns the objects the set owns or could adopt, and its claims. */
+  /** objectsFor returns the objects the set owns or could adopt, its claims and its namespace's ImageLists. */
   objectsFor(set: StatefulSet): SetObjects;
+  /** imageLists returns every ImageList of the pass, as last written. */
+  imageLists(): ImageList[];
+  /** putImageList replaces (or adds) an ImageList with the one a write returned, so later sets plan from it. */
+  putImageList(list: ImageList): void;
 }
 
 const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
@@ -32,7 +40,12 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
 };
 
 /** indexObjects returns the index of one pass's lists. */
-export function indexObjects(pods: readonly Pod[], claims: readonly PersistentVolumeClaim[], revisions: readonly ControllerRevision[]): PassIndex {
+export function indexObjects(
+  pods: readonly Pod[],
+  claims: readonly PersistentVolumeClaim[],
+  revisions: readonly ControllerRevision[],
+  imageLists: readonly ImageList[] = [],
+): PassIndex {
   const podsByOwner = new Map<string, Pod[]>();
   const orphanPods = new Map<string, Pod[]>();
   for (const p of pods) {
@@ -55,7 +68,17 @@ export function indexObjects(pods: readonly Pod[], claims: readonly PersistentVo
     const setName = c.metadata?.labels?.[SET_NAME_LABEL];
     if (setName !== undefined) push(claimsBySet, `${c.metadata?.namespace ?? ""}/${setName}`, c);
   }
+  const listsByNs = new Map<string, Map<string, ImageList>>();
+  const putImageList = (l: ImageList) => {
+    const ns = l.metadata.namespace ?? "";
+    const m = listsByNs.get(ns) ?? new Map<string, ImageList>();
+    m.set(l.metadata.name ?? "", l);
+    listsByNs.set(ns, m);
+  };
+  for (const l of imageLists) putImageList(l);
   return {
+    putImageList,
+    imageLists: () => [...listsByNs.values()].flatMap((m) => [...m.values()]),
     objectsFor(set) {
       const ns = set.metadata.namespace ?? "";
       const key = `${ns}/${set.metadata.name ?? ""}`;
@@ -64,6 +87,7 @@ export function indexObjects(pods: readonly Pod[], claims: readonly PersistentVo
         pods: [...(podsByOwner.get(uid) ?? []), ...(orphanPods.get(key) ?? [])],
         claims: claimsBySet.get(key) ?? [],
         revisions: [...(revsByOwner.get(uid) ?? []), ...(orphanRevs.get(ns) ?? [])],
+        imageLists: [...(listsByNs.get(ns)?.values() ?? [])],
       };
     },
   };

@@ -3,20 +3,23 @@ import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../core/constants.ts";
 import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
-import type { KubeClient, KubeObject } from "../kube/client.ts";
+import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
+import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
 import { controllerOf } from "../core/ownership.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
-import { indexObjects, type SetObjects } from "./pass-index.ts";
+import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
+import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
  * `ordinal.dev/statefulset` label (paged lists, each kind once, whatever the number of sets;
  * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
- * own objects and executes its plan (executor.ts). A pod that exists without our label (an
+ * own objects and executes its plan (executor.ts); then makes the ImageLists so (prewarm.ts: puller
+ * pods, one more list when ImageLists exist). A pod that exists without our label (an
  * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
  * name and the set is planned again at once. A set that owns no revision yet (new, or migrated
  * from apps/v1) also lists its namespace's pods and revisions by its own selector, once, before
@@ -60,6 +63,8 @@ export interface PassResult {
   actionCount: number;
   /** Set when the pass stopped before its last set: the last set it did (resume after it). */
   cursor?: string;
+  /** What the ImageList actuator did (puller pods created and deleted, statuses written). */
+  imageListActions?: string[];
 }
 
 /**
@@ -85,17 +90,24 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     const { index, count } = o.shard;
     rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
   }
-  if (rawSets.length === 0) return result;
+  if (rawSets.length === 0) {
+    // No sets here: ImageLists people wrote are still made so.
+    let lists = inShard(await listImageLists(client, ns), o);
+    if (!o.setName) lists = replaceWritten(lists, await releaseGoneSets(client, lists, new Set(), o.log));
+    await actuate(client, lists, ns, o, result);
+    return result;
+  }
   rawSets = inCursorOrder(rawSets, o.startAfter);
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
   // A sharded pass over one namespace lists that namespace only.
   const listNs = ns ?? (o.shard && new Set(rawSets.map((s) => s.metadata?.namespace)).size === 1 ? rawSets[0].metadata?.namespace : undefined);
-  const [pods, claims, revisions] = await Promise.all([
+  const [pods, claims, revisions, imageLists] = await Promise.all([
     client.list<Pod & KubeObject>(R.pods, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     client.list<ControllerRevision & KubeObject>(R.controllerRevisions, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    listImageLists(client, o.setName ? ns : listNs),
   ]);
-  const index = indexObjects(pods, claims, revisions);
+  const index = indexObjects(pods, claims, revisions, imageLists);
   const events = o.events ?? new EventRecorder(client, o.log);
   for (const raw of rawSets) {
     if (o.shouldStop?.()) {
@@ -110,7 +122,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
       result.sets.push({ set: id, actions: [], error: "invalid spec", waiting: false });
       continue;
     }
-    const r = await reconcileSet(client, parsed.data, index.objectsFor(parsed.data), o, events);
+    const r = await reconcileSet(client, parsed.data, index, o, events);
     result.sets.push(r.result);
     result.actionCount += r.done;
     if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
@@ -122,7 +134,46 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     await events.flush(o.now());
   }
   if (!o.events) await events.close(o.now());
+  if (result.cursor === undefined) {
+    // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
+    if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
+    await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, o, result);
+  }
   return result;
+}
+
+/** actuate runs the ImageList actuator (prewarm.ts) and adds what it did to the pass's result. */
+async function actuate(client: KubeClient, lists: ImageList[], ns: string | undefined, o: PassOptions, result: PassResult): Promise<void> {
+  const pw = await actuateImageLists(client, lists, { now: o.now, log: o.log, namespace: ns, shouldStop: o.shouldStop });
+  result.imageListActions = pw.actions;
+  result.actionCount += pw.actions.length;
+  if (pw.pending || pw.errors) result.pending = true;
+  if (pw.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? pw.requeueAfterMs, pw.requeueAfterMs);
+}
+
+/** replaceWritten returns the lists with those written replaced by their new version. */
+function replaceWritten(lists: ImageList[], written: ImageList[]): ImageList[] {
+  const byId = new Map(written.map((l) => [setId(l as KubeObject), l]));
+  return lists.map((l) => byId.get(setId(l as KubeObject)) ?? l);
+}
+
+/** inShard returns the ImageLists of this pass's shard (all without sharding). */
+function inShard(lists: ImageList[], o: PassOptions): ImageList[] {
+  const shard = o.shard;
+  return shard ? lists.filter((l) => shardOf(l.metadata.namespace ?? "", shard.count) === shard.index) : lists;
+}
+
+/**
+ * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
+ * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
+ */
+async function listImageLists(client: KubeClient, ns: string | undefined): Promise<ImageList[]> {
+  try {
+    return await client.list<ImageList>(R.imageLists, ns, { limit: LIST_PAGE_SIZE });
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
 }
 
 /** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
@@ -160,10 +211,11 @@ async function withSelected(client: KubeClient, set: StatefulSet, objects: SetOb
 async function reconcileSet(
   client: KubeClient,
   set: StatefulSet,
-  objects: SetObjects,
+  index: PassIndex,
   o: PassOptions,
   events: EventRecorder,
 ): Promise<{ result: SetResult; done: number }> {
+  let objects: SetObjects = index.objectsFor(set);
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
@@ -175,6 +227,8 @@ async function reconcileSet(
   for (let attempt = 0; attempt < 2; attempt++) {
     const p = plan({ set, ...objects, now: o.now(), matches });
     const ex = await executePlan(client, set, p, o.log, events);
+    for (const l of ex.imageLists) index.putImageList(l);
+    objects = { ...objects, imageLists: index.objectsFor(set).imageLists };
     names.push(...ex.done.map(describe));
     done += ex.done.length;
     waiting = p.waiting;

@@ -1,13 +1,16 @@
 import type { ContainerStatus, Pod, PodCondition } from "../api/k8s.ts";
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
+import { PULLER_LABEL } from "../core/constants.ts";
+import { normalizeImageReference } from "../validation/image-ref.ts";
 
 /**
  * A kubelet player: there is no kubelet here, so tests and the embedded simulation play it by
  * writing what a kubelet would: bind pods to a node, report them Running with containers ready,
  * compute Ready as the kubelet does (ContainersReady AND every readiness gate True), keep the
  * conditions it does not own, restart only the container whose image changed in place (after a
- * pull delay), fail pods on request, and finish graceful deletions.
+ * pull delay, none when the node already has the image), fail pods on request, finish graceful
+ * deletions, and run puller pods (pre-warm): slow pulls, failed pulls, images without a shell.
  */
 
 export interface KubeletOptions {
@@ -26,6 +29,10 @@ export interface KubeletOptions {
   pullSeconds?: number;
   /** Images whose containers run but never become ready (a broken release). */
   unreadyImages?: (image: string) => boolean;
+  /** Images whose pull fails (ErrImagePull, then ImagePullBackOff). */
+  pullFails?: (image: string) => boolean;
+  /** Images without a shell or `true`: a puller pod's container fails to start (StartError) after the pull. */
+  noShell?: (image: string) => boolean;
 }
 
 export interface KubeletStepResult {
@@ -53,6 +60,10 @@ export class KubeletPlayer {
   private nodesMade = false;
   /** When each container's image pull (after an in-place image change) ends, by pod UID and name. */
   private readonly pulls = new Map<string, number>();
+  /** Images each node has (normalized): a pull of one of these takes no time. */
+  private readonly nodeImages = new Map<string, Set<string>>();
+  /** Pulls under way, by node and image: when they end. */
+  private readonly nodePulls = new Map<string, number>();
   constructor(
     private readonly client: KubeClient,
     private readonly o: KubeletOptions = {},
@@ -66,6 +77,35 @@ export class KubeletPlayer {
   }
   private now() {
     return (this.o.now ?? (() => new Date()))();
+  }
+
+  /** imagesOn returns the images (normalized) the node has pulled so far. */
+  imagesOn(node: string): string[] {
+    return [...(this.nodeImages.get(node) ?? [])].sort();
+  }
+
+  private hasImage(node: string | undefined, image: string): boolean {
+    return !!node && !!this.nodeImages.get(node)?.has(normalized(image));
+  }
+  private addImage(node: string | undefined, image: string): void {
+    if (!node) return;
+    const set = this.nodeImages.get(node) ?? new Set<string>();
+    set.add(normalized(image));
+    this.nodeImages.set(node, set);
+    this.nodePulls.delete(`${node}/${normalized(image)}`);
+  }
+  /**
+   * pullDue returns when a pull of `image` on `node` that starts now ends: now when the node has
+   * it, when the pull already under way there ends (the runtime shares it), else after pullSeconds.
+   */
+  private pullDue(node: string | undefined, image: string, now: Date): number {
+    if (this.hasImage(node, image)) return now.getTime();
+    const key = `${node}/${normalized(image)}`;
+    const inFlight = this.nodePulls.get(key);
+    if (inFlight !== undefined && inFlight > now.getTime()) return inFlight;
+    const due = now.getTime() + (this.o.pullSeconds ?? 0) * 1000;
+    this.nodePulls.set(key, due);
+    return due;
   }
 
   /** ensureNodes creates the Node objects pods are bound to. */
@@ -120,6 +160,10 @@ export class KubeletPlayer {
     }
     const phase = pod.status?.phase;
     if (phase === "Failed" || phase === "Succeeded") return;
+    if (pod.metadata?.labels?.[PULLER_LABEL]) {
+      if (await this.pullerStep(pod)) r.started++;
+      return;
+    }
     if (this.o.failPods?.has(name)) {
       this.o.failPods.delete(name);
       await this.writeStatus(pod, "Failed", false);
@@ -156,7 +200,7 @@ export class KubeletPlayer {
       if (!s) return this.runningStatus(c.name, c.image ?? "", 0, now);
       const key = `${pod.metadata?.uid}/${c.name}`;
       if (s.state?.running && s.image !== c.image) {
-        this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+        this.pulls.set(key, this.pullDue(pod.spec?.nodeName, c.image ?? "", now));
         return {
           name: c.name,
           image: c.image ?? "",
@@ -170,19 +214,72 @@ export class KubeletPlayer {
       }
       if (s.state?.waiting) {
         if (s.image !== c.image) {
-          this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+          this.pulls.set(key, this.pullDue(pod.spec?.nodeName, c.image ?? "", now));
           return { ...s, image: c.image ?? "" };
         }
         const due = this.pulls.get(key);
-        if (due === undefined) this.pulls.set(key, now.getTime() + (this.o.pullSeconds ?? 0) * 1000);
+        if (due === undefined) this.pulls.set(key, this.pullDue(pod.spec?.nodeName, c.image ?? "", now));
         if (due === undefined || now.getTime() < due) return s;
         this.pulls.delete(key);
+        this.addImage(pod.spec?.nodeName, c.image ?? "");
         return { ...this.runningStatus(c.name, c.image ?? "", s.restartCount + 1, now), lastState: s.lastState };
       }
       // Running the spec's image: readiness follows the image (a broken image never gets ready).
       const ready = !!s.state?.running && !this.unready(c.image ?? "");
       return s.ready === ready ? s : { ...s, ready };
     });
+  }
+
+  /**
+   * pullerStep plays a puller pod (pre-warm, restartPolicy Never): the image is pulled (taking
+   * pullSeconds unless the node has it and the policy is not Always), then the container runs
+   * `true` and the pod Succeeds — or, for an image without a shell, fails to start (StartError,
+   * pod Failed). A pull that fails reports ErrImagePull, then ImagePullBackOff. Returns true when
+   * it wrote a status.
+   */
+  private async pullerStep(pod: Pod): Promise<boolean> {
+    const c = pod.spec?.containers?.[0];
+    const image = c?.image ?? "";
+    const node = pod.spec?.nodeName;
+    const now = this.now();
+    const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting?.reason;
+    if (this.o.pullFails?.(image)) {
+      const reason = waiting === "ErrImagePull" || waiting === "ImagePullBackOff" ? "ImagePullBackOff" : "ErrImagePull";
+      if (waiting === reason) return false;
+      const message = reason === "ErrImagePull" ? `rpc error: pull access denied for ${image}` : `Back-off pulling image "${image}"`;
+      await this.writePuller(pod, "Pending", { waiting: { reason, message } }, "");
+      return true;
+    }
+    const key = `${pod.metadata?.uid}/pull`;
+    let due = this.pulls.get(key);
+    if (due === undefined) {
+      due = c?.imagePullPolicy === "Always" ? now.getTime() + (this.o.pullSeconds ?? 0) * 1000 : this.pullDue(node, image, now);
+      this.pulls.set(key, due);
+    }
+    if (now.getTime() < due) {
+      if (waiting === "ContainerCreating") return false;
+      await this.writePuller(pod, "Pending", { waiting: { reason: "ContainerCreating" } }, "");
+      return true;
+    }
+    this.pulls.delete(key);
+    this.addImage(node, image);
+    const at = seconds(now);
+    if (this.o.noShell?.(image))
+      await this.writePuller(pod, "Failed", { terminated: { exitCode: 128, reason: "StartError", message: 'exec: "true": executable file not found in $PATH', startedAt: at, finishedAt: at } }, `sim://${image}`);
+    else await this.writePuller(pod, "Succeeded", { terminated: { exitCode: 0, reason: "Completed", startedAt: at, finishedAt: at } }, `sim://${image}`);
+    return true;
+  }
+
+  private async writePuller(pod: Pod, phase: "Pending" | "Succeeded" | "Failed", state: Record<string, unknown>, imageID: string): Promise<void> {
+    const c = pod.spec?.containers?.[0];
+    const status = {
+      ...pod.status,
+      phase,
+      hostIP: "10.0.0.1",
+      startTime: pod.status?.startTime ?? seconds(this.now()),
+      containerStatuses: [{ name: c?.name ?? "pull", image: c?.image ?? "", imageID, ready: false, started: false, restartCount: 0, state }],
+    };
+    await this.client.update(R.pods, pod.metadata!.namespace, { ...pod, status } as unknown as Pod, "status");
   }
 
   private unready(image: string): boolean {
@@ -226,6 +323,7 @@ export class KubeletPlayer {
               state: { terminated: { exitCode: 1, reason: "Error", startedAt: now, finishedAt: now } },
             } as unknown as ContainerStatus),
       );
+    if (phase === "Running") for (const c of statuses) this.addImage(pod.spec?.nodeName, c.image);
     const ready = phase === "Running" && containersReady && statuses.every((c) => c.ready);
     const status = {
       ...pod.status,
@@ -238,6 +336,11 @@ export class KubeletPlayer {
     };
     await this.client.update(R.pods, pod.metadata!.namespace, { ...pod, status } as unknown as Pod, "status");
   }
+}
+
+function normalized(image: string): string {
+  const n = normalizeImageReference(image);
+  return n.ok ? n.ref : image;
 }
 
 function hashName(s: string): number {

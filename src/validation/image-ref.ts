@@ -102,3 +102,20 @@ function digestError(digest: string): string | undefined {
   if (!/^[a-f0-9]+$/.test(encoded)) return "invalid checksum digest format";
   return undefined;
 }
+
+export type NormalizedImage = { ok: true; ref: string } | { ok: false; reason: string };
+
+/**
+ * normalizeImageReference returns the fully qualified reference a container runtime pulls for
+ * `ref` (containerd's ParseNormalizedNamed + TagNameOnly): `nginx` → `docker.io/library/nginx:latest`,
+ * `example.com/a/b:1@sha256:…` kept as is (tag and digest both kept; `:latest` is added only when
+ * there is neither). Two references that name the same image normalize to the same string; an
+ * invalid one returns the parser's reason.
+ */
+export function normalizeImageReference(ref: unknown): NormalizedImage {
+  const p = parseImageReference(ref);
+  if (!p.ok) return p;
+  const tag = p.tag !== undefined ? `:${p.tag}` : p.digest === undefined ? ":latest" : "";
+  const digest = p.digest !== undefined ? `@${p.digest}` : "";
+  return { ok: true, ref: `${p.domain}/${p.path}${tag}${digest}` };
+}

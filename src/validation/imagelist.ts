@@ -1,13 +1,12 @@
 /**
  * ImageList validation: every key of spec.images must parse as an image reference (image-ref.ts);
- * each bad one is reported at `spec.images[<ref>]`. Also the name (a DNS subdomain, as for any
- * custom resource), value types and spec.nodeSelector labels.
+ * each bad one is reported at `spec.images[<ref>]`, so a bad reference never becomes a puller pod.
+ * Also the name (a DNS subdomain, as for any custom resource: it names a node) and value types.
  */
 import type { ImageList } from "../api/imagelist.ts";
-import { type FieldError, FieldPath, invalid, required, typeInvalid } from "./field-error.ts";
+import { type FieldError, FieldPath, forbidden, invalid, required, typeInvalid } from "./field-error.ts";
 import { parseImageReference } from "./image-ref.ts";
 import { Reader, isObject, jsonType } from "./json.ts";
-import { validateLabels } from "./labels.ts";
 import { validateObjectMeta } from "./meta.ts";
 import { nameIsDNSSubdomain } from "./names.ts";
 
@@ -32,6 +31,7 @@ export function validateImageList(obj: ImageList | unknown): FieldError[] {
     const o = r.obj(options, path);
     if (o) r.bool(o.alwaysPull, path.child("alwaysPull"));
   }
-  errs.push(...validateLabels(r.strMap(spec.nodeSelector, specPath.child("nodeSelector")), specPath.child("nodeSelector")));
+  // Earlier drafts had a nodeSelector; an ImageList is for the node it is named after.
+  if (spec.nodeSelector !== undefined) errs.push(forbidden(specPath.child("nodeSelector"), "an ImageList applies to the node named by metadata.name"));
   return [...r.errors, ...errs];
 }

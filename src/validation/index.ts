@@ -55,7 +55,7 @@ export {
 } from "./labels.ts";
 export { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 export { type Quantity, type QuantityFormat, parseQuantity, compareQuantities, quantityToString, quantityMilliValue } from "./quantity.ts";
-export { type ImageReference, parseImageReference } from "./image-ref.ts";
+export { type ImageReference, type NormalizedImage, normalizeImageReference, parseImageReference } from "./image-ref.ts";
 export { type PodValidationOptions, validatePodCreate } from "./pod.ts";
 export { validatePvcCreate } from "./pvc.ts";
 export { type StatefulSetValidationOptions, type StatefulSetValidationResult, validateStatefulSet } from "./statefulset.ts";

@@ -8,11 +8,13 @@
  * - "paused only with RollingUpdate" needs no rule of its own: paused lives in rollingUpdate, and
  *   any rollingUpdate with type OnDelete is already refused by the upstream rule at
  *   spec.updateStrategy.rollingUpdate. Likewise podUpdatePolicy with OnDelete cannot be written.
+ * - imagePrewarm.parallelism ≥ 1 (the CRD says so too); imagePrewarm with ReCreate is allowed
+ *   (the images go to the pods' current nodes) with a warning: a recreated pod may move.
  * - revisionHistoryLimit ≥ 0 is Ordinal's (the CRD schema's): upstream does not check it for
  *   StatefulSets.
  */
 import type { FieldPath} from "./field-error.ts";
-import { type FieldError, notSupported } from "./field-error.ts";
+import { type FieldError, invalid, notSupported } from "./field-error.ts";
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
@@ -34,6 +36,12 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
   if (ips) {
     const gp = ruPath.child("inPlaceUpdateStrategy", "gracePeriodSeconds");
     errs.push(...nonNegative(r.int32(ips.gracePeriodSeconds, gp), gp));
+  }
+  const prewarm = r.obj(ru.imagePrewarm, ruPath.child("imagePrewarm"));
+  if (prewarm) {
+    const pp = ruPath.child("imagePrewarm", "parallelism");
+    const parallelism = r.int32(prewarm.parallelism, pp);
+    if (parallelism !== undefined && parallelism < 1) errs.push(invalid(pp, parallelism, "must be greater than or equal to 1"));
   }
   return errs;
 }
@@ -73,6 +81,10 @@ export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
       warnings.push(`spec.updateStrategy.rollingUpdate.partition (${partition}) is not below spec.replicas (${replicas}): template changes will update no pod`);
     if (group === "apps.ordinal.dev" && isObject(ru.inPlaceUpdateStrategy) && (ru.podUpdatePolicy ?? "ReCreate") === "ReCreate")
       warnings.push("spec.updateStrategy.rollingUpdate.inPlaceUpdateStrategy has no effect with podUpdatePolicy ReCreate");
+    if (group === "apps.ordinal.dev" && isObject(ru.imagePrewarm) && (ru.podUpdatePolicy ?? "ReCreate") === "ReCreate")
+      warnings.push(
+        "spec.updateStrategy.rollingUpdate.imagePrewarm with podUpdatePolicy ReCreate pulls onto the nodes the pods run on now; a recreated pod may be scheduled elsewhere (use InPlaceIfPossible)",
+      );
   }
   return warnings;
 }

@@ -6,6 +6,7 @@
  *    requests per pass with each kind listed once, versus listing per set (what a naive
  *    reconciler does) — the Worker's subrequest budget depends on this ratio.
  * 3. Heap used by the planner's inputs and outputs for the largest set.
+ * 4. Pre-warm: a simulated 10-pod in-place release with pull delays, with and without imagePrewarm (prewarm.ts).
  */
 import type { ControllerRevision, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
@@ -117,5 +118,6 @@ console.log("== Worker bundle (what wrangler uploads): minified vs not, gzip, si
   const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
   console.log(`  plain: ${kib(sizes.plain.raw)} (gzip ${kib(sizes.plain.gz)}); minified: ${kib(sizes.minified.raw)} (gzip ${kib(sizes.minified.gz)}); minify saves ${(sizes.plain.raw / sizes.minified.raw).toFixed(1)}x; Workers limit 3 MiB gzip (free): ${((sizes.minified.gz / (3 * 1024 * 1024)) * 100).toFixed(1)}% used`);
 }
+await (await import("./prewarm.ts")).runPrewarmBench();
 await (await import("./admission.ts")).runAdmissionBench();
 await (await import("./pass-cost.ts")).runPassCostBench();

@@ -24,6 +24,7 @@ const rules = [...clusterRules, ...nsRules];
 const SERVER_FILES = [
   "src/reconciler/pass.ts",
   "src/reconciler/executor.ts",
+  "src/reconciler/prewarm.ts",
   "src/reconciler/events.ts",
   "src/reconciler/lease.ts",
   "src/admission/lookup.ts",

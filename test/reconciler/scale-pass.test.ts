@@ -41,7 +41,7 @@ const now = () => new Date("2026-11-21T12:00:00Z");
 const pod = (name: string, labels: Record<string, string>) => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", labels }, spec: { containers: [{ name: "c", image: "x" }] } });
 
 describe("reconcilePass reads only what Ordinal manages", () => {
-  it("lists pods, claims and revisions with Ordinal's label selector; unrelated pods are never read", async () => {
+  it("lists pods, claims and revisions with Ordinal's label selector (and its own ImageLists); unrelated pods are never read", async () => {
     const { fake, client } = setup();
     await fake.seed(setObj("web"));
     for (let i = 0; i < 5; i++) await fake.seed(pod(`other-${i}`, { app: "other" }));
@@ -49,8 +49,8 @@ describe("reconcilePass reads only what Ordinal manages", () => {
     fake.log.clear();
     const r = await reconcilePass(client, { now, log: silentLogger });
     const lists = fake.log.entries.filter((e) => e.verb === "list");
-    expect(lists.map((e) => e.resource).sort()).toEqual(["controllerrevisions", "persistentvolumeclaims", "pods", "statefulsets"]);
-    for (const e of lists.filter((l) => l.resource !== "statefulsets")) expect(e.query).toContain("labelSelector=ordinal.dev%2Fstatefulset");
+    expect(lists.map((e) => e.resource).sort()).toEqual(["controllerrevisions", "imagelists", "persistentvolumeclaims", "pods", "statefulsets"]);
+    for (const e of lists.filter((l) => l.resource !== "statefulsets" && l.resource !== "imagelists")) expect(e.query).toContain("labelSelector=ordinal.dev%2Fstatefulset");
     expect(r.sets[0].actions.filter((a) => a.startsWith("createPod"))).toEqual([]);
   });
 

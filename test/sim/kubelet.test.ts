@@ -4,9 +4,11 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { ImageListSchema } from "../../src/api/imagelist.ts";
+import { newPullerPod, pullOutcome } from "../../src/core/puller-pod.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
-function setup(o: { pullSeconds?: number; unreadyImages?: (i: string) => boolean } = {}) {
+function setup(o: { pullSeconds?: number; unreadyImages?: (i: string) => boolean; pullFails?: (i: string) => boolean; noShell?: (i: string) => boolean } = {}) {
   let clock = Date.parse("2026-11-21T12:00:00.300Z");
   const now = () => new Date(clock);
   const fake = createFakeApiServer({ now });
@@ -97,5 +99,96 @@ describe("KubeletPlayer", () => {
     const p = await get();
     expect(cs(p, "a").state?.running).toBeDefined();
     expect(cond(p, "Ready")).toBe("False");
+  });
+
+  describe("puller pods (pre-warm)", () => {
+    const NODE = "sim-node-a";
+    const list = { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: NODE, namespace: "default" }, spec: { images: {} } };
+    // The fake's garbage collector deletes pods whose owner does not exist: the ImageList is created first.
+    let stored = ImageListSchema.parse(list);
+    const withList = async <T extends ReturnType<typeof setup>>(t: T): Promise<T> => {
+      stored = ImageListSchema.parse(await t.client.create(R.imageLists, "default", list));
+      return t;
+    };
+    const pullerFor = (image: string, policy = false) => newPullerPod(stored, image, policy);
+    const renamed = (p: Pod, name: string): Pod => ({ ...p, metadata: { ...p.metadata, name } });
+    const state = async (client: ReturnType<typeof setup>["client"], image: string) => {
+      const p = (await client.get<Pod>(R.pods, "default", pullerFor(image).metadata!.name!))!;
+      return { phase: p.status?.phase, state: p.status?.containerStatuses?.[0]?.state, outcome: pullOutcome(p, new Date("2026-11-21T12:00:30Z")).state };
+    };
+
+    it("a slow pull: ContainerCreating for pullSeconds, then Succeeded; the node has the image and a second pull is immediate", async () => {
+      const { client, kubelet, advance } = await withList(setup({ pullSeconds: 5 }));
+      await client.create(R.pods, "default", pullerFor("nginx:1.26"));
+      await kubelet.step();
+      expect(await state(client, "nginx:1.26")).toMatchObject({ phase: "Pending", state: { waiting: { reason: "ContainerCreating" } }, outcome: "pulling" });
+      advance(3);
+      await kubelet.step();
+      expect((await state(client, "nginx:1.26")).outcome).toBe("pulling");
+      advance(2);
+      await kubelet.step();
+      expect(await state(client, "nginx:1.26")).toMatchObject({ phase: "Succeeded", state: { terminated: { reason: "Completed", exitCode: 0 } }, outcome: "present" });
+      expect(kubelet.imagesOn(NODE)).toEqual(["docker.io/library/nginx:1.26"]);
+      await client.create(R.pods, "default", renamed(pullerFor("docker.io/library/nginx:1.26"), "again"));
+      await kubelet.step();
+      expect((await client.get<Pod>(R.pods, "default", "again"))!.status?.phase).toBe("Succeeded");
+    });
+
+    it("imagePullPolicy Always pulls again even when the node has the image", async () => {
+      const { client, kubelet, advance } = await withList(setup({ pullSeconds: 5 }));
+      await client.create(R.pods, "default", pullerFor("nginx:1.26"));
+      advance(1);
+      await kubelet.step();
+      advance(5);
+      await kubelet.step();
+      await client.create(R.pods, "default", renamed(pullerFor("nginx:1.26", true), "always"));
+      await kubelet.step();
+      expect((await client.get<Pod>(R.pods, "default", "always"))!.status?.phase).toBe("Pending");
+    });
+
+    it("a failing pull: ErrImagePull, then ImagePullBackOff; never present", async () => {
+      const { client, kubelet } = await withList(setup({ pullFails: (i) => i.includes("private") }));
+      await client.create(R.pods, "default", pullerFor("example.com/private/app:1"));
+      await kubelet.step();
+      expect(await state(client, "example.com/private/app:1")).toMatchObject({ state: { waiting: { reason: "ErrImagePull" } }, outcome: "failed" });
+      await kubelet.step();
+      expect(await state(client, "example.com/private/app:1")).toMatchObject({ state: { waiting: { reason: "ImagePullBackOff" } }, outcome: "failed" });
+      expect(kubelet.imagesOn(NODE)).toEqual([]);
+    });
+
+    it("an image without a shell: pulled, the container fails to start (StartError), which counts as present", async () => {
+      const { client, kubelet } = await withList(setup({ noShell: (i) => i.includes("distroless") }));
+      await client.create(R.pods, "default", pullerFor("gcr.io/distroless/static:nonroot"));
+      await kubelet.step();
+      expect(await state(client, "gcr.io/distroless/static:nonroot")).toMatchObject({ phase: "Failed", state: { terminated: { reason: "StartError" } }, outcome: "present" });
+      expect(kubelet.imagesOn(NODE)).toEqual(["gcr.io/distroless/static:nonroot"]);
+    });
+
+    it("an in-place image change to an image the node has takes no pull time; to one it lacks, pullSeconds", async () => {
+      const { client, kubelet, get, advance } = await withList(setup({ pullSeconds: 30 }));
+      await client.create(R.pods, "default", { ...gatedPod, spec: { ...gatedPod.spec, nodeName: NODE } });
+      await client.create(R.pods, "default", pullerFor("a:2"));
+      await kubelet.step(); // p starts; the puller starts pulling a:2
+      await setGate(client, await get(), "True");
+      advance(30);
+      await kubelet.step(); // the pull is done
+      expect(kubelet.imagesOn(NODE)).toEqual(["docker.io/library/a:1", "docker.io/library/a:2", "docker.io/library/b:1"]);
+      const change = async (a: string, b: string) => {
+        const ops = [
+          { op: "replace", path: "/spec/containers/0/image", value: a },
+          { op: "replace", path: "/spec/containers/1/image", value: b },
+        ];
+        await client.patch(R.pods, "default", "p", ops, "json");
+        await kubelet.step(); // container killed for the change
+        await kubelet.step(); // started again if the image is there
+      };
+      await change("a:2", "b:1");
+      expect(cs(await get(), "a")).toMatchObject({ image: "a:2", restartCount: 1, state: { running: expect.anything() } });
+      await change("a:2", "b:2");
+      expect(cs(await get(), "b").state?.waiting).toBeDefined();
+      advance(30);
+      await kubelet.step();
+      expect(cs(await get(), "b")).toMatchObject({ image: "b:2", state: { running: expect.anything() } });
+    });
   });
 });

@@ -1,6 +1,6 @@
 // parseImageReference: the distribution/reference grammar the kubelet parses images with.
 import { describe, expect, it } from "vitest";
-import { parseImageReference } from "../../src/validation/index.ts";
+import { normalizeImageReference, parseImageReference } from "../../src/validation/index.ts";
 
 describe("parseImageReference", () => {
   const ok: Array<[string, object]> = [
@@ -37,4 +37,25 @@ describe("parseImageReference", () => {
     [42, "image reference must be a string"],
   ];
   for (const [ref, reason] of bad) it(`refuses ${JSON.stringify(ref).slice(0, 40)}`, () => expect(parseImageReference(ref)).toEqual({ ok: false, reason }));
+});
+
+describe("normalizeImageReference", () => {
+  const cases: Array<[string, string]> = [
+    ["nginx", "docker.io/library/nginx:latest"],
+    ["nginx:1.25", "docker.io/library/nginx:1.25"],
+    ["library/nginx:1.25", "docker.io/library/nginx:1.25"],
+    ["index.docker.io/library/nginx", "docker.io/library/nginx:latest"],
+    ["docker.io/library/nginx:latest", "docker.io/library/nginx:latest"],
+    ["bitnami/redis", "docker.io/bitnami/redis:latest"],
+    ["localhost:5000/app", "localhost:5000/app:latest"],
+    ["gcr.io/x/y:v1", "gcr.io/x/y:v1"],
+    [`nginx@sha256:${"a".repeat(64)}`, `docker.io/library/nginx@sha256:${"a".repeat(64)}`],
+    [`nginx:1@sha256:${"a".repeat(64)}`, `docker.io/library/nginx:1@sha256:${"a".repeat(64)}`],
+  ];
+  for (const [ref, want] of cases) it(`${ref} → ${want}`, () => expect(normalizeImageReference(ref)).toEqual({ ok: true, ref: want }));
+  it("is idempotent and refuses what does not parse", () => {
+    for (const [, want] of cases) expect(normalizeImageReference(want)).toEqual({ ok: true, ref: want });
+    expect(normalizeImageReference("Nginx")).toMatchObject({ ok: false });
+    expect(normalizeImageReference("nginx 1")).toEqual({ ok: false, reason: "invalid reference format" });
+  });
 });

@@ -23,13 +23,13 @@ describe("validateImageList", () => {
     ]);
   });
 
-  it("checks structure, types and nodeSelector", () => {
+  it("checks structure and types; refuses nodeSelector (the name is the node)", () => {
     expect(messages(validateImageList({ metadata: { name: "l" } }))).toEqual(["spec: Required value"]);
     expect(messages(validateImageList(list(undefined)))).toEqual(["spec.images: Required value"]);
     expect(messages(validateImageList(list({ "nginx:1": { alwaysPull: "yes" } })))).toEqual([
       'spec.images[nginx:1].alwaysPull: Invalid value: "string": spec.images[nginx:1].alwaysPull in body must be of type boolean: "string"',
     ]);
-    expect(messages(validateImageList(list({}, { nodeSelector: { "a b": "c" } })))[0]).toMatch(/^spec\.nodeSelector: Invalid value: "a b": /);
+    expect(messages(validateImageList(list({}, { nodeSelector: { a: "c" } })))).toEqual(["spec.nodeSelector: Forbidden: an ImageList applies to the node named by metadata.name"]);
     expect(messages(validateImageList(null))).toEqual(['body must be of type object: "null"'].map((d) => `: Invalid value: "null": ${d}`));
   });
 });

@@ -324,6 +324,12 @@ describe("validateStatefulSet", () => {
       "spec.updateStrategy.rollingUpdate.inPlaceUpdateStrategy.gracePeriodSeconds: Invalid value: -3: must be greater than or equal to 0",
     ]);
     expect(create(s, apps).errors).toEqual([]);
+    const prewarm = (v: unknown) => set((s) => (s.spec.updateStrategy = { rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", imagePrewarm: v } }));
+    expect(create(prewarm({ parallelism: 2 })).errors).toEqual([]);
+    expect(create(prewarm({})).errors).toEqual([]);
+    expect(messages(create(prewarm({ parallelism: 0 })).errors)).toEqual(["spec.updateStrategy.rollingUpdate.imagePrewarm.parallelism: Invalid value: 0: must be greater than or equal to 1"]);
+    expect(pairs(create(prewarm({ parallelism: "2" })).errors)).toEqual([["spec.updateStrategy.rollingUpdate.imagePrewarm.parallelism", "FieldValueTypeInvalid"]]);
+    expect(pairs(create(prewarm(3)).errors)).toEqual([["spec.updateStrategy.rollingUpdate.imagePrewarm", "FieldValueTypeInvalid"]]);
     const paused = set((s) => (s.spec.updateStrategy = { type: "OnDelete", rollingUpdate: { paused: true } }));
     expect(pairs(create(paused).errors)).toEqual([["spec.updateStrategy.rollingUpdate", "FieldValueInvalid"]]);
   });
@@ -342,6 +348,8 @@ describe("validateStatefulSet", () => {
     expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { inPlaceUpdateStrategy: { gracePeriodSeconds: 5 } } }))).toEqual([
       expect.stringMatching(/inPlaceUpdateStrategy has no effect with podUpdatePolicy ReCreate/),
     ]);
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { imagePrewarm: { parallelism: 1 } } }))).toEqual([expect.stringMatching(/imagePrewarm with podUpdatePolicy ReCreate .* may be scheduled elsewhere/)]);
+    expect(w((s) => (s.spec.updateStrategy = { rollingUpdate: { podUpdatePolicy: "InPlaceOnly", imagePrewarm: { parallelism: 1 } } }))).toEqual([]);
     expect(w((s) => (s.spec.serviceName = ""), "apps")).toHaveLength(1);
   });
 

@@ -47,6 +47,8 @@ export function brief(actions: Action[], withEvents = false): string[] {
         const g = a.conditions.find((c) => c.type === "InPlaceUpdateReady");
         return [g?.reason ? `gate ${a.name} ${g.status} ${g.reason}` : `setPodCondition ${a.name}`];
       }
+      case "writeImageList":
+        return [`${a.create ? "createImageList" : "patchImageList"} ${a.node}`];
       default:
         return [`${a.type} ${a.name}`];
     }

@@ -1,0 +1,132 @@
+import type { ImageList } from "../api/imagelist.ts";
+import { API_VERSION } from "../api/statefulset.ts";
+import type { Action, ImageListPatch } from "./actions.ts";
+import { PREWARM_ADDED_ANNOTATION } from "./constants.ts";
+import { normalizeImageReference } from "../validation/image-ref.ts";
+
+/**
+ * Which ImageList entries Ordinal's rollouts added, and for which sets: the
+ * `ordinal.dev/prewarm-added` annotation, `{ "<normalized image>": ["<set>", …] }`. An entry is
+ * Ordinal's only while some set is recorded for it; an entry that was there before (a person's)
+ * is never recorded, so it is never removed.
+ */
+
+export type PrewarmRecord = Map<string, Set<string>>;
+
+/** readPrewarmRecord returns the record of an ImageList; a value that does not parse reads as empty (nothing is Ordinal's). */
+export function readPrewarmRecord(list: ImageList | undefined): PrewarmRecord {
+  const out: PrewarmRecord = new Map();
+  const raw = list?.metadata.annotations?.[PREWARM_ADDED_ANNOTATION];
+  if (raw === undefined) return out;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return out;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return out;
+  for (const [ref, sets] of Object.entries(v as Record<string, unknown>)) {
+    if (!Array.isArray(sets)) continue;
+    const names = sets.filter((s): s is string => typeof s === "string");
+    if (names.length) out.set(ref, new Set(names));
+  }
+  return out;
+}
+
+/** writePrewarmRecord returns the annotation value (keys and names sorted), or null when the record is empty. */
+export function writePrewarmRecord(r: PrewarmRecord): string | null {
+  const entries = [...r.entries()].filter(([, s]) => s.size > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (!entries.length) return null;
+  return JSON.stringify(Object.fromEntries(entries.map(([ref, s]) => [ref, [...s].sort()])));
+}
+
+/** normalizedKeys returns the normalized form of each spec.images key (keys that do not parse are left out). */
+function normalizedKeys(list: ImageList | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const key of Object.keys(list?.spec.images ?? {})) {
+    const n = normalizeImageReference(key);
+    if (n.ok && !out.has(n.ref)) out.set(n.ref, key);
+  }
+  return out;
+}
+
+/**
+ * imageListWrite returns the write that makes the ImageList `node` (in `namespace`) hold, for set
+ * `setName`, exactly the Ordinal entries `want` plus those of `keep` it already holds (normalized
+ * references), or undefined when nothing changes:
+ * - a wanted image already listed stays as it is; if Ordinal added it (for another set), this set
+ *   is recorded too; if a person listed it, it is not recorded (so never removed);
+ * - a wanted image not listed is added (`alwaysPull: false`) and recorded for this set;
+ * - an image recorded for this set but neither wanted nor kept loses this set; once no set is
+ *   recorded for it the entry is removed.
+ * A missing ImageList is created (only when something is wanted). The patch carries the
+ * observed resourceVersion: a concurrent change makes it fail, and the next pass plans again.
+ */
+export function imageListWrite(namespace: string, node: string, list: ImageList | undefined, setName: string, want: ReadonlySet<string>, keep: ReadonlySet<string>): Action | undefined {
+  const record = readPrewarmRecord(list);
+  const listed = normalizedKeys(list);
+  const images: ImageListPatch["spec"]["images"] = {};
+  let changed = false;
+  for (const ref of [...want].sort()) {
+    const recorded = record.get(ref);
+    if (listed.has(ref)) {
+      if (recorded && !recorded.has(setName)) {
+        recorded.add(setName);
+        changed = true;
+      }
+      continue;
+    }
+    images[ref] = { alwaysPull: false };
+    record.set(ref, new Set([setName]));
+    changed = true;
+  }
+  if (dropFromRecord(record, listed, images, (ref) => (want.has(ref) || keep.has(ref) ? [] : [setName]))) changed = true;
+  if (!changed) return undefined;
+  const annotation = writePrewarmRecord(record);
+  if (!list) {
+    const create: ImageList = {
+      apiVersion: API_VERSION,
+      kind: "ImageList",
+      metadata: { name: node, namespace, ...(annotation ? { annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } } : {}) },
+      spec: { images: Object.fromEntries(Object.entries(images).filter((e): e is [string, { alwaysPull: boolean }] => e[1] !== null)) },
+    };
+    return { type: "writeImageList", node, create };
+  }
+  const patch: ImageListPatch = {
+    metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } },
+    spec: { images },
+  };
+  return { type: "writeImageList", node, patch };
+}
+
+/**
+ * dropFromRecord removes, per recorded image, the sets `drop(ref)` names from the record; an
+ * image no set is recorded for any more leaves the record and its spec entry is removed (null in
+ * `images`). Returns true when the record changed.
+ */
+function dropFromRecord(record: PrewarmRecord, listed: ReadonlyMap<string, string>, images: ImageListPatch["spec"]["images"], drop: (ref: string) => Iterable<string>): boolean {
+  let changed = false;
+  for (const [ref, sets] of record) {
+    for (const n of drop(ref)) if (sets.delete(n)) changed = true;
+    if (sets.size) continue;
+    record.delete(ref);
+    const key = listed.get(ref);
+    if (key !== undefined) images[key] = null;
+  }
+  return changed;
+}
+
+/**
+ * releaseSets returns the patch that drops the sets `names` from the ImageList's record, removing
+ * the entries no set is recorded for any more; undefined when none of them is recorded.
+ */
+export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action | undefined {
+  const record = readPrewarmRecord(list);
+  const images: ImageListPatch["spec"]["images"] = {};
+  if (!dropFromRecord(record, normalizedKeys(list), images, () => names)) return undefined;
+  return {
+    type: "writeImageList",
+    node: list.metadata.name ?? "",
+    patch: { metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
+  };
+}

@@ -1,0 +1,130 @@
+import type { ImageList } from "../api/imagelist.ts";
+import type { Pod } from "../api/k8s.ts";
+import { PULLER_LABEL } from "../core/constants.ts";
+import { failedCreate, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
+import { controllerOf } from "../core/ownership.ts";
+import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
+import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { R } from "../kube/resources.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
+ * puller pods once (label `ordinal.dev/image-puller`), asks planImagePulls (src/core/image-pulls.ts)
+ * per ImageList and does what it says — create and delete puller pods, write the status.
+ * A failed write is logged and left to the next pass; a puller pod that cannot be created makes
+ * its images Failed (backoff) instead of being retried every pass.
+ */
+
+/**
+ * releaseGoneSets drops from the ImageLists the pre-warm entries of sets that no longer exist
+ * (releaseGoneSets in src/core/prewarm.ts) and returns the lists as written (failures logged:
+ * the next pass tries again).
+ */
+export async function releaseGoneSets(client: KubeClient, lists: readonly ImageList[], liveSets: ReadonlySet<string>, log: Logger): Promise<ImageList[]> {
+  const written: ImageList[] = [];
+  for (const { namespace, action } of planReleaseGoneSets(lists, liveSets)) {
+    if (action.type !== "writeImageList" || !action.patch) continue;
+    try {
+      written.push(await client.patch<ImageList>(R.imageLists, namespace, action.node, action.patch, "merge"));
+      log.info("pre-warm entries of deleted sets removed", { imageList: `${namespace}/${action.node}` });
+    } catch (e) {
+      log.info("action failed", { imageList: `${namespace}/${action.node}`, action: "release deleted sets", error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return written;
+}
+
+/** How soon to look again while puller pods run. */
+export const PULL_POLL_MS = 2000;
+
+export interface PrewarmPassResult {
+  actions: string[];
+  errors: number;
+  /** True while puller pods run or were just finished (another pass soon makes progress). */
+  pending: boolean;
+  requeueAfterMs?: number;
+}
+
+export interface ActuateOptions {
+  now: () => Date;
+  log: Logger;
+  /** Namespace of the ImageLists (undefined: all). */
+  namespace?: string;
+  shouldStop?: () => boolean;
+}
+
+/** actuateImageLists makes the nodes of the given ImageLists hold their images; returns what it did. */
+export async function actuateImageLists(client: KubeClient, lists: readonly ImageList[], o: ActuateOptions): Promise<PrewarmPassResult> {
+  const result: PrewarmPassResult = { actions: [], errors: 0, pending: false };
+  if (!lists.length) return result;
+  const pods = await client.list<Pod>(R.pods, o.namespace, { labelSelector: `${PULLER_LABEL}=true`, limit: 5000 });
+  const byOwner = new Map<string, Pod[]>();
+  for (const p of pods) {
+    const uid = controllerOf(p)?.uid;
+    if (uid) byOwner.set(uid, [...(byOwner.get(uid) ?? []), p]);
+  }
+  const budget = { left: PULLERS_PER_PASS };
+  const sorted = [...lists].sort((a, b) => key(a).localeCompare(key(b)));
+  for (const list of sorted) {
+    if (o.shouldStop?.()) {
+      result.pending = true;
+      break;
+    }
+    const ns = list.metadata.namespace;
+    const name = list.metadata.name ?? "";
+    const now = o.now();
+    const plan = planImagePulls(list, byOwner.get(list.metadata.uid ?? "") ?? [], now, budget);
+    /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
+    const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
+      try {
+        await write();
+        result.actions.push(what);
+        return undefined;
+      } catch (e) {
+        if (isAlreadyExists(e)) return undefined;
+        const error = e instanceof Error ? e.message : String(e);
+        result.errors++;
+        o.log.info("action failed", { imageList: `${ns}/${name}`, action: what, error });
+        return error;
+      }
+    };
+    let statusChanged = plan.statusChanged;
+    for (const c of plan.create) {
+      const error = await attempt(`createPod ${c.pod.metadata?.name}`, () => client.create(R.pods, ns, c.pod));
+      if (error === undefined) continue;
+      for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], error, now);
+      statusChanged = true;
+    }
+    for (const d of plan.delete) await attempt(`deletePod ${d.name}`, () => client.delete(R.pods, ns, d.name, { gracePeriodSeconds: 0, preconditions: { uid: d.uid } }));
+    const generation = list.metadata.generation;
+    if (statusChanged || (generation !== undefined && list.status?.observedGeneration !== generation)) {
+      const images = mergePatch(list.status?.images ?? {}, plan.images);
+      await attempt(`updateStatus ${name}`, () =>
+        client.patch(R.imageLists, ns, name, { status: { observedGeneration: generation, images } }, "merge", "status"),
+      );
+    }
+    if (plan.inFlight) {
+      result.pending = true;
+      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? PULL_POLL_MS, PULL_POLL_MS);
+    }
+    if (plan.nextDueMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? plan.nextDueMs, plan.nextDueMs);
+  }
+  if (result.actions.length) o.log.info("image lists reconciled", { actions: result.actions, errors: result.errors });
+  return result;
+}
+
+const key = (l: ImageList) => `${l.metadata.namespace ?? ""}/${l.metadata.name ?? ""}`;
+
+/** mergePatch returns the JSON merge patch that turns `from` into `to` (null removes a key; objects patched key by key). */
+export function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(from)) if (!(k in to)) out[k] = null;
+  for (const [k, v] of Object.entries(to)) {
+    const was = from[k];
+    const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
+    if (isObj(v) && isObj(was)) out[k] = mergePatch(was, v);
+    else out[k] = v;
+  }
+  return out;
+}
