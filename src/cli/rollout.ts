@@ -129,9 +129,29 @@ async function setPaused(client: KubeClient, ctx: CliContext, ns: string, name: 
   return 0;
 }
 
-/** undo puts back the template of revision `toRevision` (0: the one before the latest), as kubectl's statefulset rollbacker. */
+/**
+ * undo puts back the template of revision `toRevision` (0: the one before the latest), as
+ * kubectl's statefulset rollbacker. The patch is guarded by the set's resourceVersion; when the
+ * set changed meanwhile (a status write by the reconciler bumps it too) it reads and tries again.
+ */
 async function undo(client: KubeClient, ctx: CliContext, ns: string, name: string, toRevision: number): Promise<number> {
-  const set = await getSet(client, ns, name);
+  for (let attempt = 1; ; attempt++) {
+    const set = await getSet(client, ns, name);
+    try {
+      return await undoOnce(client, ctx, set, toRevision);
+    } catch (e) {
+      const now = attempt < UNDO_ATTEMPTS ? await getSet(client, ns, name) : undefined;
+      if (!now || now.metadata.resourceVersion === set.metadata.resourceVersion) throw e;
+    }
+  }
+}
+
+const UNDO_ATTEMPTS = 5;
+
+/** undoOnce returns 0 once the set's template is the target revision's (patched, or already so). */
+async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, toRevision: number): Promise<number> {
+  const ns = set.metadata.namespace ?? "";
+  const name = set.metadata.name ?? "";
   const history = await revisionsOf(client, set);
   let target;
   if (toRevision === 0) {

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { main } from "../../src/cli/main.ts";
 import { rolloutState } from "../../src/cli/rollout.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { cliWorld, webSet } from "./helpers.ts";
@@ -128,6 +129,25 @@ describe("ordinal rollout pause|resume|restart|undo|history", () => {
     expect((await getWeb(w)).spec.template.spec).toMatchObject({ containers: [{ name: "nginx", image: "nginx:1.25" }] });
     expect(await main(["rollout", "undo", "web", "--to-revision", "9"], w.ctx)).toBe(1);
     expect(w.err.at(-1)).toMatch(/unable to find specified revision 9/);
+  });
+  it("undo reads again and retries when the set changed between its read and its patch (a status write)", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    await main(["set", "image", "web", "nginx=nginx:1.26"], w.ctx);
+    await w.converge();
+    const client = await w.ctx.client();
+    let raced = 0;
+    const racing: KubeClient = Object.assign(Object.create(client) as KubeClient, {
+      patch: async (...args: Parameters<KubeClient["patch"]>) => {
+        if (raced++ === 0) await client.patch(R.statefulSets, "default", "web", { metadata: { annotations: { bumped: "1" } } }, "merge");
+        return client.patch(...args);
+      },
+    });
+    const ctx = { ...w.ctx, client: async () => racing };
+    expect(await main(["rollout", "undo", "web"], ctx)).toBe(0);
+    expect(raced).toBe(2);
+    expect((await getWeb(w)).spec.template.spec).toMatchObject({ containers: [{ name: "nginx", image: "nginx:1.25" }] });
   });
 });
 

@@ -215,7 +215,8 @@ spec:
     expect((await getWeb()).spec.updateStrategy.rollingUpdate?.paused).toBe(false);
     const history = await ordinal(["rollout", "history", "web", "-n", ns]);
     expect(history.out).toContain("REVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n");
-    expect((await ordinal(["rollout", "undo", "web", "-n", ns])).code).toBe(0);
+    const undo = await ordinal(["rollout", "undo", "web", "-n", ns]);
+    expect(undo.code, undo.out).toBe(0);
     const status = await whileRunning(ordinal(["rollout", "status", "web", "-n", ns, "--timeout", "3m"]), ns);
     expect(status.code, status.out).toBe(0);
     expect((await listPods(ns)).map((p) => p.spec!.containers[0].image)).toEqual(["nginx:1.25", "nginx:1.25", "nginx:1.25", "nginx:1.25"]);
