@@ -174,9 +174,14 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
   it("/__scheduled runs a reconcile pass of the Worker against the real apiserver", async () => {
     const ns = await newNamespace("wh-cron");
     kubectl(["apply", "-f", "-"], setYaml(ns).replace("replicas: 2", "replicas: 1"));
-    const res = await webhookFetch(`${WORKER_URL}/__scheduled?cron=*+*+*+*+*`).catch((e: unknown) => {
-      throw new Error(`/__scheduled failed: ${String(e)}\n${worker.output().slice(-3000)}`);
-    });
+    // A kept-alive socket that wrangler dev closed while idle fails the first request with "other
+    // side closed"; a pass is idempotent, so that one is sent again on a new connection.
+    const scheduled = () => webhookFetch(`${WORKER_URL}/__scheduled?cron=*+*+*+*+*`);
+    const res = await scheduled()
+      .catch((e: unknown) => ((e as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET" ? scheduled() : Promise.reject(e)))
+      .catch((e: unknown) => {
+        throw new Error(`/__scheduled failed: ${String(e)}\n${worker.output().slice(-3000)}`);
+      });
     expect(res.status, worker.output().slice(-3000)).toBe(200);
     let pod: Pod | undefined;
     for (let i = 0; i < 40 && !pod; i++) {
