@@ -26,7 +26,6 @@ export type Action =
   | { type: "updateStatus"; status: StatefulSetStatus }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
 
-export type ActionType = Action["type"];
 
 /**
  * The merge patch of an in-place update: uid and resourceVersion as preconditions, label and

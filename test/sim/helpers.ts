@@ -7,7 +7,7 @@ export const BASE = "https://fake.local";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
-export interface Reply<T = Json> {
+interface Reply<T = Json> {
   status: number;
   body: T;
   headers: Headers;

@@ -6,7 +6,7 @@
  */
 
 /** thorough is true when the large randomized samples are asked for (ORDINAL_THOROUGH=1). */
-export const thorough = process.env.ORDINAL_THOROUGH === "1";
+const thorough = process.env.ORDINAL_THOROUGH === "1";
 
 /** randomRuns returns how many seeded runs to make: ORDINAL_RANDOM_RUNS if set, else `fast` or `large`. */
 export function randomRuns(fast: number, large: number): number {

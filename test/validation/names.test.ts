@@ -119,6 +119,11 @@ describe("nameIsDNSLabel", () => {
     expect(nameIsDNSLabel("web-", true)).toEqual([]);
     expect(nameIsDNSLabel("web-", false)).toEqual([LABEL_MSG]);
   });
+
+  it("does not mask a lone dash (upstream's maskTrailingDash needs two characters)", () => {
+    expect(nameIsDNSLabel("-", true)).toEqual([LABEL_MSG]);
+    expect(nameIsDNSLabel("a-", true)).toEqual([]);
+  });
 });
 
 describe("nameIsDNSSubdomain", () => {
