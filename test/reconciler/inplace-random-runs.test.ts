@@ -26,6 +26,7 @@ import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
 import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(12, 60);
 const NS = "default";
@@ -73,23 +74,19 @@ function template(image: string, sidecar: string, env: number) {
 }
 
 function setObject(s: Scenario, replicas: number, paused: boolean) {
-  return {
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: NS },
+  return setManifest({
+    namespace: NS,
+    replicas,
+    policy: s.policy,
     spec: {
-      replicas,
-      serviceName: "web",
-      podManagementPolicy: s.policy,
       minReadySeconds: s.minReadySeconds,
-      selector: { matchLabels: { app: "web" } },
       template: template("app:1", "side:1", 0),
       updateStrategy: {
         type: "RollingUpdate",
         rollingUpdate: { partition: s.partition, maxUnavailable: s.maxUnavailable, paused, podUpdatePolicy: s.update, inPlaceUpdateStrategy: { gracePeriodSeconds: s.grace } },
       },
     },
-  };
+  });
 }
 
 const gateOf = (p: Pod) => gateCondition(p)?.status;

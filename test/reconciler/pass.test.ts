@@ -11,19 +11,9 @@ import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const setObj = (name: string, replicas = 2) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name, namespace: "default" },
-  spec: {
-    replicas,
-    podManagementPolicy: "Parallel",
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
-    volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-  },
-});
+const setObj = (name: string, replicas = 2) => setManifest({ name, replicas, policy: "Parallel", claims: ["data"] });
 
 function setup() {
   const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });

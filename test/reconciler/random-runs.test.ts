@@ -21,6 +21,7 @@ import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
 import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(60, 500);
 const NS = "default";
@@ -48,24 +49,17 @@ function scenario(rnd: () => number): Scenario {
 }
 
 function setObject(s: Scenario, replicas: number, image: string) {
-  return {
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: NS },
+  return setManifest({
+    namespace: NS,
+    replicas,
+    policy: s.policy,
+    image,
+    claims: Array.from({ length: s.claims }, (_, i) => `data${i}`),
     spec: {
-      replicas,
-      serviceName: "web",
-      podManagementPolicy: s.policy,
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image }] } },
-      volumeClaimTemplates: Array.from({ length: s.claims }, (_, i) => ({
-        metadata: { name: `data${i}` },
-        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-      })),
       updateStrategy: s.strategy === "OnDelete" ? { type: "OnDelete" } : { type: "RollingUpdate", rollingUpdate: { partition: s.partition } },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: s.whenScaled },
     },
-  };
+  });
 }
 
 async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number> }> {
