@@ -103,6 +103,8 @@ describe("isValidPortNum", () => {
   it("is 1-65535", () => {
     expect(isValidPortNum(1)).toEqual([]);
     expect(isValidPortNum(0)).toEqual(["must be between 1 and 65535, inclusive"]);
+    expect(isValidPortNum(65535)).toEqual([]);
+    expect(isValidPortNum(65536)).toEqual(["must be between 1 and 65535, inclusive"]);
   });
 });
 

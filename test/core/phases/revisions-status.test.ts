@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adjustCounts } from "../../../src/core/plan-context.ts";
-import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
-import { planStatus } from "../../../src/core/status.ts";
+import { getStatefulSetRevisions, newRevision } from "../../../src/core/revisions.ts";
+import { countReplicas, planStatus } from "../../../src/core/status.ts";
 import { brief, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
 
 const old = makeSet();
@@ -19,6 +19,24 @@ describe("getStatefulSetRevisions", () => {
     expect(r.updateName).toBe(revisionOf(set).metadata?.name);
     expect(r.updateSet.spec.template.spec.containers[0].image).toBe(set.spec.template.spec.containers[0].image);
     expect(r.currentSet.spec.template.spec.containers[0].image).toBe(set === next ? "img:1" : set.spec.template.spec.containers[0].image);
+  });
+});
+
+describe("getStatefulSetRevisions and collisionCount", () => {
+  it("keeps the stored collisionCount and names a new revision with it", () => {
+    const s = makeSet({}, {}, { collisionCount: 2 });
+    const r = getStatefulSetRevisions(s, []);
+    expect(r.collisionCount).toBe(2);
+    expect(r.updateName).toBe(newRevision(s, 1, 2).metadata?.name);
+    expect(r.updateName).not.toBe(newRevision(s, 1, 0).metadata?.name);
+  });
+});
+
+describe("countReplicas", () => {
+  it("counts a terminating pod in replicas and readyReplicas, never at a revision (upstream computeReplicaStatus)", () => {
+    const rev = revisionOf(old).metadata!.name!;
+    const c = countReplicas([pod(old, 0, rev, "ready"), pod(old, 1, rev, "readyTerminating"), pod(old, 2, rev, "terminating")], rev, rev, 0, new Date("2026-11-21T12:00:00Z"));
+    expect(c).toEqual({ replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 1, updatedReplicas: 1 });
   });
 });
 
@@ -43,6 +61,15 @@ describe("planStatus", () => {
     const r = planStatus(next, counts, revs, []);
     expect(r.status).toMatchObject({ currentRevision: revs.updateName, currentReplicas: 3, observedGeneration: 2 });
     expect(brief(r.actions)).toEqual(["updateStatus"]);
+  });
+  it.each([
+    ["one pod not ready", { ...counts, readyReplicas: 2 }],
+    ["one pod not updated", { ...counts, updatedReplicas: 2 }],
+  ])("does not complete the rolling update with %s", (_, c) => {
+    const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
+    const r = planStatus(next, c, revs, []);
+    expect(r.status).toMatchObject({ currentRevision: revs.currentName, currentReplicas: 0 });
+    expect(revs.currentName).not.toBe(revs.updateName);
   });
   it("writes nothing when the status is unchanged", () => {
     const revs = getStatefulSetRevisions(old, [revisionOf(old)]);
