@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adjustCounts } from "../../../src/core/plan-context.ts";
 import { getStatefulSetRevisions, newRevision } from "../../../src/core/revisions.ts";
-import { countReplicas, planStatus } from "../../../src/core/status.ts";
+import { countReplicas, planStatus, statusAfter } from "../../../src/core/status.ts";
 import { brief, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
 
 const old = makeSet();
@@ -85,5 +85,28 @@ describe("planStatus", () => {
     const r = planStatus(s, counts, revs, [inUse]);
     expect(brief(r.actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([]);
     expect(brief(planStatus(s, counts, revs, []).actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([`deleteRevision ${revisionOf(next).metadata?.name}`]);
+  });
+});
+
+describe("statusAfter", () => {
+  const observed = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 2, updatedReplicas: 1 };
+  const basis = { observed, currentRevision: "cur", updateRevision: "upd", collisionCount: 0 };
+  const created = (rev: string) => ({ type: "createPod" as const, pod: pod(old, 3, rev), reason: "create" as const });
+  const deleted = (reason: "failed" | "update", revision: string) => ({ type: "deletePod" as const, name: "web-0", uid: "u", reason, revision });
+  it.each([
+    ["nothing done: the observed counts", [], { replicas: 3, currentReplicas: 2, updatedReplicas: 1 }],
+    ["a pod created at the update revision", [created("upd")], { replicas: 4, currentReplicas: 2, updatedReplicas: 2 }],
+    ["a pod created at the current revision", [created("cur")], { replicas: 4, currentReplicas: 3, updatedReplicas: 1 }],
+    ["an update deletion leaves replicas, leaves its revision", [deleted("update", "cur")], { replicas: 3, currentReplicas: 1, updatedReplicas: 1 }],
+    ["a failed pod deleted leaves replicas too", [deleted("failed", "upd")], { replicas: 2, currentReplicas: 2, updatedReplicas: 0 }],
+    ["a pod at neither revision moves only replicas", [created("other")], { replicas: 4, currentReplicas: 2, updatedReplicas: 1 }],
+  ])("%s", (_, done, want) => {
+    expect(statusAfter(old, basis, done)).toMatchObject({ ...want, currentRevision: "cur", updateRevision: "upd" });
+  });
+  it("carries the planned conditions, else the stored ones", () => {
+    const planned = [{ type: "Progressing", status: "True" as const, reason: "RollingUpdate", message: "m" }];
+    expect(statusAfter(old, { ...basis, conditions: planned }, []).conditions).toEqual(planned);
+    const stored = makeSet({}, {}, { conditions: [{ type: "Progressing", status: "False", reason: "Done", message: "d" }] });
+    expect(statusAfter(stored, basis, []).conditions).toEqual(stored.status?.conditions);
   });
 });
