@@ -13,6 +13,7 @@ export default defineConfig({
           environment: "node",
           include: ["test/**/*.test.ts"],
           exclude: ["test/workers/**", "test/e2e/**", "**/node_modules/**"],
+          setupFiles: ["test/support/fast-check-setup.ts"],
         },
       },
       {

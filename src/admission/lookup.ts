@@ -6,7 +6,7 @@ import type { LookupStatefulSet } from "./mutate-pods.ts";
 /** How long a cached set serves pods that name its uid (bounds how stale the range warning gets). */
 export const SET_CACHE_TTL_MS = 10_000;
 /** Sets remembered at once (oldest dropped first). */
-export const SET_CACHE_SIZE = 256;
+const SET_CACHE_SIZE = 256;
 
 /**
  * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: a GET, parsed

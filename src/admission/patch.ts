@@ -44,5 +44,3 @@ export function base64(bytes: Uint8Array): string {
   return btoa(bin);
 }
 
-/** escapePointerToken escapes one JSON Pointer reference token (RFC 6901). */
-export const escapePointerToken = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");

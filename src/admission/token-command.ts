@@ -5,7 +5,7 @@ import type { CommandIO } from "../webhook-config/register-command.ts";
 
 /** `ordinal token`: the CLI around src/auth/token.ts (issue and write the apiserver's admission JWT). */
 
-export const TOKEN_USAGE =
+const TOKEN_USAGE =
   "usage: ordinal token --key FILE [--audience A] [--issuer I] [--subject S] [--ttl 7d] [--out FILE]\n" +
   "       ordinal token --generate-keys DIR [--alg ES256|EdDSA] [--audience A] …\n" +
   "  Prints a JWT for the apiserver's admission kubeconfig. --generate-keys writes DIR/private.pem,\n" +

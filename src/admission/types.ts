@@ -7,8 +7,8 @@ import { isObject } from "../validation/json.ts";
  * and return an `AdmissionResponse`, which `reviewOf` wraps for the wire.
  */
 
-export const ADMISSION_API_VERSION = "admission.k8s.io/v1";
-export const ADMISSION_KIND = "AdmissionReview";
+const ADMISSION_API_VERSION = "admission.k8s.io/v1";
+const ADMISSION_KIND = "AdmissionReview";
 
 const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
 const GroupVersionResource = z.object({ group: z.string(), version: z.string(), resource: z.string() });
@@ -16,7 +16,7 @@ const GroupVersionResource = z.object({ group: z.string(), version: z.string(), 
 /** A Kubernetes object as JSON: any non-array object (its own schema is the handler's business). */
 const ObjectJSON = z.custom<Record<string, unknown>>(isObject, { message: "expected a Kubernetes object" });
 
-export const Operation = z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
+const Operation = z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 
 export const AdmissionRequestSchema = z
   .looseObject({
@@ -54,7 +54,6 @@ export const AdmissionReviewSchema = z.looseObject({
 });
 
 export type AdmissionRequest = z.output<typeof AdmissionRequestSchema>;
-export type AdmissionReviewRequest = z.output<typeof AdmissionReviewSchema>;
 
 /** The Status a denial carries; the apiserver shows `message` to the user and returns `code`. */
 export interface AdmissionStatus {
@@ -91,8 +90,8 @@ export interface AdmissionResult {
 }
 
 /** Warnings in one response at most, and characters of each (hostile input must not make them huge). */
-export const MAX_WARNINGS = 20;
-export const MAX_WARNING_CHARS = 1024;
+const MAX_WARNINGS = 20;
+const MAX_WARNING_CHARS = 1024;
 
 /** boundedWarnings keeps the first MAX_WARNINGS warnings, each cut at MAX_WARNING_CHARS, and counts the rest. */
 function boundedWarnings(warnings: string[]): { warnings?: string[] } {

@@ -8,11 +8,11 @@ import { diff } from "./patch.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
-export const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
+const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
 /** Annotations only the reconciler writes (the in-place update state machine). */
-export const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION] as const;
+const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION] as const;
 /** Pod conditions only the reconciler writes (the in-place update readiness gate). */
-export const RECONCILER_CONDITIONS = [INPLACE_READY_CONDITION] as const;
+const RECONCILER_CONDITIONS = [INPLACE_READY_CONDITION] as const;
 /**
  * Who may remove (never add or change) Ordinal's ownerReference besides the reconciler: the
  * garbage collector orphaning the pods of a set deleted with `propagationPolicy: Orphan`, under
@@ -119,9 +119,6 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
   }
   return { response: allow(req) };
 }
-
-/** validatePodUpdate is validatePodRequest (kept for callers of the UPDATE-only name). */
-export const validatePodUpdate = validatePodRequest;
 
 /** validateBinding refuses a Binding that would copy a reconciler-only annotation onto its pod. */
 function validateBinding(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {

@@ -43,7 +43,7 @@ function structural(node: unknown): unknown {
 }
 
 /** openApiSchema returns the structural openAPIV3Schema of a zod object schema (input side: defaults optional). */
-export function openApiSchema(schema: z.ZodType): Json {
+function openApiSchema(schema: z.ZodType): Json {
   const js = z.toJSONSchema(schema, { target: "openapi-3.0", unrepresentable: "any", io: "input" }) as Json;
   const s = structural(js) as Json;
   // metadata is validated by the apiserver itself; a CRD schema may only constrain name/generateName.

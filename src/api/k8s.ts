@@ -4,7 +4,6 @@
  */
 export type {
   V1Pod as Pod,
-  V1PodSpec as PodSpec,
   V1PodTemplateSpec as PodTemplateSpec,
   V1PodCondition as PodCondition,
   V1Container as Container,
@@ -12,12 +11,9 @@ export type {
   V1Volume as Volume,
   V1PersistentVolumeClaim as PersistentVolumeClaim,
   V1ControllerRevision as ControllerRevision,
-  V1ObjectMeta as ObjectMeta,
   V1OwnerReference as OwnerReference,
-  V1LabelSelector as LabelSelector,
   V1Lease as Lease,
   CoreV1Event as Event,
-  V1Status as Status,
   V1MutatingWebhookConfiguration as MutatingWebhookConfiguration,
   V1ValidatingWebhookConfiguration as ValidatingWebhookConfiguration,
 } from "@kubernetes/client-node";

@@ -31,7 +31,7 @@ export interface ClientCertificate {
  * clientCertificateNames returns the names a peer certificate answers to: its CN and each
  * `DNS:`/`URI:`/`IP Address:` entry of Node's `subjectaltname` string.
  */
-export function clientCertificateNames(cert: ClientCertificate): string[] {
+function clientCertificateNames(cert: ClientCertificate): string[] {
   return [...(cert.cn ? [cert.cn] : []), ...cert.sans];
 }
 

@@ -11,7 +11,7 @@ import type { Command } from "./main.ts";
 import { getSet, setNameArg } from "./sets.ts";
 
 /** age returns kubectl's short age ("5s", "3m", "2h", "4d"). */
-export function age(created: string | undefined, now: Date): string {
+function age(created: string | undefined, now: Date): string {
   if (!created) return "<unknown>";
   const s = Math.max(0, Math.floor((now.getTime() - Date.parse(created)) / 1000));
   if (s < 120) return `${s}s`;
@@ -21,7 +21,7 @@ export function age(created: string | undefined, now: Date): string {
 }
 
 /** setRows returns the table (header first) for the sets. */
-export function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespaces?: boolean } = {}): string[][] {
+function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespaces?: boolean } = {}): string[][] {
   const head = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE", ...(o.wide ? ["CONTAINERS", "IMAGES"] : [])];
   const rows = sets.map((s) => {
     const containers = ((s.spec.template.spec as { containers?: { name: string; image?: string }[] }).containers ?? []);
@@ -42,7 +42,7 @@ export function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; all
 }
 
 /** formatTable aligns columns with three spaces, as kubectl does. */
-export function formatTable(rows: string[][]): string {
+function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] + 3))).join("")).join("\n");
 }

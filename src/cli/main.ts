@@ -49,7 +49,7 @@ async function commands(): Promise<Command[]> {
 }
 
 /** usageOf returns the help text of one command. */
-export function usageOf(c: Command): string {
+function usageOf(c: Command): string {
   const lines = [`usage: ordinal ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`, `  ${c.summary}`];
   const opts = Object.entries(c.options);
   if (opts.length) lines.push("options:");

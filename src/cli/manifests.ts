@@ -12,7 +12,7 @@ import { UsageError } from "./args.ts";
 import type { Command } from "./main.ts";
 
 /** allManifests returns every object deploy/ holds, in apply order. */
-export function allManifests(o: { image?: string; replicas?: number; namespace?: string } = {}): Record<string, unknown>[] {
+function allManifests(o: { image?: string; replicas?: number; namespace?: string } = {}): Record<string, unknown>[] {
   const ns = o.namespace ?? INSTALL_NAMESPACE;
   return [statefulSetCrd(), imageListCrd(), ...namespaceManifests(ns), ...rbacManifests(ns), ...serverManifests({ ...o, namespace: ns }), ...webhookManifests(ns)];
 }

@@ -17,8 +17,8 @@ import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
 import type { CliContext, Command } from "./main.ts";
 import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
 
-export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
-export const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
+const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 
 /** Container waiting reasons that do not go away by waiting. */
 const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
@@ -90,7 +90,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
  * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`) or the
  * timeout passes (1). `timeoutMs` 0 waits for ever.
  */
-export async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
+async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
   const started = ctx.now().getTime();
   let last = "";
   let failingSince: number | undefined;

@@ -15,7 +15,7 @@ interface Container {
 }
 
 /** imagePatch returns the JSON Patch setting the images, or throws naming an unknown container. */
-export function imagePatch(set: StatefulSet, images: Record<string, string>): { op: string; path: string; value?: string }[] {
+function imagePatch(set: StatefulSet, images: Record<string, string>): { op: string; path: string; value?: string }[] {
   const spec = set.spec.template.spec as { containers?: Container[]; initContainers?: Container[] };
   const ops: { op: string; path: string; value?: string }[] = [];
   const seen = new Set<string>();

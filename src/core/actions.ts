@@ -29,7 +29,6 @@ export type Action =
   | { type: "writeImageList"; node: string; create?: ImageList; patch?: ImageListPatch }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
 
-export type ActionType = Action["type"];
 
 /**
  * The merge patch of an in-place update: uid and resourceVersion as preconditions, label and

@@ -10,7 +10,8 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
-function sortKeys(v: unknown): unknown {
+/** sortKeys returns a copy of a JSON value with object keys sorted at every level and undefined values dropped. */
+export function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
@@ -36,7 +37,7 @@ export function fnv32a(s: string): number {
 const ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789";
 
 /** safeEncodeString maps each character onto an alphabet without vowels (rand.SafeEncodeString). */
-export function safeEncodeString(s: string): string {
+function safeEncodeString(s: string): string {
   let out = "";
   for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length];
   return out;

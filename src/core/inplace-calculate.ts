@@ -11,7 +11,7 @@ import type { PodTemplateSpec } from "../api/k8s.ts";
  */
 
 /** One image to set on the pod: `field` is "containers" or "initContainers". */
-export interface ImageChange {
+interface ImageChange {
   field: "containers" | "initContainers";
   index: number;
   /** The container's name in the new template. */

@@ -56,8 +56,6 @@ export function writeInPlaceState(s: InPlaceUpdateState): string {
 /** gateCondition returns the pod's InPlaceUpdateReady condition, if any. */
 export const gateCondition = (pod: Pod): PodCondition | undefined => pod.status?.conditions?.find((c) => c.type === INPLACE_READY_CONDITION);
 
-/** hasGate is true when the pod carries the InPlaceUpdateReady readiness gate. */
-export const hasGate = (pod: Pod): boolean => !!pod.spec?.readinessGates?.some((g) => g.conditionType === INPLACE_READY_CONDITION);
 
 /** isGateFalse is true when the pod's InPlaceUpdateReady condition is False (an update holds it out of traffic). */
 export const isGateFalse = (pod: Pod): boolean => gateCondition(pod)?.status === "False";

@@ -58,12 +58,12 @@ export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateSta
 }
 
 /** isInPlaceUpdateDone is true when every container the update changed is updated (containerUpdated). */
-export function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
+function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
   return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
 }
 
 /** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition. */
-export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
+function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
   const others = (pod.status?.conditions ?? []).filter((c) => c.type !== INPLACE_READY_CONDITION);
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
   return {
@@ -115,7 +115,7 @@ export function startInPlaceUpdate(
  * the state annotation recording the running imageIDs. It carries the observed resourceVersion,
  * so the update fails with a conflict if the pod changed since it was read.
  */
-export function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date): InPlacePodPatch {
+function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date): InPlacePodPatch {
   const state: InPlaceUpdateState = { revision, updateTime: wholeSeconds(now), oldImageIDs: {}, images: {} };
   const lists: InPlacePodPatch["spec"] = {};
   for (const c of spec.images) {

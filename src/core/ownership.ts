@@ -53,7 +53,7 @@ export function claimRevisions(
  * non-matching owned ones. `isMember` narrows adoption (pods: name pattern). No adoption while
  * the set is being deleted.
  */
-export function claimObjects<T extends Ownable>(
+function claimObjects<T extends Ownable>(
   set: StatefulSet,
   objects: readonly T[],
   kind: "Pod" | "Revision",

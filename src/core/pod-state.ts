@@ -23,15 +23,16 @@ export function isRunningAndReady(pod: Pod): boolean {
 }
 
 /**
- * isRunningAndAvailable is true when the pod is running and ready and has been ready for at
- * least minReadySeconds at `now` (upstream's podutil.IsPodAvailable).
+ * isRunningAndAvailable is true when the pod is running and ready and has been ready for more
+ * than minReadySeconds at `now` (upstream's podutil.IsPodAvailable: readySince + minReadySeconds
+ * must be strictly before now, so a pod Ready for exactly minReadySeconds is not yet available).
  */
 export function isRunningAndAvailable(pod: Pod, minReadySeconds: number, now: Date): boolean {
   if (!isRunningAndReady(pod)) return false;
   if (minReadySeconds <= 0) return true;
   const since = podReadyCondition(pod)?.lastTransitionTime;
   if (!since) return false;
-  return new Date(since).getTime() + minReadySeconds * 1000 <= now.getTime();
+  return new Date(since).getTime() + minReadySeconds * 1000 < now.getTime();
 }
 
 /** isHealthy is true when the pod is running, ready and not terminating. */

@@ -14,7 +14,7 @@ import { newControllerRef } from "./pod.ts";
  * named `<set>-<hash>`, and carries an increasing revision number.
  */
 
-export const HASH_LABEL = "controller.kubernetes.io/hash";
+const HASH_LABEL = "controller.kubernetes.io/hash";
 
 /** revisionData returns the data a revision of the set stores: its template, replace-patch style. */
 export function revisionData(set: StatefulSet): { spec: { template: Record<string, unknown> } } {
@@ -77,7 +77,7 @@ export function revisionTemplate(rev: ControllerRevision): PodTemplateSpec {
 }
 
 /** applyRevision returns a copy of the set whose template is the revision's (upstream ApplyRevision). */
-export function applyRevision(set: StatefulSet, rev: ControllerRevision): StatefulSet {
+function applyRevision(set: StatefulSet, rev: ControllerRevision): StatefulSet {
   const copy = structuredClone(set);
   copy.spec.template = revisionTemplate(rev) as StatefulSet["spec"]["template"];
   return copy;
@@ -105,7 +105,7 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
 }
 
 /** revisionName returns `<prefix>-<hash>`, the prefix cut so the name stays within 253 characters. */
-export function revisionName(prefix: string, hash: string): string {
+function revisionName(prefix: string, hash: string): string {
   return `${prefix.slice(0, 223)}-${hash}`;
 }
 

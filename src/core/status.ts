@@ -51,7 +51,7 @@ export function countReplicas(
  * selector string; a finished RollingUpdate (all updated and ready) makes the update revision
  * current, as upstream's completeRollingUpdate does. Conditions are carried over.
  */
-export function newStatus(
+function newStatus(
   set: StatefulSet,
   counts: ReplicaCounts,
   currentRevision: string,

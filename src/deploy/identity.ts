@@ -9,7 +9,7 @@ export const INSTALL_NAMESPACE = "ordinal-system";
 export const SERVICE_ACCOUNT = "ordinal-reconciler";
 
 /** serviceAccountUsername returns the username the apiserver authenticates a ServiceAccount's token as. */
-export const serviceAccountUsername = (namespace: string, name: string) => `system:serviceaccount:${namespace}:${name}`;
+const serviceAccountUsername = (namespace: string, name: string) => `system:serviceaccount:${namespace}:${name}`;
 
 /** The reconciler's username when nothing says otherwise: the ServiceAccount of deploy/. */
 export const DEFAULT_RECONCILER_USERNAME = serviceAccountUsername(INSTALL_NAMESPACE, SERVICE_ACCOUNT);

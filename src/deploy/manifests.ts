@@ -10,11 +10,11 @@ import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "./identity.ts";
 
 type Json = Record<string, unknown>;
 
-export const SERVER_NAME = "ordinal";
-export const WEBHOOK_SERVICE = "ordinal-webhooks";
+const SERVER_NAME = "ordinal";
+const WEBHOOK_SERVICE = "ordinal-webhooks";
 export const TLS_SECRET = "ordinal-webhook-tls";
 /** The image name deploy/ uses; kustomization.yaml's `images:` maps it to a registry and tag. */
-export const IMAGE = "ordinal";
+const IMAGE = "ordinal";
 const PORT = 8443;
 const partOf = { "app.kubernetes.io/part-of": "ordinal" };
 const selector = { "app.kubernetes.io/name": SERVER_NAME };
@@ -32,7 +32,7 @@ export const namespaceManifests = (ns = INSTALL_NAMESPACE): Json[] => [
 ];
 
 /** serverEnv returns the Deployment's environment: the settings `ordinal serve` reads in the cluster. */
-export const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] => [
+const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] => [
   { name: "HOST", value: "0.0.0.0" },
   { name: "PORT", value: String(PORT) },
   { name: "WEBHOOK_SERVICE", value: `${ns}/${WEBHOOK_SERVICE}` },

@@ -21,7 +21,7 @@ import { APPS_V1_CONFIG_NAME, CONFIG_NAME } from "../webhook-config/webhook-conf
 import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "./identity.ts";
 import { TLS_SECRET } from "./manifests.ts";
 
-export interface Rule {
+interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
@@ -31,7 +31,7 @@ export interface Rule {
 const NAME = "ordinal-reconciler";
 const labels = { "app.kubernetes.io/part-of": "ordinal" };
 
-export const CLUSTER_RULES: Rule[] = [
+const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "create", "delete", "patch"] },
   { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
@@ -50,7 +50,7 @@ export const CLUSTER_RULES: Rule[] = [
   { apiGroups: ["admissionregistration.k8s.io"], resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], verbs: ["create"] },
 ];
 
-export const NAMESPACE_RULES: Rule[] = [
+const NAMESPACE_RULES: Rule[] = [
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: [TLS_SECRET] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },

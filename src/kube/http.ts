@@ -133,7 +133,7 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
 }
 
 /** toApiError turns a non-2xx response into an ApiError carrying the Status reason and message. */
-export async function toApiError(res: Response): Promise<ApiError> {
+async function toApiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => "");
   let status: { reason?: string; message?: string } | undefined;
   try {

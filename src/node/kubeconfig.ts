@@ -49,7 +49,7 @@ interface KubeconfigFile {
 const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
 
 /** loadKubeconfig returns the cluster config of the current context of a kubeconfig file. */
-export function loadKubeconfig(path: string, context?: string): ClusterConfig {
+function loadKubeconfig(path: string, context?: string): ClusterConfig {
   const doc = parse(readFileSync(path, "utf8")) as KubeconfigFile;
   const ctxName = context ?? doc["current-context"];
   const ctx = doc.contexts?.find((c) => c.name === ctxName) ?? doc.contexts?.[0];

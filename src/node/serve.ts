@@ -188,7 +188,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
  * managed pod's status change). Invocations never overlap within the process; the Lease keeps
  * other processes and Workers out.
  */
-export class ReconcileLoop {
+class ReconcileLoop {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;

@@ -14,7 +14,7 @@ import type { Logger } from "../log/log.ts";
 import { createFakeApiServer } from "../sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../sim/kubelet.ts";
 
-export const DEMO_SET = {
+const DEMO_SET = {
   apiVersion: "apps.ordinal.dev/v1",
   kind: "StatefulSet",
   metadata: { name: "web", namespace: "default" },

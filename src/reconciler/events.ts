@@ -21,7 +21,7 @@ import type { Logger } from "./log.ts";
  * Best effort: a failed event write is logged, never fails the pass.
  */
 
-export const AGGREGATE_PREFIX = "(combined from similar events): ";
+const AGGREGATE_PREFIX = "(combined from similar events): ";
 
 interface Known {
   name: string;

@@ -21,7 +21,7 @@ export interface LeaseOptions {
 export const CURSOR_ANNOTATION = "ordinal.dev/cursor";
 
 /** microTime formats a Date as metav1.MicroTime (six fractional digits). */
-export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
 /**
  * acquireLease returns true when `holder` now holds the lease (taken, renewed or taken over after

@@ -45,7 +45,7 @@ export interface PassOptions {
   shard?: { index: number; count: number };
 }
 
-export interface SetResult {
+interface SetResult {
   set: string;
   actions: string[];
   error?: string;
@@ -71,10 +71,10 @@ export interface PassResult {
  * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
  * 5 list requests (a page of 5,000 pods is a few MiB of JSON, within a Worker's 128 MB).
  */
-export const LIST_PAGE_SIZE = 5000;
+const LIST_PAGE_SIZE = 5000;
 
 /** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
-export const MANAGED_SELECTOR = SET_NAME_LABEL;
+const MANAGED_SELECTOR = SET_NAME_LABEL;
 
 /** shardOf returns the shard of a namespace among `count` (FNV-1a of the name). */
 export const shardOf = (namespace: string, count: number): number => fnv32a(namespace) % count;

@@ -10,7 +10,7 @@
  * - FieldValueTypeInvalid exists (prints as "Invalid value").
  */
 
-export type FieldErrorType =
+type FieldErrorType =
   | "FieldValueNotFound"
   | "FieldValueRequired"
   | "FieldValueDuplicate"
@@ -31,7 +31,7 @@ export interface FieldError {
 }
 
 /** OMIT is the bad value that makes the body print no value (upstream's omitValue). */
-export const OMIT: unique symbol = Symbol("omit");
+const OMIT: unique symbol = Symbol("omit");
 
 type PathElem = { kind: "name"; name: string } | { kind: "index"; index: string };
 
@@ -193,7 +193,7 @@ export function byteLength(s: string): number {
 }
 
 /** goJSON is encoding/json.Marshal for plain JSON data: HTML-safe escapes, null for undefined. */
-export function goJSON(v: unknown): string {
+function goJSON(v: unknown): string {
   const text = JSON.stringify(v, (_k, val: unknown) => (typeof val === "bigint" ? Number(val) : val));
   if (text === undefined) return "null";
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
@@ -248,7 +248,7 @@ export function goQuote(s: string): string {
 }
 
 /** goFloat is fmt's %v for a float64 (%g, shortest): exponent form below 1e-4 and from 1e6 up. */
-export function goFloat(f: number): string {
+function goFloat(f: number): string {
   if (Number.isNaN(f)) return "NaN";
   if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf";
   if (f === 0) return Object.is(f, -0) ? "-0" : "0";

@@ -1,8 +1,6 @@
 /** Ordinal's pure validation: the apiserver's rules and messages, plus Ordinal's own. */
 export {
   type FieldError,
-  type FieldErrorType,
-  type StatusCause,
   FieldPath,
   fieldPath,
   required,
@@ -15,7 +13,6 @@ export {
   tooLong,
   tooMany,
   internalError,
-  errorBody,
   formatFieldError,
   formatBadValue,
   formatInvalid,
@@ -40,12 +37,9 @@ export {
   isConfigMapKey,
   nameIsDNSSubdomain,
   nameIsDNSLabel,
-  nameIsDNS1035Label,
-  type NameValidator,
 } from "./names.ts";
 export {
   type LabelSelector,
-  type LabelSelectorRequirement,
   validateLabelName,
   validateLabels,
   validateLabelSelector,

@@ -9,7 +9,7 @@ import { type FieldError, FieldPath, forbidden, invalid, required, byteOrder } f
 import { Reader } from "./json.ts";
 import { isQualifiedName, isValidLabelValue } from "./names.ts";
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: string;
   values?: string[];

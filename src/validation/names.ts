@@ -11,6 +11,7 @@
  */
 import { byteLength } from "./field-error.ts";
 
+/** regexError is upstream's RegexError: the message, examples and the regular expression used. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   let out = msg + " (e.g. ";
@@ -22,7 +23,7 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
 }
 
 export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-export const emptyError = (): string => "must be non-empty";
+const emptyError = (): string => "must be non-empty";
 export const inclusiveRangeError = (lo: number, hi: number): string => `must be between ${lo} and ${hi}, inclusive`;
 
 const anchored = (fmt: string): RegExp => new RegExp(`^(?:${fmt})$`);
@@ -173,11 +174,15 @@ export function isValidPortName(port: string): string[] {
 
 const MAX_INT32 = 2147483647;
 
-/** isValidUserID / isValidGroupID: 0–2147483647. */
+/** isValidUserID returns the errors of a user id outside 0–2147483647 (none when valid). */
 export function isValidUserID(uid: number): string[] {
   return uid >= 0 && uid <= MAX_INT32 ? [] : [inclusiveRangeError(0, MAX_INT32)];
 }
-export const isValidGroupID = isValidUserID;
+
+/** isValidGroupID returns the errors of a group id: the same range as a user id. */
+export function isValidGroupID(gid: number): string[] {
+  return isValidUserID(gid);
+}
 
 /** isValidPercent: `[0-9]+%`. */
 export function isValidPercent(percent: string): string[] {
@@ -205,7 +210,11 @@ export function isConfigMapKey(value: string): string[] {
 /** A ValidateNameFunc: `prefix` is true for generateName, which may end in a dash. */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-const maskTrailingDash = (name: string): string => (name.endsWith("-") ? name.slice(0, -2) + "a" : name);
+/**
+ * maskTrailingDash is upstream's: a generateName may end in a dash (a random suffix follows), so
+ * the last two characters become "a" before the name check; a lone "-" stays (and is invalid).
+ */
+export const maskTrailingDash = (name: string): string => (name.length > 1 && name.endsWith("-") ? name.slice(0, -2) + "a" : name);
 
 export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);

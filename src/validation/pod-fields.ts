@@ -9,7 +9,7 @@ import { type JsonObject } from "./json.ts";
 import { isConfigMapKey, isQualifiedName, nameIsDNSSubdomain } from "./names.ts";
 import { type Quantity, parseQuantity, quantityToString } from "./quantity.ts";
 
-export const FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive";
+const FILE_MODE_ERROR = "must be a number between 0 and 0777 (octal), both inclusive";
 export const IS_NEGATIVE_ERROR = "must be greater than or equal to 0";
 
 /** nonNegative is ValidateNonnegativeField. */

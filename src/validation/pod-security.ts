@@ -38,7 +38,7 @@ export function validateSecurityContext(r: Reader, sc: JsonObject, path: FieldPa
 }
 
 /** validateSeccompProfile is validateSeccompProfileField (pod or container). */
-export function validateSeccompProfile(r: Reader, v: unknown, path: FieldPath): FieldError[] {
+function validateSeccompProfile(r: Reader, v: unknown, path: FieldPath): FieldError[] {
   const sp = r.obj(v, path);
   if (!sp) return [];
   const errs: FieldError[] = [];

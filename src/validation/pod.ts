@@ -20,7 +20,6 @@ import { defaultPodSpec } from "./pod-defaults.ts";
 import { validatePodSpec } from "./pod-spec.ts";
 
 export type PodValidationOptions = ContainerOptions;
-export { validatePodSpec, validatePodSpecificAnnotations };
 
 /**
  * validatePodCreate returns the errors the apiserver would answer a POST of this pod with
@@ -70,7 +69,7 @@ export function validatePodCreate(pod: Pod | unknown, opts: PodValidationOptions
  * dedupe drops errors that repeat an earlier one (the apiserver's aggregate does too), and a
  * "Required value" where the same field was reported as being of the wrong type.
  */
-export function dedupe(errors: FieldError[]): FieldError[] {
+function dedupe(errors: FieldError[]): FieldError[] {
   const seen = new Set<string>();
   const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
   return errors.filter((e) => {

@@ -18,10 +18,10 @@ export interface Quantity {
 }
 
 /** The regular expression in upstream's ErrFormatWrong message. */
-export const QUANTITY_REGEX = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
-export const ERR_FORMAT_WRONG = `quantities must match the regular expression '${QUANTITY_REGEX}'`;
-export const ERR_NUMERIC = "unable to parse numeric part of quantity";
-export const ERR_SUFFIX = "unable to parse quantity's suffix";
+const QUANTITY_REGEX = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+const ERR_FORMAT_WRONG = `quantities must match the regular expression '${QUANTITY_REGEX}'`;
+const ERR_NUMERIC = "unable to parse numeric part of quantity";
+const ERR_SUFFIX = "unable to parse quantity's suffix";
 
 const NANO = 1_000_000_000n;
 const MAX_INT64 = 9223372036854775807n;

@@ -21,7 +21,7 @@ import { nonNegative } from "./pod-fields.ts";
 import { parseQuantity } from "./quantity.ts";
 
 /** typedSelector reads a selector into the LabelSelector shape, skipping ill-typed parts (reported elsewhere). */
-export function typedSelector(v: unknown): LabelSelector | undefined {
+function typedSelector(v: unknown): LabelSelector | undefined {
   if (!isObject(v)) return undefined;
   const sel: LabelSelector = {};
   if (isObject(v.matchLabels))

@@ -19,7 +19,7 @@ export interface CommandIO {
   rename?(from: string, to: string): Promise<void>;
 }
 
-export const REGISTER_USAGE =
+const REGISTER_USAGE =
   "usage: ordinal register --url https://HOST[:PORT] [--ca-bundle FILE] [--validate-apps-v1] [--dry-run]\n" +
   "  Applies Ordinal's Mutating/ValidatingWebhookConfigurations pointing at the webhook server at --url,\n" +
   "  trusting the PEM certificates in --ca-bundle (default: the apiserver's system roots).\n" +

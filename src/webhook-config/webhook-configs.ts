@@ -177,7 +177,7 @@ export interface DesiredConfig {
   object: MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
 }
 
-export const MANAGED_BY_LABELS = { "app.kubernetes.io/managed-by": COMPONENT } as const;
+const MANAGED_BY_LABELS = { "app.kubernetes.io/managed-by": COMPONENT } as const;
 
 /**
  * webhookConfigurations returns the configurations to apply for a webhook server at `target`:

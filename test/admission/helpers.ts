@@ -1,24 +1,23 @@
 // Builders shared by the admission tests (Node and workerd): AdmissionReviews, a sample set and
 // its pods, an app with a fresh signing key. Web APIs only, so test/workers can import it.
 import type { Pod } from "../../src/api/k8s.ts";
-import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { SET_NAME_LABEL } from "../../src/core/constants.ts";
 import type { CommandIO } from "../../src/webhook-config/register-command.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
 import type { Logger } from "../../src/http/log.ts";
+import { newSet } from "../support/fixtures.ts";
 
 export const RECONCILER = "ordinal-reconciler";
 
 /** sampleSet is `default/web`: serviceName web, claim template `data`, 3 replicas. */
 export function sampleSet(overrides: { serviceName?: string; claims?: string[]; replicas?: number; start?: number } = {}): StatefulSet {
-  return StatefulSetSchema.parse({
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: "default", uid: "uid-web" },
+  return newSet({
+    replicas: overrides.replicas ?? 3,
+    metadata: { uid: "uid-web" },
+    claims: overrides.claims ?? ["data"],
     spec: {
-      replicas: overrides.replicas ?? 3,
       serviceName: overrides.serviceName ?? "web",
-      selector: { matchLabels: { app: "web" } },
       ...(overrides.start !== undefined ? { ordinals: { start: overrides.start } } : {}),
       template: {
         metadata: { labels: { app: "web" } },
@@ -27,10 +26,6 @@ export function sampleSet(overrides: { serviceName?: string; claims?: string[]; 
           volumes: [{ name: "data", emptyDir: {} }, { name: "config", configMap: { name: "web-config" } }],
         },
       },
-      volumeClaimTemplates: (overrides.claims ?? ["data"]).map((name) => ({
-        metadata: { name },
-        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-      })),
     },
   });
 }

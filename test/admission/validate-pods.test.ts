@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
-import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest, validatePodUpdate } from "../../src/admission/validate-pods.ts";
+import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest } from "../../src/admission/validate-pods.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { RECONCILER, request, sampleSet } from "./helpers.ts";
@@ -161,7 +161,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("validatePodUpdate", () => {
+describe("validatePodRequest on UPDATE", () => {
   for (const c of cases) {
     it(c.name, () => {
       const old = (c.old ?? stored)();
@@ -175,7 +175,7 @@ describe("validatePodUpdate", () => {
         subResource: c.subResource,
         userInfo: { username: c.user ?? "admin" },
       });
-      const { response } = validatePodUpdate(req, { reconcilerUsername: RECONCILER });
+      const { response } = validatePodRequest(req, { reconcilerUsername: RECONCILER });
       expect(response.uid).toBe(req.uid);
       if (!c.denied) {
         expect(response, JSON.stringify(response.status)).toMatchObject({ allowed: true });
@@ -193,7 +193,7 @@ describe("validatePodUpdate", () => {
     const old = stored();
     const pod = structuredClone(old);
     pod.spec!.containers[0].env = [];
-    const { response } = validatePodUpdate(request({ operation: "UPDATE", object: pod, oldObject: old }), { reconcilerUsername: RECONCILER });
+    const { response } = validatePodRequest(request({ operation: "UPDATE", object: pod, oldObject: old }), { reconcilerUsername: RECONCILER });
     expect(response.status?.message).toBe(
       'Pod "web-0" is invalid: spec: Forbidden: a pod of Ordinal StatefulSet "web" may change only spec.containers[*].image and ' +
         "spec.initContainers[*].image; this update changes /spec/containers/0/env (change the StatefulSet's template instead)",
@@ -205,8 +205,8 @@ describe("validatePodUpdate", () => {
     const old = stored();
     const req = (dryRun: boolean) =>
       request({ operation: "UPDATE", subResource: "status", namespace: "default", object: old, oldObject: old, dryRun, userInfo: { username: "system:node:n1" } });
-    expect(validatePodUpdate(req(false), { reconcilerUsername: RECONCILER }).reconcileHint).toEqual({ namespace: "default", setName: "web" });
-    expect(validatePodUpdate(req(true), { reconcilerUsername: RECONCILER }).reconcileHint).toBeUndefined();
+    expect(validatePodRequest(req(false), { reconcilerUsername: RECONCILER }).reconcileHint).toEqual({ namespace: "default", setName: "web" });
+    expect(validatePodRequest(req(true), { reconcilerUsername: RECONCILER }).reconcileHint).toBeUndefined();
   });
 });
 

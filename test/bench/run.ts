@@ -121,3 +121,4 @@ console.log("== Worker bundle (what wrangler uploads): minified vs not, gzip, si
 await (await import("./prewarm.ts")).runPrewarmBench();
 await (await import("./admission.ts")).runAdmissionBench();
 await (await import("./pass-cost.ts")).runPassCostBench();
+await (await import("./fake-apiserver.ts")).runFakeApiServerBench();

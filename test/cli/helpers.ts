@@ -5,18 +5,9 @@ import { silentLogger } from "../../src/log/log.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-export const webSet = (name = "web", replicas = 3) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name, namespace: "default" },
-  spec: {
-    replicas,
-    serviceName: name,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "nginx", image: "nginx:1.25" }] } },
-  },
-});
+export const webSet = (name = "web", replicas = 3) => setManifest({ name, replicas, container: "nginx", image: "nginx:1.25" });
 
 export function cliWorld() {
   const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });

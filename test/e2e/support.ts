@@ -24,7 +24,7 @@ export interface ClusterEnv {
 const dir = process.env.ORDINAL_CLUSTER_DIR ?? "/tmp/ordinal-e2e-cluster";
 
 /** clusterEnv reads the env.json start.sh wrote; fails loudly when no cluster is running. */
-export function clusterEnv(): ClusterEnv {
+function clusterEnv(): ClusterEnv {
   try {
     return JSON.parse(readFileSync(`${dir}/env.json`, "utf8")) as ClusterEnv;
   } catch (e) {
@@ -35,9 +35,9 @@ export function clusterEnv(): ClusterEnv {
 export const env = clusterEnv();
 const ca = readFileSync(env.KUBE_CA_FILE, "utf8");
 export const adminConfig: ClusterConfig = { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, ca, source: "e2e admin" };
-export const reconcilerConfig: ClusterConfig = { server: env.KUBE_API_URL, token: env.KUBE_RECONCILER_TOKEN, ca, source: "e2e reconciler" };
+const reconcilerConfig: ClusterConfig = { server: env.KUBE_API_URL, token: env.KUBE_RECONCILER_TOKEN, ca, source: "e2e reconciler" };
 export const admin: KubeClient = clientFor(adminConfig);
-export const reconcilerClient: KubeClient = clientFor(reconcilerConfig);
+const reconcilerClient: KubeClient = clientFor(reconcilerConfig);
 
 /** kubectl runs kubectl against the cluster and returns stdout (throws with stderr on failure). */
 export function kubectl(args: string[], input?: string): string {

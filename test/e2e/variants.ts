@@ -16,7 +16,7 @@ import { mulberry32, pick, type Random } from "../../src/sim/fake-apiserver/rand
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Raw = any;
 
-export type Family =
+type Family =
   | "valid"
   | "containers"
   | "container-names"
@@ -36,7 +36,7 @@ export type Family =
   | "corpus"
   | "random";
 
-export interface Mutation {
+interface Mutation {
   name: string;
   family: Family;
   apply: (s: Raw) => void;
@@ -155,7 +155,7 @@ const sub = (obj: Raw, key: string): Raw => {
 const m = (family: Family, name: string, apply: (s: Raw) => void, composable = true): Mutation => ({ name, family, apply, composable });
 
 /** The hand-written mutations. */
-export const MUTATIONS: Mutation[] = [
+const MUTATIONS: Mutation[] = [
   // valid edge cases: must be admitted by both
   m("valid", "base", () => {}),
   m("valid", "volume-without-source-defaults-to-emptyDir", (s) => list(T(s), "volumes").push({ name: "scratch" })),
@@ -601,7 +601,7 @@ const PARAMETRIC: Array<(rng: Rng) => Mutation> = [
  * randomVariants returns `count` variants of the base set, each combining 1–3 mutations drawn with
  * `seed`: hand-written composable ones (except those named in `exclude`) and parametric ones.
  */
-export function randomVariants(seed: number, count: number, exclude: ReadonlySet<string> = new Set()): Variant[] {
+function randomVariants(seed: number, count: number, exclude: ReadonlySet<string> = new Set()): Variant[] {
   const rng = mulberry32(seed);
   const handWritten = MUTATIONS.filter((x) => x.composable !== false && x.family !== "valid" && !exclude.has(x.name));
   const randomMutation = (): Mutation => (rng() < 0.5 ? pick(rng, handWritten) : pick(rng, PARAMETRIC)(rng));
@@ -617,7 +617,7 @@ export function randomVariants(seed: number, count: number, exclude: ReadonlySet
 }
 
 /** handWrittenVariants: one variant per hand-written mutation, applied to a fresh base set. */
-export function handWrittenVariants(): Variant[] {
+function handWrittenVariants(): Variant[] {
   return MUTATIONS.map((mu) => {
     const set = baseSet();
     mu.apply(set);
@@ -626,7 +626,7 @@ export function handWrittenVariants(): Variant[] {
 }
 
 /** corpusVariants: the upstream manifests, which must be admitted. */
-export function corpusVariants(): Variant[] {
+function corpusVariants(): Variant[] {
   return corpusSets().map(({ file, set }) => ({ name: `corpus:${file}:${set.metadata?.name}`, family: "corpus", set }));
 }
 

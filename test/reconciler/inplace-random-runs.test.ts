@@ -7,7 +7,8 @@
  * rollout takes an available pod down only while fewer than maxUnavailable replicas are
  * unavailable; the kubelet never reports Ready while a readiness gate is False. Every run must
  * converge once the chaos stops (all pods updated in place, gates True, annotations gone).
- * ORDINAL_RANDOM_RUNS sets the number of runs (default 12 here); a failure prints its seed.
+ * Runs 12 seeds by default and 60 under ORDINAL_THOROUGH=1 (.ci/run); ORDINAL_RANDOM_RUNS and
+ * ORDINAL_RANDOM_SEED pick the range; a failure prints its seed and how to rerun it.
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
@@ -23,9 +24,11 @@ import { silentLogger } from "../../src/reconciler/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { forEachSeed, randomRuns } from "../support/random.ts";
 import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const RUNS = Number(process.env.ORDINAL_RANDOM_RUNS ?? 12);
+const RUNS = randomRuns(12, 60);
 const NS = "default";
 
 interface Scenario {
@@ -71,23 +74,19 @@ function template(image: string, sidecar: string, env: number) {
 }
 
 function setObject(s: Scenario, replicas: number, paused: boolean) {
-  return {
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: NS },
+  return setManifest({
+    namespace: NS,
+    replicas,
+    policy: s.policy,
     spec: {
-      replicas,
-      serviceName: "web",
-      podManagementPolicy: s.policy,
       minReadySeconds: s.minReadySeconds,
-      selector: { matchLabels: { app: "web" } },
       template: template("app:1", "side:1", 0),
       updateStrategy: {
         type: "RollingUpdate",
         rollingUpdate: { partition: s.partition, maxUnavailable: s.maxUnavailable, paused, podUpdatePolicy: s.update, inPlaceUpdateStrategy: { gracePeriodSeconds: s.grace } },
       },
     },
-  };
+  });
 }
 
 const gateOf = (p: Pod) => gateCondition(p)?.status;
@@ -251,8 +250,7 @@ describe("randomized in-place rollouts with faults and crashes", () => {
     let steps = 0;
     let inPlace = 0;
     let recreated = 0;
-    for (let seed = 1; seed <= RUNS; seed++) {
-      const r = await runOnce(seed);
+    for (const r of await forEachSeed("test/reconciler/inplace-random-runs.test.ts", RUNS, runOnce)) {
       steps += r.steps;
       inPlace += r.inPlace;
       recreated += r.recreated;

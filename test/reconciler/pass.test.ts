@@ -4,26 +4,18 @@
  * events are recorded like upstream; the Lease keeps two invocations from acting at once.
  */
 import { describe, expect, it } from "vitest";
-import type { Pod } from "../../src/api/k8s.ts";
+import type { Lease, Pod } from "../../src/api/k8s.ts";
+import { SET_NAME_LABEL } from "../../src/core/constants.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { acquireLease } from "../../src/reconciler/lease.ts";
+import { R } from "../../src/kube/resources.ts";
+import { acquireLease, releaseLease } from "../../src/reconciler/lease.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const setObj = (name: string, replicas = 2) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name, namespace: "default" },
-  spec: {
-    replicas,
-    podManagementPolicy: "Parallel",
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
-    volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-  },
-});
+const setObj = (name: string, replicas = 2) => setManifest({ name, replicas, policy: "Parallel", claims: ["data"] });
 
 function setup() {
   const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
@@ -82,6 +74,31 @@ describe("reconcilePass", () => {
     expect(pods()).toEqual(["b-0"]);
   });
 
+  it("a set sees only its own namespace's pods, claims and revisions", async () => {
+    const fake = createFakeApiServer({ namespaces: ["a", "b", "ordinal-system"] });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    const setA = fake.seed<{ metadata: { uid: string } }>(setManifest({ namespace: "a", replicas: 1, policy: "Parallel", claims: ["data"] }));
+    const setB = fake.seed<{ metadata: { uid: string } }>(setManifest({ namespace: "b", replicas: 1, policy: "Parallel", claims: ["data"] }));
+    // An orphan web-0 of a set "web" (orphaned by a deletion, Ordinal's label kept) in b only: b's
+    // set adopts it, a's set must create its own.
+    const labels = { app: "web", [SET_NAME_LABEL]: "web" };
+    fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: "web-0", namespace: "b", labels }, spec: { containers: [{ name: "c", image: "img:1" }] } });
+    const first = await reconcilePass(client, { now, log: silentLogger });
+    const actionsOf = (id: string) => first.sets.find((x) => x.set === id);
+    expect(actionsOf("a/web")).toMatchObject({ error: undefined });
+    expect(actionsOf("a/web")?.actions.filter((x) => /Pod|Claim/.test(x))).toEqual(["createClaim data-web-0", "createPod web-0"]);
+    expect(actionsOf("b/web")?.actions).toContain("adoptPod web-0");
+    expect(actionsOf("b/web")?.actions).not.toContain("createPod web-0");
+    for (let i = 0; i < 2; i++) await reconcilePass(client, { now, log: silentLogger });
+    const owner = (ns: string) => fake.get<Pod>(`/api/v1/namespaces/${ns}/pods/web-0`)?.metadata?.ownerReferences?.[0]?.uid;
+    expect(owner("a")).toBe(setA.metadata.uid);
+    expect(owner("b")).toBe(setB.metadata.uid);
+    for (const ns of ["a", "b"]) {
+      expect(fake.list<Pod>(`/api/v1/namespaces/${ns}/persistentvolumeclaims`).map((c) => c.metadata?.name)).toEqual(["data-web-0"]);
+      expect(fake.list(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`)).toHaveLength(1);
+    }
+  });
+
   it("records upstream's events, FailedCreate included", async () => {
     const { fake, client } = setup();
     await fake.seed(setObj("web", 1));
@@ -106,6 +123,52 @@ describe("leases and invocations", () => {
     expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, new Date(t0.getTime() + 20_000))).toBe(true);
     expect(await acquireLease(client, { namespace: "ordinal-system", holder: "b" }, new Date(t0.getTime() + 51_000))).toBe(true);
     expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, new Date(t0.getTime() + 52_000))).toBe(false);
+  });
+
+  it("a holder that lost the lease leaves the new holder's lease alone on release", async () => {
+    const { client } = setup();
+    const t0 = new Date("2026-11-21T12:00:00Z");
+    const at = (s: number) => new Date(t0.getTime() + s * 1000);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "a" }, t0)).toBe(true);
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "b" }, at(31))).toBe(true);
+    await releaseLease(client, { namespace: "ordinal-system", holder: "a" });
+    const lease = await client.get<Lease>(R.leases, "ordinal-system", "ordinal-reconciler");
+    expect(lease?.spec?.holderIdentity).toBe("b");
+    expect(await acquireLease(client, { namespace: "ordinal-system", holder: "c" }, at(32))).toBe(false);
+  });
+
+  it("an invocation stops acting once another holder has taken its lease", async () => {
+    const { fake, client } = setup();
+    await fake.seed(setManifest({ replicas: 3, policy: "OrderedReady" }));
+    let t = Date.parse("2026-11-21T12:00:00Z");
+    const clock = () => new Date(t);
+    // web-0 exists and nobody plays the kubelet: every pass from now on waits for it (pending, no
+    // pod writes), so the invocation sleeps between passes.
+    await reconcilePass(client, { now: clock, log: silentLogger });
+    let takenOver = false;
+    let passesAfterTakeover = 0;
+    // While it sleeps its lease expires and another invocation takes it over.
+    const sleep = async () => {
+      t += 31_000;
+      takenOver = await acquireLease(client, { namespace: "ordinal-system", holder: "other" }, clock());
+    };
+    const r = await runReconcile(client, {
+      log: silentLogger,
+      holder: "me",
+      leaseNamespace: "ordinal-system",
+      budgetMs: 3_600_000,
+      idleMs: 1,
+      maxPasses: 5,
+      now: clock,
+      sleep,
+      beforePass: async () => void (takenOver && passesAfterTakeover++),
+    });
+    expect(r.acquired).toBe(true);
+    expect(r.passes.every((p) => p.pending)).toBe(true);
+    expect(takenOver).toBe(true);
+    expect(passesAfterTakeover).toBe(0);
+    const lease = await client.get<Lease>(R.leases, "ordinal-system", "ordinal-reconciler");
+    expect(lease?.spec?.holderIdentity).toBe("other");
   });
 
   it("racing acquisitions: exactly one wins", async () => {

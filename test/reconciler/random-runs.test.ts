@@ -3,8 +3,9 @@
  * 409/429/500/network faults, lost responses and crashes between any two requests, while a
  * kubelet player moves pods at random speeds and the test changes the set. Upstream's
  * invariants are asserted on every request; every run must converge once the chaos stops.
- * ORDINAL_RANDOM_RUNS sets the number of runs (default 500), ORDINAL_RANDOM_SEED the first seed; a
- * failure prints its seed.
+ * Runs 60 seeds by default and 500 under ORDINAL_THOROUGH=1 (.ci/run); ORDINAL_RANDOM_RUNS sets
+ * the number of runs, ORDINAL_RANDOM_SEED the first seed; a failure prints its seed and the
+ * command that reruns it (test/support/random.ts).
  */
 import { describe, expect, it } from "vitest";
 import type { PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
@@ -18,9 +19,11 @@ import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { forEachSeed, randomRuns } from "../support/random.ts";
 import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const RUNS = Number(process.env.ORDINAL_RANDOM_RUNS ?? 500);
+const RUNS = randomRuns(60, 500);
 const NS = "default";
 
 interface Scenario {
@@ -46,24 +49,17 @@ function scenario(rnd: () => number): Scenario {
 }
 
 function setObject(s: Scenario, replicas: number, image: string) {
-  return {
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: NS },
+  return setManifest({
+    namespace: NS,
+    replicas,
+    policy: s.policy,
+    image,
+    claims: Array.from({ length: s.claims }, (_, i) => `data${i}`),
     spec: {
-      replicas,
-      serviceName: "web",
-      podManagementPolicy: s.policy,
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image }] } },
-      volumeClaimTemplates: Array.from({ length: s.claims }, (_, i) => ({
-        metadata: { name: `data${i}` },
-        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-      })),
       updateStrategy: s.strategy === "OnDelete" ? { type: "OnDelete" } : { type: "RollingUpdate", rollingUpdate: { partition: s.partition } },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: s.whenScaled },
     },
-  };
+  });
 }
 
 async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number> }> {
@@ -197,8 +193,7 @@ describe("randomized reconcile runs with faults and crashes", () => {
   it(`${RUNS} seeded runs keep upstream's invariants and converge`, async () => {
     const totals: Record<string, number> = {};
     let steps = 0;
-    for (let seed = Number(process.env.ORDINAL_RANDOM_SEED ?? 1); seed <= RUNS; seed++) {
-      const r = await runOnce(seed);
+    for (const r of await forEachSeed("test/reconciler/random-runs.test.ts", RUNS, runOnce)) {
       steps += r.steps;
       for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;
     }

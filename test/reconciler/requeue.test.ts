@@ -10,18 +10,14 @@ import { silentLogger } from "../../src/reconciler/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const set = (image: string) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name: "web", namespace: "default" },
-  spec: {
+const set = (image: string) =>
+  setManifest({
     replicas: 1,
-    selector: { matchLabels: { app: "web" } },
-    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image }] } },
-    updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", inPlaceUpdateStrategy: { gracePeriodSeconds: 3 } } },
-  },
-});
+    image,
+    spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", inPlaceUpdateStrategy: { gracePeriodSeconds: 3 } } } },
+  });
 
 describe("runReconcile and requeue-after", () => {
   it("sleeps until the grace period ends, then updates the pod in place", async () => {

@@ -15,19 +15,10 @@ import { silentLogger } from "../../src/reconciler/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass, shardOf } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const setObj = (name: string, replicas = 2, policy: "Parallel" | "OrderedReady" = "Parallel", namespace = "default") => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name, namespace },
-  spec: {
-    replicas,
-    podManagementPolicy: policy,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
-    volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-  },
-});
+const setObj = (name: string, replicas = 2, policy: "Parallel" | "OrderedReady" = "Parallel", namespace = "default") =>
+  setManifest({ name, namespace, replicas, policy, claims: ["data"] });
 
 function setup(namespaces = ["default", "ordinal-system"]) {
   const fake = createFakeApiServer({ namespaces });

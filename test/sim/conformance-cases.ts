@@ -15,10 +15,10 @@
  * same case (`save: { rv: "metadata.resourceVersion" }`).
  */
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Expectation on a response; field paths are dotted (`metadata.name`, `details.causes.0.field`). */
-export interface Expect {
+interface Expect {
   code: number;
   /** Status.reason of an error response */
   reason?: string;
@@ -32,10 +32,10 @@ export interface Expect {
   patterns?: Record<string, string>;
 }
 
-export const ABSENT = "<absent>";
-export const PRESENT = "<present>";
+const ABSENT = "<absent>";
+const PRESENT = "<present>";
 
-export interface Step {
+interface Step {
   /** what the step shows */
   what: string;
   method: Method;
@@ -1470,7 +1470,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
 
 // ---- replaying ---------------------------------------------------------------------------------
 
-export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export interface ReplayOptions {
   fetch: FetchLike;
@@ -1485,7 +1485,7 @@ export interface ReplayOptions {
 }
 
 /** fieldAt reads a dotted path; numbers index arrays. */
-export function fieldAt(body: unknown, path: string): unknown {
+function fieldAt(body: unknown, path: string): unknown {
   let cur: unknown = body;
   for (const part of path.split(".")) {
     if (cur === null || typeof cur !== "object") return undefined;
@@ -1512,7 +1512,7 @@ function canonical(v: unknown): unknown {
 }
 
 /** checkResponse lists how a response differs from an expectation (empty: it matches). */
-export function checkResponse(expect: Expect, code: number, body: unknown): string[] {
+function checkResponse(expect: Expect, code: number, body: unknown): string[] {
   const problems: string[] = [];
   const status = body as { reason?: string; message?: string } | undefined;
   if (code !== expect.code) problems.push(`code ${code}, want ${expect.code}`);

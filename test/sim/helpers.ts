@@ -1,5 +1,6 @@
 /** Test helpers for the fake apiserver: a tiny JSON client over its fetch. */
 import { createFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
 export const BASE = "https://fake.local";
 
@@ -7,7 +8,7 @@ export const BASE = "https://fake.local";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
-export interface Reply<T = Json> {
+interface Reply<T = Json> {
   status: number;
   body: T;
   headers: Headers;
@@ -54,17 +55,7 @@ export const pod = (name: string, extra: Record<string, unknown> = {}, spec: Rec
   spec: { containers: [{ name: "c", image: "img:1" }], ...spec },
 });
 
-export const ordinalSet = (name: string, replicas = 1) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name },
-  spec: {
-    replicas,
-    serviceName: name,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
-  },
-});
+export const ordinalSet = (name: string, replicas = 1) => setManifest({ name, namespace: null, replicas });
 
 export const PODS = "/api/v1/namespaces/default/pods";
 export const CMS = "/api/v1/namespaces/default/configmaps";

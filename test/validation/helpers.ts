@@ -1,36 +1,19 @@
 // Builders for the validation tests: a valid raw StatefulSet (plain JSON, as an AdmissionReview
 // carries it) to break one field at a time, and short printers of results.
 import { type FieldError, formatFieldError } from "../../src/validation/index.ts";
+import { setManifest } from "../support/fixtures.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Raw = any;
 
 /** validSet is `default/web`: 3 replicas, headless service web, one claim template `data`. */
 export function validSet(): Raw {
-  return {
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: "default" },
-    spec: {
-      replicas: 3,
-      serviceName: "web",
-      selector: { matchLabels: { app: "web" } },
-      template: {
-        metadata: { labels: { app: "web" } },
-        spec: {
-          containers: [
-            {
-              name: "nginx",
-              image: "nginx:1.25",
-              ports: [{ containerPort: 80, name: "web" }],
-              volumeMounts: [{ name: "data", mountPath: "/data" }],
-            },
-          ],
-        },
-      },
-      volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-    },
+  const set = setManifest({ claims: ["data"] });
+  set.spec.template = {
+    metadata: { labels: { app: "web" } },
+    spec: { containers: [{ name: "nginx", image: "nginx:1.25", ports: [{ containerPort: 80, name: "web" }], volumeMounts: [{ name: "data", mountPath: "/data" }] }] },
   };
+  return set;
 }
 
 /** validPod is a minimal valid pod. */

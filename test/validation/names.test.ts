@@ -103,6 +103,8 @@ describe("isValidPortNum", () => {
   it("is 1-65535", () => {
     expect(isValidPortNum(1)).toEqual([]);
     expect(isValidPortNum(0)).toEqual(["must be between 1 and 65535, inclusive"]);
+    expect(isValidPortNum(65535)).toEqual([]);
+    expect(isValidPortNum(65536)).toEqual(["must be between 1 and 65535, inclusive"]);
   });
 });
 
@@ -118,6 +120,11 @@ describe("nameIsDNSLabel", () => {
   it("lets a generateName prefix end in a dash", () => {
     expect(nameIsDNSLabel("web-", true)).toEqual([]);
     expect(nameIsDNSLabel("web-", false)).toEqual([LABEL_MSG]);
+  });
+
+  it("does not mask a lone dash (upstream's maskTrailingDash needs two characters)", () => {
+    expect(nameIsDNSLabel("-", true)).toEqual([LABEL_MSG]);
+    expect(nameIsDNSLabel("a-", true)).toEqual([]);
   });
 });
 

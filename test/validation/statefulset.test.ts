@@ -3,6 +3,7 @@
 // never throws. FC_SEED=<n> replays the randomized part.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fcRuns } from "../support/random.ts";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { newStatefulSetPod } from "../../src/core/pod.ts";
 import { FORBIDDEN_UPDATE_MESSAGE, formatFieldError, validatePodCreate, validateStatefulSet } from "../../src/validation/index.ts";
@@ -424,8 +425,6 @@ describe("validateStatefulSet", () => {
   });
 
   it("never throws on random input near a valid set", () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`validateStatefulSet fuzz seed ${seed}`);
     const paths = [
       "metadata", "metadata.name", "spec", "spec.replicas", "spec.selector", "spec.selector.matchExpressions", "spec.template",
       "spec.template.metadata", "spec.template.spec", "spec.template.spec.containers", "spec.template.spec.containers.0",
@@ -450,7 +449,7 @@ describe("validateStatefulSet", () => {
         expect(r.errors.every((e) => e.type !== "InternalError")).toBe(true);
         r.errors.forEach((e) => formatFieldError(e));
       }),
-      { seed, numRuns: 500 },
+      { numRuns: fcRuns(500, 2000) },
     );
   });
 });

@@ -5,19 +5,9 @@ import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import worker from "../../src/worker.ts";
+import { setManifest } from "../support/fixtures.ts";
 
-const set = {
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name: "web", namespace: "default" },
-  spec: {
-    replicas: 2,
-    podManagementPolicy: "Parallel",
-    selector: { matchLabels: { app: "web" } },
-    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
-    volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-  },
-};
+const set = setManifest({ replicas: 2, policy: "Parallel", claims: ["data"] });
 
 describe("scheduled (cron tick) in workerd", () => {
   it("creates the set's claims and pods through the binding, within the subrequest budget", async () => {

@@ -18,7 +18,7 @@ export class DecodeError extends Error {
 }
 
 /** cannotHandle is the 400 a request body that does not decode gets. */
-export function cannotHandle(def: ResourceDef, detail: string): Error {
+function cannotHandle(def: ResourceDef, detail: string): Error {
   return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
 }
 
@@ -44,7 +44,7 @@ function checkType(def: ResourceDef, body: Obj): void {
 }
 
 /** normalize rewrites times and quantities in place; throws a 400 for values that do not decode. */
-export function normalize(def: ResourceDef, obj: Obj): void {
+function normalize(def: ResourceDef, obj: Obj): void {
   try {
     for (const p of def.timeFields ?? []) mapAt(obj, p, normalizeTime);
     for (const p of def.microTimeFields ?? []) mapAt(obj, p, normalizeMicroTime);

@@ -49,7 +49,7 @@ export class ApiError extends Error {
 }
 
 /** qualifiedResource formats `pods` or `statefulsets.apps`. */
-export function qualifiedResource(gr: GroupResource): string {
+function qualifiedResource(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
 
@@ -158,7 +158,7 @@ export function successStatus(d: StatusDetails, code?: number): Status {
 
 // ---- field errors -------------------------------------------------------------------------------
 
-export type FieldErrorType = "Required" | "Invalid" | "Forbidden" | "NotSupported" | "Duplicate" | "TooLong" | "TooMany" | "NotFound";
+type FieldErrorType = "Required" | "Invalid" | "Forbidden" | "NotSupported" | "Duplicate" | "TooLong" | "TooMany" | "NotFound";
 
 /** FieldError is field.Error: a path, a type, the bad value and a detail. */
 export interface FieldError {
@@ -193,7 +193,7 @@ const CAUSE_REASON: Record<FieldErrorType, string> = {
 };
 
 /** goValue prints a value roughly as Go's %q / %v / %#v would in a field error. */
-export function goValue(v: unknown): string {
+function goValue(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
@@ -208,7 +208,7 @@ export function goValue(v: unknown): string {
 }
 
 /** errorBody is field.Error.ErrorBody(): the text after `<field>: `. */
-export function errorBody(e: FieldError): string {
+function errorBody(e: FieldError): string {
   let s: string;
   if (e.type === "Required" || e.type === "Forbidden" || e.type === "TooLong") {
     s = TYPE_TEXT[e.type];

@@ -25,10 +25,10 @@ import { mulberry32, pick, type Random } from "./random.ts";
  */
 export type FaultKind = "conflict" | "throttle" | "internal" | "unavailable" | "timeout" | "network" | "lost" | "crash" | "crash-after";
 
-export const ALL_FAULT_KINDS: readonly FaultKind[] = ["conflict", "throttle", "internal", "unavailable", "timeout", "network", "lost"];
+const ALL_FAULT_KINDS: readonly FaultKind[] = ["conflict", "throttle", "internal", "unavailable", "timeout", "network", "lost"];
 
 /** FaultStatus is a custom error response. */
-export interface FaultStatus {
+interface FaultStatus {
   status: number;
   reason?: string;
   message?: string;
@@ -37,7 +37,7 @@ export interface FaultStatus {
 
 export type Fault = FaultKind | FaultStatus;
 
-export interface FaultMatch {
+interface FaultMatch {
   method?: string | readonly string[];
   /** tested against the path without query */
   path?: RegExp;

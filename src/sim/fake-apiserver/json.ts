@@ -1,12 +1,13 @@
 // Small helpers for plain JSON values (objects decoded from request bodies and stored objects).
 
+import { sortKeys } from "../../core/hash.ts";
+import { isObject } from "../../validation/json.ts";
+
 /** A JSON object as the apiserver stores it. */
 export type Obj = Record<string, unknown>;
 
-/** isObject reports whether v is a plain JSON object (not null, not an array). */
-export function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+/** isObject (the product's) reports whether v is a plain JSON object (not null, not an array). */
+export { isObject };
 
 /** clone returns a deep copy of a JSON value. */
 export function clone<T>(v: T): T {
@@ -108,14 +109,6 @@ export function canonicalOrder(o: Obj, custom: boolean): Obj {
   for (const [k, v] of Object.entries(meta)) if (!(k in ordered)) ordered[k] = v;
   const { kind, apiVersion, metadata: _m, ...rest } = o;
   return { kind, apiVersion, metadata: ordered, ...rest };
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (!isObject(v)) return v;
-  const out: Obj = {};
-  for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]);
-  return out;
 }
 
 /** str returns v when it is a string, else ''. */

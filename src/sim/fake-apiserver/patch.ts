@@ -6,9 +6,9 @@ import jsonpatch, { type Operation } from "fast-json-patch";
 import { badRequest, patchRejected, plainServerError, unsupportedMediaType } from "./errors.ts";
 import { clone, isObject, type Obj } from "./json.ts";
 
-export const MERGE_PATCH = "application/merge-patch+json";
-export const JSON_PATCH = "application/json-patch+json";
-export const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+const MERGE_PATCH = "application/merge-patch+json";
+const JSON_PATCH = "application/json-patch+json";
+const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
 /** mergePatch applies an RFC 7386 merge patch, returning a new value. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -63,7 +63,7 @@ export function applyJsonPatch(doc: Obj, body: string): unknown {
 }
 
 /** applyMergePatch parses and applies a merge patch; a body that is not JSON is a bare 500. */
-export function applyMergePatch(doc: Obj, body: string): unknown {
+function applyMergePatch(doc: Obj, body: string): unknown {
   let patch: unknown;
   try {
     patch = parseJson(body);

@@ -3,12 +3,13 @@
 
 import { badRequest } from "./errors.ts";
 import { isObject, str, type Obj } from "./json.ts";
-import { isQualifiedName, isValidLabelValue } from "./validation.ts";
+import { isValidLabelValue, selectorToString, type LabelSelector as LabelSelectorObject } from "../../validation/index.ts";
+import { isQualifiedName } from "./validation.ts";
 
 type Op = "in" | "notin" | "=" | "==" | "!=" | "exists" | "!" | "gt" | "lt";
 
 /** Requirement is one comma-separated term of a label selector. */
-export interface Requirement {
+interface Requirement {
   key: string;
   op: Op;
   values: string[];
@@ -271,28 +272,12 @@ export function selectorFromLabelSelector(ls: unknown): LabelSelector | undefine
   return reqs;
 }
 
-/** formatSelector writes a metav1.LabelSelector as the string form used by Scale.status.selector. */
+/**
+ * formatLabelSelector writes a metav1.LabelSelector as the string form used by Scale.status.selector
+ * (labels.Selector.String(): the product's selectorToString).
+ */
 export function formatLabelSelector(ls: unknown): string {
-  const sel = selectorFromLabelSelector(ls) ?? [];
-  return sel
-    .slice()
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((r) => {
-      switch (r.op) {
-        case "=":
-          return `${r.key}=${r.values[0]}`;
-        case "in":
-        case "notin":
-          return `${r.key} ${r.op} (${r.values.join(",")})`;
-        case "exists":
-          return r.key;
-        case "!":
-          return `!${r.key}`;
-        default:
-          return `${r.key}${r.op}${r.values[0]}`;
-      }
-    })
-    .join(",");
+  return isObject(ls) ? selectorToString(ls as unknown as LabelSelectorObject) : "";
 }
 
 // ---- field selectors ------------------------------------------------------------------------------

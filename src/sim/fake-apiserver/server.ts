@@ -37,7 +37,7 @@ export interface FakeApiServerOptions {
   logLimit?: number;
 }
 
-export interface ListHelperOptions {
+interface ListHelperOptions {
   labelSelector?: string;
   fieldSelector?: string;
 }

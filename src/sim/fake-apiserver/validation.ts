@@ -3,50 +3,36 @@
 
 import { forbiddenField, invalid, required, type FieldError } from "./errors.ts";
 import { deepEqual, isObject, objectsIn, str, type Obj } from "./json.ts";
+import { byteLength } from "../../validation/field-error.ts";
+import {
+  isConfigMapKey,
+  isDNS1123Subdomain,
+  isValidLabelValue,
+  maskTrailingDash,
+  maxLenError,
+  nameIsDNS1035Label as dns1035Name,
+  nameIsDNSSubdomain as subdomainName,
+  regexError,
+  type NameValidator,
+} from "../../validation/names.ts";
 
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  let s = `${msg} (e.g. `;
-  examples.forEach((e, i) => {
-    if (i > 0) s += " or ";
-    s += `'${e}', `;
-  });
-  return `${s}regex used for validation is '${fmt}')`;
-}
-const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+// Names, label values and config keys are checked by the product's helpers (src/validation/names.ts,
+// the same rules and words as the apiserver); only 1.20's own wordings stay here.
+export { dns1035Name, isConfigMapKey, isDNS1123Subdomain, subdomainName, type NameValidator };
 
 const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+";
 const anchored = (fmt: string): RegExp => new RegExp(`^${fmt}$`);
 const DNS1123_LABEL = anchored(DNS1123_LABEL_FMT);
-const DNS1123_SUBDOMAIN = anchored(DNS1123_SUBDOMAIN_FMT);
-const DNS1035_LABEL = anchored(DNS1035_LABEL_FMT);
 const QUALIFIED_NAME = anchored(QUALIFIED_NAME_FMT);
-const LABEL_VALUE = anchored(LABEL_VALUE_FMT);
-const CONFIG_KEY = anchored(CONFIG_KEY_FMT);
 
-/** isDNS1123Subdomain returns the problems with a DNS subdomain name (empty when valid). */
-export function isDNS1123Subdomain(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 253) errs.push(maxLenError(253));
-  if (!DNS1123_SUBDOMAIN.test(v)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN_FMT,
-        "example.com",
-      ),
-    );
-  }
-  return errs;
-}
-
+/**
+ * isDNS1123Label is 1.20's IsDNS1123Label: unlike src/validation's (current upstream) it does not
+ * say "must not contain dots" for a subdomain, so the fake keeps its own.
+ */
 export function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
+  if (byteLength(v) > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
     errs.push(
       regexError(
@@ -60,23 +46,10 @@ export function isDNS1123Label(v: string): string[] {
   return errs;
 }
 
-export function isDNS1035Label(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
-  if (!DNS1035_LABEL.test(v)) {
-    errs.push(
-      regexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        DNS1035_LABEL_FMT,
-        "my-name",
-        "abc-123",
-      ),
-    );
-  }
-  return errs;
-}
-
-/** isQualifiedName checks `[prefix/]name` as label keys, annotation keys and finalizers must be. */
+/**
+ * isQualifiedName checks `[prefix/]name` as label keys, annotation keys and finalizers must be,
+ * in 1.20's words ("a qualified name"; current upstream says "a valid label key").
+ */
 export function isQualifiedName(v: string): string[] {
   const errs: string[] = [];
   const parts = v.split("/");
@@ -115,43 +88,8 @@ export function isQualifiedName(v: string): string[] {
   return errs;
 }
 
-export function isValidLabelValue(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE.test(v)) {
-    errs.push(
-      regexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        LABEL_VALUE_FMT,
-        "MyValue",
-        "my_value",
-        "12345",
-      ),
-    );
-  }
-  return errs;
-}
-
-export function isConfigMapKey(v: string): string[] {
-  const errs: string[] = [];
-  if (v.length > 253) errs.push(maxLenError(253));
-  if (!CONFIG_KEY.test(v)) {
-    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, "key.name", "KEY_NAME", "key-name"));
-  }
-  if (v === ".") errs.push("must not be '.'");
-  else if (v === "..") errs.push("must not be '..'");
-  else if (v.startsWith("..")) errs.push("must not start with '..'");
-  return errs;
-}
-
-/** A name validator: the problems with a name; prefix is true for generateName. */
-export type NameValidator = (name: string, prefix: boolean) => string[];
-
-const maskTrailingDash = (n: string): string => (n.length > 1 && n.endsWith("-") ? `${n.slice(0, -2)}a` : n);
-
-export const subdomainName: NameValidator = (n, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(n) : n);
+/** labelName is ValidateNameFunc for DNS-1123 labels, with 1.20's label message. */
 export const labelName: NameValidator = (n, prefix) => isDNS1123Label(prefix ? maskTrailingDash(n) : n);
-export const dns1035Name: NameValidator = (n, prefix) => isDNS1035Label(prefix ? maskTrailingDash(n) : n);
 
 /** isValidPathSegmentName: what every name must satisfy to be used in a URL. */
 export function isValidPathSegmentName(name: string): string[] {

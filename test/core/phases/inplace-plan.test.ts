@@ -79,6 +79,16 @@ describe("plan: in-place update states (InPlaceIfPossible, grace 2s)", () => {
     expect(r.requeueAfterMs).toBe(requeue);
   });
 
+  it.each<[string, number, boolean]>([
+    ["below the partition (raised since): the gate goes back True", 3, true],
+    ["at the partition: the update goes on (grace period)", 2, false],
+  ])("a pod gated False with no update yet, %s", (_, partition, cancelled) => {
+    const part = setWith({ podUpdatePolicy: "InPlaceIfPossible", inPlaceUpdateStrategy: { gracePeriodSeconds: 2 }, partition });
+    const r = run(part, [running(part, 0, o), running(part, 1, o), setGate(running(part, 2, o), "False", "2026-11-21T11:59:59Z")]);
+    expect(r.got.some((a) => a.startsWith("gate web-2 True"))).toBe(cancelled);
+    if (!cancelled) expect(r.got).toEqual([]);
+  });
+
   it("3. the pod update carries the revision, the images and the state annotation, with the observed resourceVersion", () => {
     const r = run(set, [...ready3().slice(0, 2), setGate(running(set, 2, o), "False", "2026-11-21T11:59:50Z")]);
     const a = r.actions.find((x) => x.type === "updatePodInPlace");
@@ -245,9 +255,12 @@ describe("plan: healing a stuck rollout (Forced rollback)", () => {
     const pausedSet = makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } }, { generation: 3 }, { currentRevision: o });
     expect(planWith(pausedSet, stuck(false))).toEqual(["event RolloutPaused"]);
   });
-  it("not below the partition", () => {
-    const part = makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 3 } } }, { generation: 3 }, { currentRevision: o });
-    expect(planWith(part, stuck(false))).toEqual([]);
+  it.each([
+    ["not below the partition", 3, []],
+    ["at the partition: the rollout owns it", 2, ["event HealingRollout", "deletePod web-2 (heal)"]],
+  ])("%s", (_, partition, want) => {
+    const part = makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition } } }, { generation: 3 }, { currentRevision: o });
+    expect(planWith(part, stuck(false))).toEqual(want);
   });
   it("in place when the policy allows it (only the image differs)", () => {
     const ip = makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } } }, { generation: 3 }, { currentRevision: o });

@@ -69,6 +69,7 @@ describe("planReplicas", () => {
     ["OrderedReady creates web-0 with its claim and halts", ordered, [null, null, null], 0, ["createClaim www-web-0", "createPod web-0"], { waiting: true, halt: true }],
     ["OrderedReady halts on a running, unready pod", ordered, ["ready", "running", null], 3, [], { waiting: true, halt: true }],
     ["OrderedReady halts on a terminating pod", ordered, ["terminating", null, null], 3, [], { waiting: true, halt: true }],
+    ["OrderedReady halts on a terminating pod that still reports Ready", ordered, ["readyTerminating", null, null], 3, [], { waiting: true, halt: true }],
     ["OrderedReady deletes a failed pod and halts", ordered, ["ready", "failed", "ready"], 3, ["deletePod web-1 (failed)"], { waiting: true, halt: true }],
     ["OrderedReady: everything ready, nothing to do", ordered, ["ready", "ready", "ready"], 3, [], { waiting: false, halt: false }],
     ["Parallel creates every missing pod and does not halt", parallel, [null, "running", null], 3, ["createPod web-0", "createPod web-2"], { waiting: false, halt: false }],

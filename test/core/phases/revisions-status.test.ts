@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adjustCounts } from "../../../src/core/plan-context.ts";
-import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
-import { planStatus } from "../../../src/core/status.ts";
+import { getStatefulSetRevisions, newRevision } from "../../../src/core/revisions.ts";
+import { countReplicas, planStatus, statusAfter } from "../../../src/core/status.ts";
 import { brief, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
 
 const old = makeSet();
@@ -19,6 +19,24 @@ describe("getStatefulSetRevisions", () => {
     expect(r.updateName).toBe(revisionOf(set).metadata?.name);
     expect(r.updateSet.spec.template.spec.containers[0].image).toBe(set.spec.template.spec.containers[0].image);
     expect(r.currentSet.spec.template.spec.containers[0].image).toBe(set === next ? "img:1" : set.spec.template.spec.containers[0].image);
+  });
+});
+
+describe("getStatefulSetRevisions and collisionCount", () => {
+  it("keeps the stored collisionCount and names a new revision with it", () => {
+    const s = makeSet({}, {}, { collisionCount: 2 });
+    const r = getStatefulSetRevisions(s, []);
+    expect(r.collisionCount).toBe(2);
+    expect(r.updateName).toBe(newRevision(s, 1, 2).metadata?.name);
+    expect(r.updateName).not.toBe(newRevision(s, 1, 0).metadata?.name);
+  });
+});
+
+describe("countReplicas", () => {
+  it("counts a terminating pod in replicas and readyReplicas, never at a revision (upstream computeReplicaStatus)", () => {
+    const rev = revisionOf(old).metadata!.name!;
+    const c = countReplicas([pod(old, 0, rev, "ready"), pod(old, 1, rev, "readyTerminating"), pod(old, 2, rev, "terminating")], rev, rev, 0, new Date("2026-11-21T12:00:00Z"));
+    expect(c).toEqual({ replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 1, updatedReplicas: 1 });
   });
 });
 
@@ -44,6 +62,15 @@ describe("planStatus", () => {
     expect(r.status).toMatchObject({ currentRevision: revs.updateName, currentReplicas: 3, observedGeneration: 2 });
     expect(brief(r.actions)).toEqual(["updateStatus"]);
   });
+  it.each([
+    ["one pod not ready", { ...counts, readyReplicas: 2 }],
+    ["one pod not updated", { ...counts, updatedReplicas: 2 }],
+  ])("does not complete the rolling update with %s", (_, c) => {
+    const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
+    const r = planStatus(next, c, revs, []);
+    expect(r.status).toMatchObject({ currentRevision: revs.currentName, currentReplicas: 0 });
+    expect(revs.currentName).not.toBe(revs.updateName);
+  });
   it("writes nothing when the status is unchanged", () => {
     const revs = getStatefulSetRevisions(old, [revisionOf(old)]);
     const first = planStatus(old, counts, revs, []);
@@ -58,5 +85,28 @@ describe("planStatus", () => {
     const r = planStatus(s, counts, revs, [inUse]);
     expect(brief(r.actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([]);
     expect(brief(planStatus(s, counts, revs, []).actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([`deleteRevision ${revisionOf(next).metadata?.name}`]);
+  });
+});
+
+describe("statusAfter", () => {
+  const observed = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 2, updatedReplicas: 1 };
+  const basis = { observed, currentRevision: "cur", updateRevision: "upd", collisionCount: 0 };
+  const created = (rev: string) => ({ type: "createPod" as const, pod: pod(old, 3, rev), reason: "create" as const });
+  const deleted = (reason: "failed" | "update", revision: string) => ({ type: "deletePod" as const, name: "web-0", uid: "u", reason, revision });
+  it.each([
+    ["nothing done: the observed counts", [], { replicas: 3, currentReplicas: 2, updatedReplicas: 1 }],
+    ["a pod created at the update revision", [created("upd")], { replicas: 4, currentReplicas: 2, updatedReplicas: 2 }],
+    ["a pod created at the current revision", [created("cur")], { replicas: 4, currentReplicas: 3, updatedReplicas: 1 }],
+    ["an update deletion leaves replicas, leaves its revision", [deleted("update", "cur")], { replicas: 3, currentReplicas: 1, updatedReplicas: 1 }],
+    ["a failed pod deleted leaves replicas too", [deleted("failed", "upd")], { replicas: 2, currentReplicas: 2, updatedReplicas: 0 }],
+    ["a pod at neither revision moves only replicas", [created("other")], { replicas: 4, currentReplicas: 2, updatedReplicas: 1 }],
+  ])("%s", (_, done, want) => {
+    expect(statusAfter(old, basis, done)).toMatchObject({ ...want, currentRevision: "cur", updateRevision: "upd" });
+  });
+  it("carries the planned conditions, else the stored ones", () => {
+    const planned = [{ type: "Progressing", status: "True" as const, reason: "RollingUpdate", message: "m" }];
+    expect(statusAfter(old, { ...basis, conditions: planned }, []).conditions).toEqual(planned);
+    const stored = makeSet({}, {}, { conditions: [{ type: "Progressing", status: "False", reason: "Done", message: "d" }] });
+    expect(statusAfter(stored, basis, []).conditions).toEqual(stored.status?.conditions);
   });
 });

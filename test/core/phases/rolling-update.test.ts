@@ -38,6 +38,7 @@ describe("podsToUpdate", () => {
     ["an updated pod above that is unhealthy blocks", ["ready@o", "ready@o", "running@n"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["an unhealthy old pod is updated anyway (upstream deletes before the health check)", ["ready@o", "ready@o", "running@o"], 0, ["web-2", "web-1", "web-0"], 1, undefined],
     ["a terminating old pod is not a candidate and blocks", ["ready@o", "ready@o", "terminating@o"], 0, ["web-1", "web-0"], 0, "web-2"],
+    ["a terminating pod that still reports Ready is unavailable and blocks", ["ready@o", "ready@o", "readyTerminating@n"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["a missing ordinal blocks", ["ready@o", "ready@o", "-"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["a planned, not yet created pod blocks", ["ready@o", "ready@o", "new"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["the partition keeps lower ordinals out", ["ready@o", "ready@o", "ready@o"], 2, ["web-2"], 1, undefined],

@@ -13,7 +13,7 @@ import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } fr
 
 
 /** defaultPodTemplate defaults a PodTemplateSpec as embedded in workload kinds. */
-export function defaultPodTemplate(template: Obj): void {
+function defaultPodTemplate(template: Obj): void {
   objectAt(template, "metadata").creationTimestamp ??= null;
   defaultPodSpec(objectAt(template, "spec"), false);
 }

@@ -104,7 +104,7 @@ export function defineCustomResource(spec: CustomResourceSpec): ResourceDef {
 }
 
 /** customResourcesFromCrd reads a CustomResourceDefinition (apiextensions.k8s.io/v1) object. */
-export function customResourcesFromCrd(crd: Obj): CustomResourceSpec[] {
+function customResourcesFromCrd(crd: Obj): CustomResourceSpec[] {
   const spec = objectAt(crd, "spec");
   const names = objectAt(spec, "names");
   return objectsIn(spec.versions)

@@ -8,7 +8,7 @@ import { pods } from "./pods.ts";
 import { persistentVolumeClaims } from "./pvcs.ts";
 import { apiVersionOf, type ResourceDef } from "./types.ts";
 
-export const BUILTIN_RESOURCES: readonly ResourceDef[] = [
+const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   pods,
   persistentVolumeClaims,
   events,

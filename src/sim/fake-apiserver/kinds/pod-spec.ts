@@ -9,7 +9,7 @@ import { isDNS1123Label } from "../validation.ts";
 const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
 
 /** defaultPullPolicy is Always for `:latest` or an untagged image without digest, else IfNotPresent. */
-export function defaultPullPolicy(image: string): string {
+function defaultPullPolicy(image: string): string {
   if (image.includes("@")) return "IfNotPresent";
   const lastSlash = image.lastIndexOf("/");
   const colon = image.lastIndexOf(":");

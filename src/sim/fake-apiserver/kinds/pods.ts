@@ -10,7 +10,7 @@ import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../
 import { defaultPodSpec, podSpecQuantityMaps, validatePodSpec } from "./pod-spec.ts";
 import { conditionTimes, defineResource, META_TIME_FIELDS, type ClusterView, type ResourceDef } from "./types.ts";
 
-export const SA_TOKEN_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SA_TOKEN_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 const STATUS_LISTS = ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"];
 
@@ -43,7 +43,7 @@ function defaultPodStatus(status: unknown): void {
 }
 
 /** qosClass is qos.GetPodQOS, simplified to cpu and memory. */
-export function qosClass(spec: Obj): string {
+function qosClass(spec: Obj): string {
   let any = false;
   let guaranteed = true;
   for (const c of [...objectsIn(spec.initContainers), ...objectsIn(spec.containers)]) {

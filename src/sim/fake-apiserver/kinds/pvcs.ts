@@ -25,7 +25,7 @@ function storageOf(spec: Obj): string | undefined {
 }
 
 /** validateClaimSpec is ValidatePersistentVolumeClaimSpec's required parts. */
-export function validateClaimSpec(spec: Obj, path: string): FieldError[] {
+function validateClaimSpec(spec: Obj, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const modes = Array.isArray(spec.accessModes) ? spec.accessModes : [];
   if (modes.length === 0) errs.push(required(`${path}.accessModes`, "at least 1 access mode is required"));

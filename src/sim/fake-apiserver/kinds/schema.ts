@@ -90,7 +90,7 @@ function typeOk(v: unknown, s: Schema): boolean {
 }
 
 /** validate checks a value against a schema; path is the field path (`spec.replicas`). */
-export function validate(v: unknown, s: Schema, path: string): FieldError[] {
+function validate(v: unknown, s: Schema, path: string): FieldError[] {
   if (v === null) return s.nullable || !s.type ? [] : [invalid(path, null, `${path} in body must be of type ${s.type}: "null"`)];
   if (!typeOk(v, s)) {
     const got = Array.isArray(v) ? "array" : isObject(v) ? "object" : Number.isInteger(v) ? "integer" : typeof v;

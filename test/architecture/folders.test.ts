@@ -1,0 +1,123 @@
+/**
+ * The folder rules of src/: each folder's README.md says what it owns and, on a line
+ * `May import: a, b, c` (or `May import: nothing`), which other folders of src/ (or files directly
+ * in src/) it may import.
+ * This test reads every import of every file under src/ and checks it against that line, and
+ * checks that the folders import each other without a cycle — except the groups listed in
+ * KNOWN_TANGLES, which exist today and are to be untangled by moving files.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "../../src");
+
+/**
+ * Folders that import each other in a cycle on main when the rule was introduced (issue 13): each
+ * entry is one strongly connected group. Untangling them means moving files (the CLI commands out
+ * of admission/ and webhook-config/, cli/ reading kubeconfig through node/, the pod builder that
+ * validation/ takes from core/), left for a round in which nobody else works in those folders.
+ * A group that grows or a new one fails the test; so does a group that shrank (update the list).
+ */
+const KNOWN_TANGLES = ["admission, cli, deploy, http, node, webhook-config", "core, validation"];
+
+const folders = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory()).sort();
+/** The files directly in src/ (the runtimes' shared pieces), which a README may list too. */
+const rootFiles = readdirSync(SRC).filter((n) => !statSync(join(SRC, n)).isDirectory());
+
+/** files returns every .ts/.mjs file under dir. */
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return files(p);
+    return /\.(ts|mjs)$/.test(name) ? [p] : [];
+  });
+}
+
+/** folderOf returns the top-level folder of src/ a path is in, or the file's name for a file directly in src/. */
+const folderOf = (path: string): string => relative(SRC, path).split("/")[0];
+
+/** importsOf returns the relative module specifiers a file imports or re-exports (static and dynamic). */
+function importsOf(source: string): string[] {
+  const specs: string[] = [];
+  for (const m of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;"']*?\bfrom\s*["']([^"']+)["']/g)) specs.push(m[1]);
+  for (const m of source.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) specs.push(m[1]);
+  for (const m of source.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)) specs.push(m[1]);
+  return specs.filter((s) => s.startsWith("."));
+}
+
+/** The folder graph: folder -> the folders its files import, with one example import per edge. */
+function folderGraph(): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of files(SRC)) {
+    const from = folderOf(file);
+    for (const spec of importsOf(readFileSync(file, "utf8"))) {
+      const target = resolve(dirname(file), spec);
+      if (!target.startsWith(SRC + "/")) continue;
+      const to = folderOf(target);
+      if (to === from || !folders.includes(from)) continue;
+      if (!graph.has(from)) graph.set(from, new Map());
+      if (!graph.get(from)!.has(to)) graph.get(from)!.set(to, `${relative(SRC, file)} imports ${spec}`);
+    }
+  }
+  return graph;
+}
+
+/** allowedImports reads the `May import:` line of a folder's README.md. */
+function allowedImports(folder: string): string[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(SRC, folder, "README.md"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const line = text.split("\n").find((l) => l.startsWith("May import:"));
+  if (!line) return undefined;
+  const list = line.slice("May import:".length).replace(/\.$/, "").trim();
+  return list === "nothing" ? [] : list.split(",").map((s) => s.trim().replace(/`/g, "").replace(/\/$/, ""));
+}
+
+/** tangles returns the groups of two or more folders that all reach each other through imports (strongly connected). */
+function tangles(graph: Map<string, Map<string, string>>): string[] {
+  const reach = (from: string): Set<string> => {
+    const seen = new Set<string>();
+    const todo = [from];
+    while (todo.length) {
+      for (const next of graph.get(todo.pop()!)?.keys() ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        todo.push(next);
+      }
+    }
+    return seen;
+  };
+  const reaches = new Map([...graph.keys()].map((f) => [f, reach(f)]));
+  const groups = new Set<string>();
+  for (const [f, r] of reaches) {
+    const group = [f, ...[...r].filter((g) => g !== f && reaches.get(g)?.has(f))].sort();
+    if (group.length > 1) groups.add(group.join(", "));
+  }
+  return [...groups].sort();
+}
+
+const graph = folderGraph();
+
+describe("src/ folders", () => {
+  it.each(folders)("%s/README.md says what the folder owns and what it may import", (folder) => {
+    const text = readFileSync(join(SRC, folder, "README.md"), "utf8");
+    expect(text.split("\n")[0]).toMatch(/^# src\/[a-z-]+\/?$/);
+    const allowed = allowedImports(folder);
+    expect(allowed, `${folder}/README.md needs a line "May import: a, b" or "May import: nothing"`).toBeDefined();
+    for (const a of allowed ?? []) expect([...folders, ...rootFiles], `${folder}/README.md names "${a}"`).toContain(a);
+  });
+
+  it.each(folders)("%s imports only the folders its README allows", (folder) => {
+    const allowed = new Set(allowedImports(folder) ?? []);
+    const extra = [...(graph.get(folder) ?? new Map<string, string>()).entries()].filter(([to]) => !allowed.has(to)).map(([, example]) => example);
+    expect(extra).toEqual([]);
+  });
+
+  it("folders import each other without a new cycle (the known tangles are listed, and only they)", () => {
+    expect(tangles(graph)).toEqual([...KNOWN_TANGLES].sort());
+  });
+});
