@@ -9,11 +9,11 @@ import { int32, objectMeta } from "./schema-meta.ts";
  * remove) their own (recorded in the `ordinal.dev/prewarm-added` annotation). The status reports,
  * per image, where pulling stands.
  */
-export const IMAGELIST_KIND = "ImageList";
+const IMAGELIST_KIND = "ImageList";
 
-export const ImagePullPhase = z.enum(["Pending", "Pulling", "Pulled", "Failed"]);
+const ImagePullPhase = z.enum(["Pending", "Pulling", "Pulled", "Failed"]);
 
-export const ImageOptionsSchema = z
+const ImageOptionsSchema = z
   .object({
     alwaysPull: z
       .boolean()
@@ -22,7 +22,7 @@ export const ImageOptionsSchema = z
   })
   .describe("Pull options of one image.");
 
-export const ImagePullStatusSchema = z
+const ImagePullStatusSchema = z
   .object({
     phase: ImagePullPhase.describe("Pending (not started: waiting for a puller slot or a retry), Pulling (a puller pod runs), Pulled (the node has the image), Failed (the last pull failed; retried with exponential backoff)."),
     lastPullTime: z.string().optional().describe("When the image was last seen pulled on the node (RFC 3339)."),
@@ -32,7 +32,7 @@ export const ImagePullStatusSchema = z
   })
   .describe("Pull state of one image on the node.");
 
-export const ImageListSpecSchema = z
+const ImageListSpecSchema = z
   .object({
     images: z
       .record(z.string(), ImageOptionsSchema)
@@ -40,7 +40,7 @@ export const ImageListSpecSchema = z
   })
   .describe("The images the node named by metadata.name should have.");
 
-export const ImageListStatusSchema = z
+const ImageListStatusSchema = z
   .object({
     observedGeneration: z.number().int().optional().describe("The metadata.generation this status describes."),
     images: z.record(z.string(), ImagePullStatusSchema).optional().describe("Per image reference of spec.images: its pull state."),
@@ -59,4 +59,3 @@ export const ImageListSchema = z
 
 export type ImageList = z.output<typeof ImageListSchema>;
 export type ImagePullStatus = z.output<typeof ImagePullStatusSchema>;
-export type ImagePullPhaseT = z.output<typeof ImagePullPhase>;

@@ -14,7 +14,7 @@ export const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND = "StatefulSet";
 
-export const LabelSelectorSchema = z.object({
+const LabelSelectorSchema = z.object({
   matchLabels: stringMap().optional().describe("Labels that must all be present with these values."),
   matchExpressions: z
     .array(
@@ -35,25 +35,25 @@ const ObjectMetaLite = z.looseObject({
   annotations: stringMap().optional().describe("Annotations copied to each pod or claim."),
 }).describe("Metadata given to each pod or claim made from the template.");
 
-export const PodTemplateSchema = z.object({
+const PodTemplateSchema = z.object({
   metadata: ObjectMetaLite.optional(),
   spec: opaque<PodSpec>("The pod spec (core/v1 PodSpec, see `kubectl explain pod.spec`); validated by the webhook as the pod it becomes."),
 }).describe("The pods to create: each gets the set's identity labels, hostname, claims and the InPlaceUpdateReady readiness gate.");
 
-export const ClaimTemplateSchema = z.looseObject({
+const ClaimTemplateSchema = z.looseObject({
   apiVersion: z.string().optional().describe("v1 (optional)."),
   kind: z.string().optional().describe("PersistentVolumeClaim (optional)."),
   metadata: ObjectMetaLite.extend({ name: z.string().describe("Claim template name: also the pod volume name it provides.") }),
   spec: opaque<PersistentVolumeClaimSpec>("The claim spec (core/v1 PersistentVolumeClaimSpec); validated by the webhook as the PVC it becomes."),
 }).describe("A PersistentVolumeClaim each pod gets, named TEMPLATE-SET-ORDINAL, mounted as volume TEMPLATE.");
 
-export const PodManagementPolicy = z.enum(["OrderedReady", "Parallel"]);
-export const UpdateStrategyType = z.enum(["RollingUpdate", "OnDelete"]);
+const PodManagementPolicy = z.enum(["OrderedReady", "Parallel"]);
+const UpdateStrategyType = z.enum(["RollingUpdate", "OnDelete"]);
 /** How a pod moves to a new revision: recreate it, in place when only images changed, or only in place. */
-export const PodUpdatePolicy = z.enum(["ReCreate", "InPlaceIfPossible", "InPlaceOnly"]);
+const PodUpdatePolicy = z.enum(["ReCreate", "InPlaceIfPossible", "InPlaceOnly"]);
 
 /** Pre-pulling the update revision's new images on the nodes of the pods that come next. */
-export const ImagePrewarmSchema = z
+const ImagePrewarmSchema = z
   .object({
     parallelism: int32()
       .min(1)
@@ -62,7 +62,7 @@ export const ImagePrewarmSchema = z
   })
   .describe("Pre-warm: pull the update revision's new images onto the nodes of the next pods to update (ImageList per node, puller pods); removed when the rollout is done. Best with in-place updates.");
 
-export const RollingUpdateSchema = z.object({
+const RollingUpdateSchema = z.object({
   partition: int32().min(0).default(0).describe("Pods with an ordinal below start+partition keep the current revision."),
   maxUnavailable: intOrString().optional().describe("Pods that may be unavailable during the update: a number or a percentage. Defaults to 1."),
   paused: z.boolean().default(false).describe("Stops the rollout where it is; pods missing are still created."),
@@ -78,14 +78,14 @@ export const RollingUpdateSchema = z.object({
   imagePrewarm: ImagePrewarmSchema.optional(),
 }).describe("Options of the RollingUpdate strategy.");
 
-export const UpdateStrategySchema = z.object({
+const UpdateStrategySchema = z.object({
   type: UpdateStrategyType.default("RollingUpdate").describe("RollingUpdate (replace pods in reverse ordinal order, one at a time by default) or OnDelete (new pods only when old ones are deleted)."),
   rollingUpdate: RollingUpdateSchema.optional(),
 }).describe("How pods move to a new template revision.");
 
-export const RetentionPolicy = z.enum(["Retain", "Delete"]);
+const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
-export const StatefulSetSpecSchema = z.object({
+const StatefulSetSpecSchema = z.object({
   replicas: int32().min(0).default(1).describe("Desired number of pods (ordinals start … start+replicas-1). `kubectl scale osts/NAME` sets it."),
   selector: LabelSelectorSchema,
   template: PodTemplateSchema,
@@ -105,7 +105,7 @@ export const StatefulSetSpecSchema = z.object({
   ordinals: z.object({ start: int32().min(0).default(0).describe("The first ordinal (pod NAME-START)." ) }).optional().describe("Ordinal numbering of the pods."),
 }).describe("The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.");
 
-export const ConditionSchema = z.object({
+const ConditionSchema = z.object({
   type: z.string().describe("Condition type."),
   status: z.enum(["True", "False", "Unknown"]).describe("True, False or Unknown."),
   lastTransitionTime: z.string().optional().describe("When the status last changed (RFC 3339)."),
@@ -113,7 +113,7 @@ export const ConditionSchema = z.object({
   message: z.string().optional().describe("What happened, for people."),
 }).describe("A condition of the set.");
 
-export const StatefulSetStatusSchema = z.object({
+const StatefulSetStatusSchema = z.object({
   observedGeneration: z.number().int().optional().describe("The metadata.generation this status describes; older than generation means the change is not seen yet."),
   replicas: int32().default(0).describe("Pods the set owns (created, not yet gone)."),
   readyReplicas: int32().optional().describe("Pods Running and Ready."),
@@ -138,9 +138,5 @@ export const StatefulSetSchema = z.object({
 
 /** A StatefulSet with every default filled in (what `StatefulSetSchema.parse` returns). */
 export type StatefulSet = z.output<typeof StatefulSetSchema>;
-export type StatefulSetSpec = StatefulSet["spec"];
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
-export type RollingUpdate = z.output<typeof RollingUpdateSchema>;
-export type ImagePrewarm = z.output<typeof ImagePrewarmSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
-export type LabelSelectorT = z.output<typeof LabelSelectorSchema>;

@@ -23,9 +23,9 @@ import { newPullerPod, pullOutcome } from "./puller-pod.ts";
  *   Failed without a pod; puller pods of images no longer listed are deleted.
  */
 
-export const PULL_BACKOFF_BASE_SECONDS = 10;
-export const PULL_BACKOFF_MAX_SECONDS = 300;
-export const REPULL_INTERVAL_SECONDS = 24 * 60 * 60;
+const PULL_BACKOFF_BASE_SECONDS = 10;
+const PULL_BACKOFF_MAX_SECONDS = 300;
+const REPULL_INTERVAL_SECONDS = 24 * 60 * 60;
 /** Unfinished puller pods per ImageList (node) at once. */
 export const PULLERS_PER_NODE = 2;
 /** Puller pods created per reconcile pass, over all ImageLists. */

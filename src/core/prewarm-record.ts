@@ -34,7 +34,7 @@ export function readPrewarmRecord(list: ImageList | undefined): PrewarmRecord {
 }
 
 /** writePrewarmRecord returns the annotation value (keys and names sorted), or null when the record is empty. */
-export function writePrewarmRecord(r: PrewarmRecord): string | null {
+function writePrewarmRecord(r: PrewarmRecord): string | null {
   const entries = [...r.entries()].filter(([, s]) => s.size > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (!entries.length) return null;
   return JSON.stringify(Object.fromEntries(entries.map(([ref, s]) => [ref, [...s].sort()])));

@@ -30,7 +30,7 @@ export interface PrewarmInput {
 }
 
 /** templateImages returns the normalized images of a pod template or pod spec (containers and init containers); references that do not parse are left out. */
-export function templateImages(spec: PodTemplateSpec["spec"] | undefined): Set<string> {
+function templateImages(spec: PodTemplateSpec["spec"] | undefined): Set<string> {
   const out = new Set<string>();
   for (const c of [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])]) {
     const n = normalizeImageReference(c.image);

@@ -14,9 +14,9 @@ import { timeMs } from "./inplace-state.ts";
  */
 
 /** activeDeadlineSeconds of a puller pod: the kubelet fails it after this (a pull that hangs). */
-export const PULLER_DEADLINE_SECONDS = 600;
+const PULLER_DEADLINE_SECONDS = 600;
 /** A puller pod no kubelet reported on within the deadline plus this is counted failed (node gone, no kubelet). */
-export const PULLER_STALE_GRACE_SECONDS = 60;
+const PULLER_STALE_GRACE_SECONDS = 60;
 
 /** Waiting reasons that need the image on the node: the pull worked, the container could not start (images without a shell). */
 const PRESENT_REASONS = new Set(["CreateContainerError", "RunContainerError", "StartError"]);

@@ -36,7 +36,7 @@ export async function releaseGoneSets(client: KubeClient, lists: readonly ImageL
 }
 
 /** How soon to look again while puller pods run. */
-export const PULL_POLL_MS = 2000;
+const PULL_POLL_MS = 2000;
 
 export interface PrewarmPassResult {
   actions: string[];
@@ -117,7 +117,7 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
 const key = (l: ImageList) => `${l.metadata.namespace ?? ""}/${l.metadata.name ?? ""}`;
 
 /** mergePatch returns the JSON merge patch that turns `from` into `to` (null removes a key; objects patched key by key). */
-export function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, unknown> {
+function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(from)) if (!(k in to)) out[k] = null;
   for (const [k, v] of Object.entries(to)) {

@@ -50,7 +50,7 @@ const KUBELET_OWNED = new Set(["PodScheduled", "Initialized", "ContainersReady",
 const seconds = (d: Date) => d.toISOString().replace(/\.\d+Z$/, "Z");
 
 /** desiredReady returns the Ready value a kubelet would report for the pod's conditions. */
-export function desiredReady(pod: Pod, containersReady: boolean): boolean {
+function desiredReady(pod: Pod, containersReady: boolean): boolean {
   const conds = pod.status?.conditions ?? [];
   return containersReady && (pod.spec?.readinessGates ?? []).every((g) => conds.some((c) => c.type === g.conditionType && c.status === "True"));
 }

@@ -48,10 +48,10 @@ export {
   selectorToString,
 } from "./labels.ts";
 export { validateAnnotations, validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
-export { type Quantity, type QuantityFormat, parseQuantity, compareQuantities, quantityToString, quantityMilliValue } from "./quantity.ts";
-export { type ImageReference, type NormalizedImage, normalizeImageReference, parseImageReference } from "./image-ref.ts";
-export { type PodValidationOptions, validatePodCreate } from "./pod.ts";
+export { parseQuantity, compareQuantities, quantityToString, quantityMilliValue } from "./quantity.ts";
+export { normalizeImageReference, parseImageReference } from "./image-ref.ts";
+export { validatePodCreate } from "./pod.ts";
 export { validatePvcCreate } from "./pvc.ts";
-export { type StatefulSetValidationOptions, type StatefulSetValidationResult, validateStatefulSet } from "./statefulset.ts";
+export { validateStatefulSet } from "./statefulset.ts";
 export { FORBIDDEN_UPDATE_MESSAGE } from "./statefulset-spec.ts";
 export { validateImageList } from "./imagelist.ts";

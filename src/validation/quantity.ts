@@ -7,7 +7,7 @@
  * than 1n up to 1n, and a parsed quantity is otherwise an integer multiple of 10^-9.
  */
 
-export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
+type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
 
 export interface Quantity {
   /** The value in units of 10^-9 (1 = "1n", 1_000_000_000n = "1"). */

@@ -51,7 +51,7 @@ describe("reconcilePass reads only what Ordinal manages", () => {
     await reconcilePass(client, { now, log: silentLogger }); // the set now owns its revision
     const [rev] = fake.list<{ metadata: { name: string } }>("/apis/apps/v1/namespaces/default/controllerrevisions");
     // At the set's revision, so the pass adopts it and has nothing to update.
-    await fake.seed({ ...pod("web-0", { app: "web", "controller-revision-hash": rev.metadata.name }), spec: setObj("web").spec.template.spec });
+    await fake.seed({ ...pod("web-0", { app: "web", "controller-revision-hash": rev.metadata.name }), spec: StatefulSetSchema.parse(setObj("web")).spec.template.spec });
     await client.patch(R.statefulSets, "default", "web", { spec: { replicas: 1 } }, "merge");
     fake.log.clear();
     const r = await reconcilePass(client, { now, log: silentLogger });
@@ -70,7 +70,7 @@ describe("reconcilePass reads only what Ordinal manages", () => {
     const rev = newRevision(set, 1, 0);
     await fake.seed({ ...rev, metadata: { name: "web-5f8c7d9b6", namespace: "default", labels: { app: "web", "controller.kubernetes.io/hash": "5f8c7d9b6" } } });
     for (const i of [0, 1]) {
-      await fake.seed({ ...pod(`web-${i}`, { app: "web", "controller-revision-hash": "web-5f8c7d9b6" }), spec: raw.spec.template.spec });
+      await fake.seed({ ...pod(`web-${i}`, { app: "web", "controller-revision-hash": "web-5f8c7d9b6" }), spec: set.spec.template.spec });
     }
     const uids = fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata?.uid);
     const r = await reconcilePass(client, { now, log: silentLogger });
