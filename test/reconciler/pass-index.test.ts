@@ -43,6 +43,6 @@ describe("indexObjects", () => {
   });
 
   it("a set with nothing gets empty lists", () => {
-    expect(index.objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
+    expect(index.objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
   });
 });
