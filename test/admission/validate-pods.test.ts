@@ -210,6 +210,38 @@ describe("validatePodRequest on UPDATE", () => {
   });
 });
 
+describe("validatePodRequest: the reconcile hint", () => {
+  const hint = (over: Record<string, unknown>) => {
+    const old = stored();
+    return validatePodRequest(request({ operation: "UPDATE", subResource: "status", namespace: "ns-of-request", object: old, oldObject: old, userInfo: { username: "system:node:n1" }, ...over }), { reconcilerUsername: RECONCILER }).reconcileHint;
+  };
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ["a status update of a managed pod: its set, in the pod's namespace", {}, { namespace: "default", setName: "web" }],
+    ["a spec update (no subresource): none", { subResource: undefined }, undefined],
+    ["a status update of a pod that is not Ordinal's: none", { object: { metadata: { name: "x", namespace: "default" } }, oldObject: { metadata: { name: "x", namespace: "default" } } }, undefined],
+  ])("%s", (_, over, want) => {
+    expect(hint(over)).toEqual(want);
+  });
+  it("falls back to the request's namespace when the pod carries none", () => {
+    const old = stored();
+    delete old.metadata!.namespace;
+    expect(hint({ object: old, oldObject: old })).toEqual({ namespace: "ns-of-request", setName: "web" });
+  });
+});
+
+describe("validatePodRequest: the spec message lists at most 20 pointers", () => {
+  it("and says how many there were in all", () => {
+    const old = stored();
+    const pod = structuredClone(old);
+    pod.spec!.containers[0].env = Array.from({ length: 25 }, (_, i) => ({ name: `E${i}`, value: "v" }));
+    old.spec!.containers[0].env = Array.from({ length: 25 }, (_, i) => ({ name: `E${i}`, value: "w" }));
+    const msg = validatePodRequest(request({ operation: "UPDATE", object: pod, oldObject: old }), { reconcilerUsername: RECONCILER }).response.status?.message ?? "";
+    expect(msg).toContain("/spec/containers/0/env/0/value");
+    expect(msg).toContain(", … (25 in all)");
+    expect(msg.match(/\/spec\/containers\/0\/env\/\d+\/value/g)).toHaveLength(20);
+  });
+});
+
 describe("validatePodRequest: membership and ownerReferences (issue 11 finding 2)", () => {
   const decide = (old: Pod, pod: Pod, user = "admin", subResource?: string) =>
     validatePodRequest(request({ operation: "UPDATE", object: pod, oldObject: old, subResource, userInfo: { username: user } }), { reconcilerUsername: RECONCILER }).response;
@@ -312,6 +344,9 @@ describe("validatePodRequest: only the reconciler writes the in-place state (iss
     });
     expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding({ other: "x" }), userInfo: { username: "system:kube-scheduler" } }).allowed).toBe(true);
     expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding() }).allowed).toBe(true);
+    // The denial names the Binding, and the reconciler itself may bind with it.
+    expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding({ [INPLACE_STATE_ANNOTATION]: "{}" }) }).status?.message).toMatch(/^Binding "web-0" is invalid: /);
+    expect(decide({ operation: "CREATE", kind, resource, subResource: "binding", object: binding({ [INPLACE_STATE_ANNOTATION]: "{}" }), userInfo: { username: RECONCILER } }).allowed).toBe(true);
   });
 
   it("1.20's pods/ephemeralcontainers (an EphemeralContainers object) passes: it cannot write metadata", () => {

@@ -34,6 +34,26 @@ describe("revisionKey", () => {
   });
 });
 
+describe("revisionKey: the defaults apps/v1 stores that pod validation does not add", () => {
+  const keyOf = (spec: Record<string, unknown>) => revisionKey({ spec: { template: { metadata: { labels: { app: "web" } }, spec } } });
+  const env = (fieldRef: Record<string, unknown>) => [{ name: "N", valueFrom: { fieldRef } }];
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ["a secret volume's defaultMode 420", { volumes: [{ name: "s", secret: { secretName: "x" } }] }, { volumes: [{ name: "s", secret: { secretName: "x", defaultMode: 420 } }] }],
+    ["a downwardAPI volume's defaultMode 420", { volumes: [{ name: "d", downwardAPI: { items: [] } }] }, { volumes: [{ name: "d", downwardAPI: { items: [], defaultMode: 420 } }] }],
+    ["a projected volume's defaultMode 420", { volumes: [{ name: "p", projected: { sources: [] } }] }, { volumes: [{ name: "p", projected: { sources: [], defaultMode: 420 } }] }],
+    ["a container's fieldRef apiVersion v1", { containers: [{ name: "c", image: "i", env: env({ fieldPath: "metadata.name" }) }] }, { containers: [{ name: "c", image: "i", env: env({ fieldPath: "metadata.name", apiVersion: "v1" }) }] }],
+    ["an init container's fieldRef apiVersion v1", { containers: [{ name: "c", image: "i" }], initContainers: [{ name: "i", image: "i", env: env({ fieldPath: "metadata.name" }) }] }, { containers: [{ name: "c", image: "i" }], initContainers: [{ name: "i", image: "i", env: env({ fieldPath: "metadata.name", apiVersion: "v1" }) }] }],
+  ])("equates a template without %s and one with it", (_, without, withDefault) => {
+    expect(keyOf({ containers: [{ name: "c", image: "i" }], ...without })).toBe(keyOf({ containers: [{ name: "c", image: "i" }], ...withDefault }));
+  });
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ["a non-default file mode", { volumes: [{ name: "s", secret: { secretName: "x", defaultMode: 256 } }] }, { volumes: [{ name: "s", secret: { secretName: "x", defaultMode: 420 } }] }],
+    ["another fieldRef apiVersion", { containers: [{ name: "c", image: "i", env: env({ fieldPath: "metadata.name", apiVersion: "v2" }) }] }, { containers: [{ name: "c", image: "i", env: env({ fieldPath: "metadata.name", apiVersion: "v1" }) }] }],
+  ])("still tells %s apart", (_, a, b) => {
+    expect(keyOf({ containers: [{ name: "c", image: "i" }], ...a })).not.toBe(keyOf({ containers: [{ name: "c", image: "i" }], ...b }));
+  });
+});
+
 describe("resolveRevisions after migrating from apps/v1", () => {
   it("reuses the apps/v1 revision (its pods stay current) instead of creating one", () => {
     const r = resolveRevisions(set(raw), [appsRevision as never]);

@@ -68,7 +68,8 @@ describe("reconcilePass", () => {
     const { fake, client, pods } = setup();
     await fake.seed(setObj("a", 1));
     await fake.seed(setObj("b", 1));
-    fake.faults.add({ method: "POST", resource: "pods", when: (r) => JSON.stringify(r).includes("a-0"), fault: "internal", times: 5 });
+    // Matched on the pod's name: "a-0" alone also occurs in random uids (…a-0b3d…), which made this flaky.
+    fake.faults.add({ method: "POST", resource: "pods", when: (r) => (JSON.parse(r.body) as Pod).metadata?.name === "a-0", fault: "internal", times: 5 });
     const r = await reconcilePass(client, { now, log: silentLogger });
     expect(r.sets.find((s) => s.set === "default/a")?.error).toBeTruthy();
     expect(pods()).toEqual(["b-0"]);
