@@ -4,7 +4,9 @@
  * it may lose the response (a timeout after the server acted); at a chosen request it "crashes"
  * the reconciler (throws Crash, which nothing catches), as a process dying between two requests.
  */
-import type { FetchLike } from "../../src/kube/http.ts";
+import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { runReconcile } from "../../src/reconciler/loop.ts";
 
 export { mulberry32 } from "../../src/sim/fake-apiserver/random.ts";
 
@@ -74,4 +76,30 @@ export function chaosFetch(inner: FetchLike, o: ChaosOptions): FetchLike & { cou
   f.count = 0;
   f.faults = faults;
   return f;
+}
+
+/**
+ * crashingReconciler returns the reconciler's client over `inner` with faults injected (rate
+ * 0.08), its counting fetch, and `invoke`: one reconcile invocation that, while `chaos()`, crashes
+ * with chance 0.3 after 1–12 more requests. A crash (or an error escaping the invocation) ends
+ * that "process": the next invocation has a new Lease holder identity.
+ */
+export function crashingReconciler(
+  inner: FetchLike,
+  o: { random: () => number; chaos: () => boolean; leaseNamespace: string; now: () => Date; observe?: ChaosOptions["observe"] },
+) {
+  let crashAt: number | undefined;
+  let holder = 0;
+  const fetch = chaosFetch(inner, { random: o.random, rate: 0.08, crashAt: () => (o.chaos() ? crashAt : undefined), observe: o.observe });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 2 });
+  const invoke = async () => {
+    crashAt = o.chaos() && o.random() < 0.3 ? fetch.count + 1 + Math.floor(o.random() * 12) : undefined;
+    try {
+      await runReconcile(client, { log: silentLogger, holder: `h${holder}`, leaseNamespace: o.leaseNamespace, budgetMs: 1, maxPasses: 1, now: o.now });
+    } catch (e) {
+      if (!(e instanceof Crash) && !(e instanceof Error)) throw e;
+      holder++;
+    }
+  };
+  return { client, fetch, invoke };
 }

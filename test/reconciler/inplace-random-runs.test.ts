@@ -20,12 +20,10 @@ import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { isUnavailable, resolveMaxUnavailable } from "../../src/core/update-budget.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
-import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(12, 60);
@@ -162,22 +160,13 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
   };
 
   let chaos = true;
-  let crashAt: number | undefined;
-  const reconcilerFetch = chaosFetch(checked, { random: rnd, rate: 0.08, crashAt: () => (chaos ? crashAt : undefined) });
-  const reconciler = createKubeClient({ baseUrl: "https://fake", fetch: reconcilerFetch, sleep: async () => {}, maxAttempts: 2 });
+  const reconciler = crashingReconciler(checked, { random: rnd, chaos: () => chaos, leaseNamespace: NS, now });
   await observer.create(R.statefulSets, NS, setObject(s, replicas, paused));
 
   let image = 1;
   let env = 0;
-  let holder = 0;
   for (let steps = 0; steps < 200; steps++) {
-    crashAt = chaos && rnd() < 0.3 ? reconcilerFetch.count + 1 + Math.floor(rnd() * 12) : undefined;
-    try {
-      await runReconcile(reconciler, { log: silentLogger, holder: `h${holder}`, leaseNamespace: NS, budgetMs: 1, maxPasses: 1, now });
-    } catch (e) {
-      if (!(e instanceof Crash) && !(e instanceof Error)) throw e;
-      holder++;
-    }
+    await reconciler.invoke();
     await kubelet.step();
     clock += 500 + Math.floor(rnd() * 2500);
     const r = rnd();

@@ -15,12 +15,10 @@ import { getOrdinal } from "../../src/core/names.ts";
 import { getPodRevision, isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/log/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
-import { Crash, chaosFetch, mulberry32 } from "./chaos.ts";
+import { crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(60, 500);
@@ -73,7 +71,6 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
   const kubelet = new KubeletPlayer(observer, { namespace: NS, random: rnd, speed: 0.3 + rnd() * 0.7, now, failPods });
   let replicas = s.replicas;
   let chaos = true;
-  let crashAt: number | undefined;
   const condemnedEver = new Set<string>();
   const violations: string[] = [];
   const snapshot = () => observer.list<Pod>(R.pods, NS);
@@ -113,28 +110,15 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
     }
   };
 
-  const reconcilerFetch = chaosFetch(fake.fetch, { random: rnd, rate: 0.08, crashAt: () => (chaos ? crashAt : undefined), observe });
-  const reconciler = createKubeClient({ baseUrl: "https://fake", fetch: reconcilerFetch, sleep: async () => {}, maxAttempts: 2 });
+  const reconciler = crashingReconciler(fake.fetch, { random: rnd, chaos: () => chaos, leaseNamespace: NS, now, observe });
   await observer.create(R.statefulSets, NS, setObject(s, replicas, "img:1"));
 
   const claimsNow = async () => new Set((await observer.list<PersistentVolumeClaim>(R.pvcs, NS)).map((c) => c.metadata!.name!));
   let claimsSeen = await claimsNow();
   let image = 1;
   let steps = 0;
-  let holder = 0;
-  const invocation = async () => {
-    crashAt = chaos && rnd() < 0.3 ? reconcilerFetch.count + 1 + Math.floor(rnd() * 12) : undefined;
-    try {
-      await runReconcile(reconciler, { log: silentLogger, holder: `h${holder}`, leaseNamespace: NS, budgetMs: 1, maxPasses: 1, now });
-    } catch (e) {
-      // A crash (or an error escaping the invocation) ends this "process": the next one has a new identity.
-      if (!(e instanceof Crash) && !(e instanceof Error)) throw e;
-      holder++;
-    }
-  };
-
   for (; steps < 120; steps++) {
-    await invocation();
+    await reconciler.invoke();
     await kubelet.step();
     clock += 1000 + Math.floor(rnd() * 4000);
     const r = rnd();
@@ -177,7 +161,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
         st.replicas === replicas &&
         st.observedGeneration === set.metadata.generation
       ) {
-        return { steps, faults: reconcilerFetch.faults };
+        return { steps, faults: reconciler.fetch.faults };
       }
     }
   }
