@@ -10,7 +10,7 @@ import { runReconcile } from "../../src/reconciler/loop.ts";
 
 export { mulberry32 } from "../../src/sim/fake-apiserver/random.ts";
 
-export class Crash extends Error {
+class Crash extends Error {
   constructor() {
     super("simulated crash");
   }
@@ -33,7 +33,7 @@ const status = (code: number, reason: string, headers: Record<string, string> = 
   });
 
 /** chaosFetch returns a fetch that injects faults into `inner` and counts requests. */
-export function chaosFetch(inner: FetchLike, o: ChaosOptions): FetchLike & { count: number; faults: Record<string, number> } {
+function chaosFetch(inner: FetchLike, o: ChaosOptions): FetchLike & { count: number; faults: Record<string, number> } {
   const faults: Record<string, number> = {};
   const bump = (k: string) => (faults[k] = (faults[k] ?? 0) + 1);
   const f = async (input: string | URL | Request, init?: RequestInit) => {
