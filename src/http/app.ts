@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
