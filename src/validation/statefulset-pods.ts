@@ -60,7 +60,8 @@ function sanitize(raw: JsonObject): Sanitized {
   const spec = isObject(raw.spec) ? raw.spec : {};
   const template = isObject(spec.template) ? spec.template : {};
   const tmeta = isObject(template.metadata) ? template.metadata : {};
-  const tspec: JsonObject = isObject(template.spec) ? structuredClone(template.spec) : {};
+  // A shallow copy: only the two lists below are replaced; newStatefulSetPod copies the rest.
+  const tspec: JsonObject = isObject(template.spec) ? { ...template.spec } : {};
   // Wrong types the builders cannot take: reported here, replaced by harmless placeholders.
   const placeholderVolumes = new Set<number>();
   for (const key of ["volumes", "readinessGates"]) {
@@ -147,7 +148,7 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
   const ordinal = set.spec.ordinals?.start ?? 0;
 
   const pod = newStatefulSetPod(set, ordinal);
-  for (const e of validatePodCreate(pod, opts)) {
+  for (const e of validatePodCreate(pod, { ...opts, consumePod: true })) {
     const mapped = mapPodField(e.field, s.volumeOrigins, s.placeholderVolumes);
     if (!mapped || upstreamFields.has(mapped.field)) continue;
     out.push(withSuffix(e, mapped.field, POD_SUFFIX));

@@ -11,7 +11,7 @@
  *    hostname; the first pod and the PVCs must pass create validation; images must parse.
  * 4. Warnings for valid but risky settings, for both groups.
  */
-import { type FieldError, FieldPath, byteLength, formatFieldError, internalError, invalid, typeInvalid } from "./field-error.ts";
+import { type FieldError, FieldPath, byteLength, internalError, invalid, typeInvalid, uniqueByMessage } from "./field-error.ts";
 import { Reader, isObject, jsonType } from "./json.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { isDNS1123Label, nameIsDNSLabel } from "./names.ts";
@@ -87,15 +87,8 @@ function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions
     errors.push(...checkPodsAndClaims(obj, upstreamFields, { allowInvalidImageRefs: opts.allowInvalidImageRefs, allowPrivileged: opts.allowPrivileged }));
   }
 
-  const seen = new Set<string>();
   const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
-  const unique = errors.filter((e) => {
-    if (e.type === "FieldValueRequired" && mistyped.has(e.field)) return false;
-    const msg = formatFieldError(e);
-    if (seen.has(msg)) return false;
-    seen.add(msg);
-    return true;
-  });
+  const unique = uniqueByMessage(errors.filter((e) => !(e.type === "FieldValueRequired" && mistyped.has(e.field))));
   return { errors: unique, warnings: statefulSetWarnings(spec, opts.group) };
 }
 
