@@ -35,38 +35,47 @@ export const OMIT: unique symbol = Symbol("omit");
 
 type PathElem = { kind: "name"; name: string } | { kind: "index"; index: string };
 
-/** FieldPath builds field paths the way field.Path does; immutable, each step returns a new path. */
+/**
+ * FieldPath builds field paths the way field.Path does; immutable, each step returns a new path
+ * that points at its parent (a step costs the same at any depth; toString walks the chain once).
+ */
 export class FieldPath {
-  private constructor(private readonly elems: readonly PathElem[]) {}
+  private constructor(
+    private readonly parent: FieldPath | undefined,
+    private readonly elem: PathElem,
+  ) {}
 
   /** root starts a path: `FieldPath.root("spec", "template")` is `spec.template`. */
   static root(name: string, ...more: string[]): FieldPath {
-    return new FieldPath([{ kind: "name", name }]).child(...more);
+    return new FieldPath(undefined, { kind: "name", name }).child(...more);
   }
 
   child(...names: string[]): FieldPath {
-    return new FieldPath([...this.elems, ...names.map((name): PathElem => ({ kind: "name", name }))]);
+    return names.reduce<FieldPath>((p, name) => new FieldPath(p, { kind: "name", name }), this);
   }
 
   index(i: number): FieldPath {
-    return new FieldPath([...this.elems, { kind: "index", index: String(i) }]);
+    return new FieldPath(this, { kind: "index", index: String(i) });
   }
 
   key(k: string): FieldPath {
-    return new FieldPath([...this.elems, { kind: "index", index: k }]);
+    return new FieldPath(this, { kind: "index", index: k });
   }
 
   /** toString prints like Go: names joined by dots, indexes and keys in brackets, no quoting. */
   toString(): string {
+    const elems: PathElem[] = [this.elem];
+    for (let p = this.parent; p !== undefined; p = p.parent) elems.push(p.elem);
     let out = "";
-    this.elems.forEach((e, i) => {
+    for (let i = 0; i < elems.length; i++) {
+      const e = elems[elems.length - 1 - i];
       if (e.kind === "name" && e.name.length > 0) {
         if (i > 0) out += ".";
         out += e.name;
       } else {
         out += `[${e.kind === "index" ? e.index : ""}]`;
       }
-    });
+    }
     return out;
   }
 }
@@ -193,6 +202,16 @@ export function byteOrder(a: string, b: string): number {
 const utf8 = new TextEncoder();
 
 /**
+ * exceedsBytes is byteLength(s) > max, counted only when the string's length does not decide it
+ * (UTF-8 takes at least one byte per UTF-16 code unit and at most three).
+ */
+export function exceedsBytes(s: string, max: number): boolean {
+  if (s.length > max) return true;
+  if (s.length * 3 <= max) return false;
+  return byteLength(s) > max;
+}
+
+/**
  * byteLength is Go's len(s) for a string: its UTF-8 length (a lone surrogate counts as the 3 bytes
  * of U+FFFD, as TextEncoder writes it). Counted, not encoded: no copy of the string.
  */
@@ -291,16 +310,19 @@ export function goFloat(f: number): string {
 
 /**
  * sameBody is errorBody(a) === errorBody(b), without printing either when the parts decide it:
- * the same type string, the same printed value and the same detail make the same body. Anything
- * else is decided on the printed bodies.
+ * after the same type string and the same printed value, the bodies are equal exactly when the
+ * details are. Anything else is decided on the printed bodies.
  */
 function sameBody(a: FieldError, b: FieldError): boolean {
   const ta = TYPE_STRINGS[a.type];
-  if (ta !== undefined && ta === TYPE_STRINGS[b.type] && a.detail === b.detail) {
+  if (ta !== undefined && ta === TYPE_STRINGS[b.type]) {
     const va = showsValue(a);
     if (va === showsValue(b)) {
-      if (!va || a.badValue === b.badValue) return true;
-      if (typeof a.badValue !== "string" && typeof b.badValue !== "string" && formatBadValue(a.badValue) === formatBadValue(b.badValue)) return true;
+      const sameValue =
+        !va ||
+        a.badValue === b.badValue ||
+        (typeof a.badValue !== "string" && typeof b.badValue !== "string" && formatBadValue(a.badValue) === formatBadValue(b.badValue));
+      if (sameValue) return a.detail === b.detail;
     }
   }
   return errorBody(a) === errorBody(b);

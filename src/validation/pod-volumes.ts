@@ -234,7 +234,7 @@ export function validateVolumes(
       valid.set(name, { pvc: isPvcSource(vol) });
     } else errors.push(...el);
     const claimName = (vol.persistentVolumeClaim as JsonObject | undefined)?.claimName;
-    if (typeof claimName === "string" && createdPvcs.has(claimName))
+    if (createdPvcs.size > 0 && typeof claimName === "string" && createdPvcs.has(claimName))
       errors.push(invalid(ip.child("persistentVolumeClaim", "claimName"), claimName, "must not reference a PVC that gets created for an ephemeral volume"));
   }
   return { volumes: valid, errors };

@@ -2,7 +2,7 @@
 // apiserver's aggregate "is invalid" message.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ErrorSet, OMIT, byteLength, type FieldError, type FieldErrorType, uniqueByMessage } from "../../src/validation/field-error.ts";
+import { ErrorSet, OMIT, byteLength, exceedsBytes, type FieldError, type FieldErrorType, uniqueByMessage } from "../../src/validation/field-error.ts";
 import { dedupe } from "../../src/validation/pod.ts";
 import {
   FieldPath,
@@ -196,6 +196,12 @@ describe("byteLength", () => {
     fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => byteLength(s) === utf8.encode(s).length));
     fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }), (s) => byteLength(s) === utf8.encode(s).length));
     expect(byteLength("a\ud800b\udc00\ud83d\ude00")).toBe(1 + 3 + 1 + 3 + 4);
+  });
+});
+
+describe("exceedsBytes", () => {
+  it("is byteLength(s) > max", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 90 }), fc.integer({ min: 0, max: 300 }), (s, max) => exceedsBytes(s, max) === byteLength(s) > max));
   });
 });
 
