@@ -18,7 +18,9 @@ import { validateStatefulSetRequest } from "../admission/validate-statefulsets.t
 import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
-import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
+import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
+import { replaceSpans, scanJson, type MeasuredParts } from "./json-scan.ts";
+import { MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "./log.ts";
 
 /**
@@ -58,6 +60,28 @@ interface AdmissionRoute {
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
   /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
   failed(req: AdmissionRequest, message: string): AdmissionResult;
+  /** The handler refuses objects with a container over MAX_OBJECT_VALUES members in these parts (see `readBody`). */
+  bounded?: boolean;
+}
+
+const NOTHING_MEASURED: MeasuredParts = { measured: [], maxMembers: Infinity };
+
+/** A stand-in for a container over the bound: MAX_OBJECT_VALUES + 1 members, as cheap to parse as JSON gets. */
+let standIn: string | undefined;
+
+/**
+ * readBody returns the body's JSON text and its nesting depth (from the text, so no walk of the
+ * parsed value). For a route whose handler refuses oversized objects, a crowded container of the
+ * measured parts is replaced by a stand-in of MAX_OBJECT_VALUES + 1 zeros first: the handler
+ * answers exactly as it would to the original (the same Forbidden: with no string over
+ * MAX_STRING_CHARS there, the count decides), and JSON.parse need not build, say, an object of
+ * 60,000 keys (tens of milliseconds) only for it to be refused.
+ */
+function readBody(text: string, route: AdmissionRoute): { text: string; depth: number } {
+  const scan = scanJson(text, route.bounded ? MEASURED_PARTS : NOTHING_MEASURED);
+  if (scan.crowded.length === 0 || scan.longestString > MAX_STRING_CHARS) return { text, depth: scan.depth };
+  standIn ??= `[${"0,".repeat(MAX_OBJECT_VALUES)}0]`;
+  return { text: replaceSpans(text, scan.crowded, standIn), depth: scan.depth };
 }
 
 const denyOnFailure = (req: AdmissionRequest, message: string): AdmissionResult => ({
@@ -91,12 +115,14 @@ export function createApp(deps: AppDeps): Hono {
       ],
       failed: denyOnFailure,
       handle: (req) => validateStatefulSetRequest(req, { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets }),
+      bounded: true,
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
       kinds: [{ group: GROUP, kind: "ImageList" }],
       failed: denyOnFailure,
       handle: (req) => validateImageListRequest(req),
+      bounded: true,
     },
   ];
 
@@ -142,12 +168,13 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   const { log } = deps;
   const started = Date.now();
   let body: unknown;
+  const { text, depth } = readBody(await c.req.text(), route);
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch (e) {
     return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
   }
-  if (exceedsDepth(body, MAX_JSON_DEPTH)) {
+  if (depth > MAX_JSON_DEPTH) {
     const uid = (body as { request?: { uid?: unknown } }).request?.uid;
     if (typeof uid !== "string" || uid === "") return badRequest(c, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     log.warn("admission refused: body too deep", { path: route.path, uid, limit: MAX_JSON_DEPTH });
