@@ -33,47 +33,52 @@ export interface FieldError {
 /** OMIT is the bad value that makes the body print no value (upstream's omitValue). */
 export const OMIT: unique symbol = Symbol("omit");
 
-type PathElem = { kind: "name"; name: string } | { kind: "index"; index: string };
-
 /**
  * FieldPath builds field paths the way field.Path does; immutable, each step returns a new path
- * that points at its parent (a step costs the same at any depth; toString walks the chain once).
+ * that points at its parent: one small object per step at any depth (validators build a path for
+ * every field they read, errors or not), and toString walks the chain once.
  */
 export class FieldPath {
   private constructor(
     private readonly parent: FieldPath | undefined,
-    private readonly elem: PathElem,
+    /** An index or key (printed in brackets) rather than a name. */
+    private readonly isIndex: boolean,
+    private readonly text: string,
   ) {}
 
   /** root starts a path: `FieldPath.root("spec", "template")` is `spec.template`. */
   static root(name: string, ...more: string[]): FieldPath {
-    return new FieldPath(undefined, { kind: "name", name }).child(...more);
+    const p = new FieldPath(undefined, false, name);
+    return more.length === 0 ? p : p.child(...more);
   }
 
   child(...names: string[]): FieldPath {
-    return names.reduce<FieldPath>((p, name) => new FieldPath(p, { kind: "name", name }), this);
+    if (names.length === 0) return this;
+    let p = new FieldPath(this, false, names[0]);
+    for (let i = 1; i < names.length; i++) p = new FieldPath(p, false, names[i]);
+    return p;
   }
 
   index(i: number): FieldPath {
-    return new FieldPath(this, { kind: "index", index: String(i) });
+    return new FieldPath(this, true, String(i));
   }
 
   key(k: string): FieldPath {
-    return new FieldPath(this, { kind: "index", index: k });
+    return new FieldPath(this, true, k);
   }
 
   /** toString prints like Go: names joined by dots, indexes and keys in brackets, no quoting. */
   toString(): string {
-    const elems: PathElem[] = [this.elem];
-    for (let p = this.parent; p !== undefined; p = p.parent) elems.push(p.elem);
+    const steps: FieldPath[] = [this];
+    for (let p = this.parent; p !== undefined; p = p.parent) steps.push(p);
     let out = "";
-    for (let i = 0; i < elems.length; i++) {
-      const e = elems[elems.length - 1 - i];
-      if (e.kind === "name" && e.name.length > 0) {
+    for (let i = 0; i < steps.length; i++) {
+      const e = steps[steps.length - 1 - i];
+      if (!e.isIndex && e.text.length > 0) {
         if (i > 0) out += ".";
-        out += e.name;
+        out += e.text;
       } else {
-        out += `[${e.kind === "index" ? e.index : ""}]`;
+        out += `[${e.isIndex ? e.text : ""}]`;
       }
     }
     return out;
