@@ -25,6 +25,11 @@ export interface PodValidationOptions extends ContainerOptions {
    * (for a pod built only to be validated, such as a StatefulSet's first pod).
    */
   consumePod?: boolean;
+  /**
+   * Return duplicates too: for a caller that de-duplicates the errors itself, more coarsely (by
+   * message, as checkPodsAndClaims's caller does), so this pass would change nothing.
+   */
+  keepDuplicates?: boolean;
 }
 export { validatePodSpec, validatePodSpecificAnnotations };
 
@@ -70,7 +75,8 @@ export function validatePodCreate(pod: Pod | unknown, opts: PodValidationOptions
     errs.push(forbidden(specPath.child("ephemeralContainers"), "cannot be set on create"));
   if (spec.nodeName && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0)
     errs.push(forbidden(specPath.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
-  return dedupe([...r.errors, ...errs]);
+  const all = [...r.errors, ...errs];
+  return opts.keepDuplicates ? all : dedupe(all);
 }
 
 /**

@@ -148,7 +148,8 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
   const ordinal = set.spec.ordinals?.start ?? 0;
 
   const pod = newStatefulSetPod(set, ordinal);
-  for (const e of validatePodCreate(pod, { ...opts, consumePod: true })) {
+  // Duplicates are kept: validateStatefulSet drops them by message (and Required where mistyped) at the end.
+  for (const e of validatePodCreate(pod, { ...opts, consumePod: true, keepDuplicates: true })) {
     const mapped = mapPodField(e.field, s.volumeOrigins, s.placeholderVolumes);
     if (!mapped || upstreamFields.has(mapped.field)) continue;
     out.push(withSuffix(e, mapped.field, POD_SUFFIX));
