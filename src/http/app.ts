@@ -14,7 +14,8 @@ import {
 } from "../admission/types.ts";
 import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
-import { validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
+import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
+import { runStepsPausing } from "../validation/steps.ts";
 import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
@@ -63,6 +64,18 @@ interface AdmissionRoute {
   /** The handler refuses objects with a container over MAX_OBJECT_VALUES members in these parts (see `readBody`). */
   bounded?: boolean;
 }
+
+/**
+ * pause lets the event loop run other callbacks (setImmediate: after pending I/O), or is undefined
+ * where there is no setImmediate. Long requests pause between their parts (large bodies after
+ * parsing; a StatefulSet between its validation steps), so one hostile object cannot hold every
+ * other webhook call, and /healthz, for the whole of its judgement.
+ */
+const pause: (() => Promise<void>) | undefined =
+  typeof globalThis.setImmediate === "function" ? () => new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
+
+/** Bodies from this size on are parsed in a step of their own (see pause). */
+const PAUSE_AFTER_PARSE_BYTES = 64 * 1024;
 
 const NOTHING_MEASURED: MeasuredParts = { measured: [], maxMembers: Infinity };
 
@@ -114,7 +127,10 @@ export function createApp(deps: AppDeps): Hono {
         { group: "apps", kind: "StatefulSet" },
       ],
       failed: denyOnFailure,
-      handle: (req) => validateStatefulSetRequest(req, { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets }),
+      handle: (req) => {
+        const opts = { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets };
+        return pause ? runStepsPausing(statefulSetRequestSteps(req, opts), pause) : validateStatefulSetRequest(req, opts);
+      },
       bounded: true,
     },
     {
@@ -174,6 +190,7 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   } catch (e) {
     return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
   }
+  if (pause && text.length >= PAUSE_AFTER_PARSE_BYTES) await pause();
   if (depth > MAX_JSON_DEPTH) {
     const uid = (body as { request?: { uid?: unknown } }).request?.uid;
     if (typeof uid !== "string" || uid === "") return badRequest(c, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);

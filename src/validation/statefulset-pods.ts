@@ -20,6 +20,7 @@ import { validateAnnotations } from "./meta.ts";
 import { isDNS1123Label } from "./names.ts";
 import { type PodValidationOptions, validatePodCreate } from "./pod.ts";
 import { validatePvcCreate } from "./pvc.ts";
+import { runSteps, type Steps } from "./steps.ts";
 
 export interface PodCheckOptions extends PodValidationOptions {
   /** Accept images that do not parse as references (default: refuse them). */
@@ -140,6 +141,14 @@ function mapPodField(field: string, origins: VolumeOrigin[], placeholders: Set<n
  * are not repeated.
  */
 export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<string>, opts: PodCheckOptions = {}): FieldError[] {
+  return runSteps(podAndClaimSteps(raw, upstreamFields, opts));
+}
+
+/** Claim templates checked between two yields of podAndClaimSteps. */
+const CLAIMS_PER_STEP = 200;
+
+/** podAndClaimSteps is checkPodsAndClaims in steps: it yields after the pod and after every CLAIMS_PER_STEP claims. */
+export function* podAndClaimSteps(raw: JsonObject, upstreamFields: ReadonlySet<string>, opts: PodCheckOptions = {}): Steps<FieldError[]> {
   const s = sanitize(raw);
   const out: FieldError[] = [...s.errors];
   const parsed = StatefulSetSchema.safeParse(s.set);
@@ -155,8 +164,13 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
     out.push(withSuffix(e, mapped.field, POD_SUFFIX));
   }
 
+  yield;
+
   const setNameValid = !!set.metadata.name && isDNS1123Label(set.metadata.name).length === 0;
-  newClaims(set, ordinal).forEach((claim, i) => {
+  const claims = newClaims(set, ordinal);
+  for (let i = 0; i < claims.length; i++) {
+    if (i > 0 && i % CLAIMS_PER_STEP === 0) yield;
+    const claim = claims[i];
     const base = `spec.volumeClaimTemplates[${s.claimIndex[i]}]`;
     const tplName = set.spec.volumeClaimTemplates![i].metadata.name;
     for (const e of validatePvcCreate(claim)) {
@@ -173,7 +187,7 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
     const metaPath = FieldPath.root("spec", "volumeClaimTemplates").index(s.claimIndex[i]).child("metadata");
     for (const e of validateLabels(tpl.labels, metaPath.child("labels"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));
     for (const e of validateAnnotations(tpl.annotations, metaPath.child("annotations"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));
-  });
+  }
 
   if (!opts.allowInvalidImageRefs) {
     const tspec = isObject(raw.spec) && isObject(raw.spec.template) && isObject(raw.spec.template.spec) ? raw.spec.template.spec : {};
