@@ -20,8 +20,8 @@ import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
-import { replaceSpans, scanJson, type MeasuredParts } from "./json-scan.ts";
-import { MAX_JSON_DEPTH } from "./limits.ts";
+import { replaceSpans, scanJson } from "./json-scan.ts";
+import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "./log.ts";
 
 /**
@@ -77,21 +77,20 @@ const pause: (() => Promise<void>) | undefined =
 /** Bodies from this size on are parsed in a step of their own (see pause). */
 const PAUSE_AFTER_PARSE_BYTES = 64 * 1024;
 
-const NOTHING_MEASURED: MeasuredParts = { measured: [], maxMembers: Infinity };
-
 /** A stand-in for a container over the bound: MAX_OBJECT_VALUES + 1 members, as cheap to parse as JSON gets. */
 let standIn: string | undefined;
 
 /**
- * readBody returns the body's JSON text and its nesting depth (from the text, so no walk of the
- * parsed value). For a route whose handler refuses oversized objects, a crowded container of the
- * measured parts is replaced by a stand-in of MAX_OBJECT_VALUES + 1 zeros first: the handler
- * answers exactly as it would to the original (the same Forbidden: with no string over
- * MAX_STRING_CHARS there, the count decides), and JSON.parse need not build, say, an object of
- * 60,000 keys (tens of milliseconds) only for it to be refused.
+ * readBody returns the body's JSON text, and for a route whose handler refuses oversized objects
+ * its nesting depth as well (scanned from the text, with the sizes of the measured parts). There,
+ * a crowded container of the measured parts is replaced by a stand-in of MAX_OBJECT_VALUES + 1
+ * zeros first: the handler answers exactly as it would to the original (the same Forbidden: with
+ * no string over MAX_STRING_CHARS there, the count decides), and JSON.parse need not build, say,
+ * an object of 60,000 keys (tens of milliseconds) only for it to be refused.
  */
-function readBody(text: string, route: AdmissionRoute): { text: string; depth: number } {
-  const scan = scanJson(text, route.bounded ? MEASURED_PARTS : NOTHING_MEASURED);
+function readBody(text: string, route: AdmissionRoute): { text: string; depth?: number } {
+  if (!route.bounded) return { text };
+  const scan = scanJson(text, MEASURED_PARTS);
   if (scan.crowded.length === 0 || scan.longestString > MAX_STRING_CHARS) return { text, depth: scan.depth };
   standIn ??= `[${"0,".repeat(MAX_OBJECT_VALUES)}0]`;
   return { text: replaceSpans(text, scan.crowded, standIn), depth: scan.depth };
@@ -191,7 +190,7 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
   }
   if (pause && text.length >= PAUSE_AFTER_PARSE_BYTES) await pause();
-  if (depth > MAX_JSON_DEPTH) {
+  if (depth === undefined ? exceedsDepth(body, MAX_JSON_DEPTH) : depth > MAX_JSON_DEPTH) {
     const uid = (body as { request?: { uid?: unknown } }).request?.uid;
     if (typeof uid !== "string" || uid === "") return badRequest(c, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     log.warn("admission refused: body too deep", { path: route.path, uid, limit: MAX_JSON_DEPTH });

@@ -67,15 +67,22 @@ export function scanJson(text: string, parts: MeasuredParts): JsonScan {
   let depth = 0;
   let longestString = 0;
 
-  /** valueStarts counts a value in its container and returns whether it is measured, and its path when still tracked. */
-  const valueStarts = (): { measured: boolean; path: KeyPath | undefined } => {
+  /** The key path of the value valueStarts saw last, while shallow enough to be tracked. */
+  let startedPath: KeyPath | undefined;
+  /** valueStarts counts a value in its container and returns whether it is measured (its path: startedPath). */
+  const valueStarts = (): boolean => {
+    startedPath = undefined;
     const top = frames[frames.length - 1];
-    if (top === undefined) return { measured: isRoot([]), path: rootDepth > 0 ? [] : undefined };
+    if (top === undefined) {
+      startedPath = [];
+      return isRoot([]);
+    }
     top.members++;
-    if (top.measured) return { measured: true, path: undefined };
-    if (top.path === undefined) return { measured: false, path: undefined };
+    if (top.measured) return true;
+    if (top.path === undefined) return false;
     const path = [...top.path, top.isObject ? top.key : "#"];
-    return { measured: isRoot(path), path: path.length < rootDepth ? path : undefined };
+    if (path.length < rootDepth) startedPath = path;
+    return isRoot(path);
   };
 
   for (let i = 0; i < text.length; i++) {
@@ -87,11 +94,11 @@ export function scanJson(text: string, parts: MeasuredParts): JsonScan {
         const raw = text.slice(i + 1, end);
         top.key = raw.includes("\\") ? decodeKey(raw) : raw;
         top.expectKey = false;
-      } else if (valueStarts().measured) longestString = Math.max(longestString, end - i - 1);
+      } else if (valueStarts()) longestString = Math.max(longestString, end - i - 1);
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
-      const { measured, path } = valueStarts();
-      frames.push({ isObject: c === 0x7b, start: i, members: 0, measured, path, expectKey: c === 0x7b, key: "" });
+      const measured = valueStarts();
+      frames.push({ isObject: c === 0x7b, start: i, members: 0, measured, path: startedPath, expectKey: c === 0x7b, key: "" });
       depth = Math.max(depth, frames.length);
     } else if (c === 0x7d || c === 0x5d) {
       const f = frames.pop();
