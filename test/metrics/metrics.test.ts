@@ -19,7 +19,8 @@ describe("instrumentClient + recordRun", () => {
     const r = await runReconcile(client, { log: silentLogger, holder: "t", leaseNamespace: "ordinal-system", budgetMs: 10_000, maxPasses: 1 });
     recordRun(m, r, 0.2);
     const snap = m.snapshot();
-    expect(snap['ordinal_apiserver_requests_total{code="200",resource="pods",verb="LIST"}']).toBe(1);
+    // The pass's labelled list, plus the new set's one list by its own selector (adoption).
+    expect(snap['ordinal_apiserver_requests_total{code="200",resource="pods",verb="LIST"}']).toBe(2);
     expect(snap['ordinal_apiserver_requests_total{code="201",resource="pods",verb="POST"}'] ?? snap['ordinal_apiserver_requests_total{code="200",resource="pods",verb="POST"}']).toBe(1);
     expect(snap['ordinal_reconcile_passes_total']).toBe(1);
     expect(Object.keys(snap).some((k) => k.startsWith("ordinal_reconcile_actions_total{action=") && k.includes('outcome="ok"'))).toBe(true);
