@@ -18,6 +18,7 @@ import { validatePodSpecificAnnotations } from "./pod-annotations.ts";
 import type { ContainerOptions } from "./pod-containers.ts";
 import { defaultPodSpec } from "./pod-defaults.ts";
 import { validatePodSpec } from "./pod-spec.ts";
+import { cloneJSON } from "../core/clone.ts";
 
 export interface PodValidationOptions extends ContainerOptions {
   /**
@@ -47,7 +48,7 @@ export function validatePodCreate(pod: Pod | unknown, opts: PodValidationOptions
   const meta = r.obj(pod.metadata, metaPath) ?? {};
   const errs = validateObjectMeta(meta, metaPath, { nameFn: nameIsDNSSubdomain });
   const rawSpec = r.obj(pod.spec, specPath) ?? {};
-  const spec: JsonObject = opts.consumePod ? rawSpec : structuredClone(rawSpec);
+  const spec: JsonObject = opts.consumePod ? rawSpec : cloneJSON(rawSpec);
   defaultPodSpec(spec, true);
   const annotations = isObject(meta.annotations) ? (Object.fromEntries(Object.entries(meta.annotations).filter(([, v]) => typeof v === "string")) as Record<string, string>) : undefined;
   errs.push(...validatePodSpecificAnnotations(annotations, spec, metaPath.child("annotations")));
