@@ -93,9 +93,9 @@ function sanitize(raw: JsonObject): Sanitized {
         spec: isObject(c.spec) ? c.spec : {},
       });
     });
-  const claimNames = new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
   const volumeOrigins: VolumeOrigin[] = claims.map((_, i) => ({ claim: claimIndex[i] }));
   const templateVolumes = Array.isArray(tspec.volumes) ? (tspec.volumes as JsonObject[]) : [];
+  const claimNames = templateVolumes.length === 0 ? new Set<string>() : new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
   templateVolumes.forEach((v, i) => {
     if (claims.length === 0 || !claimNames.has(v.name as string)) volumeOrigins.push({ template: i });
   });
