@@ -14,6 +14,20 @@ export const MAX_OBJECT_VALUES = 5_000;
 export const MAX_STRING_CHARS = 64 * 1024;
 
 /**
+ * The parts of an AdmissionReview that `oversized` measures, as key paths into the review (for
+ * src/http/json-scan.ts): the object's spec, and its metadata but managedFields. One container
+ * there with more than MAX_OBJECT_VALUES members is enough for oversized to refuse the object.
+ */
+export const MEASURED_PARTS = {
+  measured: [
+    ["request", "object", "spec"],
+    ["request", "object", "metadata", "*"],
+  ],
+  unmeasured: [["request", "object", "metadata", "managedFields"]],
+  maxMembers: MAX_OBJECT_VALUES,
+};
+
+/**
  * oversized returns a Forbidden error when the object has more than MAX_OBJECT_VALUES JSON values
  * or a string longer than MAX_STRING_CHARS (counting stops at the limit), else undefined.
  */

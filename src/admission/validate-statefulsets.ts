@@ -1,5 +1,7 @@
 import { GROUP } from "../api/statefulset.ts";
-import { formatFieldError, validateStatefulSet } from "../validation/index.ts";
+import { formatFieldError } from "../validation/index.ts";
+import { runSteps, type Steps } from "../validation/steps.ts";
+import { validateStatefulSetSteps } from "../validation/statefulset.ts";
 import { denyInvalid, MAX_REPORTED_ERRORS } from "./invalid.ts";
 import { oversized } from "./limits.ts";
 import { diff } from "./patch.ts";
@@ -17,6 +19,14 @@ export interface ValidateStatefulSetOptions {
  * spec's sake: what was stored before stays changeable, and its errors come back as warnings.
  */
 export function validateStatefulSetRequest(req: AdmissionRequest, opts: ValidateStatefulSetOptions): AdmissionResult {
+  return runSteps(statefulSetRequestSteps(req, opts));
+}
+
+/**
+ * statefulSetRequestSteps is validateStatefulSetRequest in steps (src/validation/steps.ts): the
+ * server pauses between the parts of a large set's validation, so no request holds it for long.
+ */
+export function* statefulSetRequestSteps(req: AdmissionRequest, opts: ValidateStatefulSetOptions): Steps<AdmissionResult> {
   if (req.operation !== "CREATE" && req.operation !== "UPDATE") return { response: allow(req) };
   if (req.subResource) return { response: allow(req) };
   const group = req.kind.group === GROUP ? GROUP : "apps";
@@ -26,7 +36,7 @@ export function validateStatefulSetRequest(req: AdmissionRequest, opts: Validate
   const tooBig = oversized(obj, "StatefulSet");
   if (tooBig) return { response: denyInvalid(req, { group, kind: "StatefulSet" }, objectName(req, obj), [tooBig]) };
   const old = req.operation === "UPDATE" ? (req.oldObject as { spec?: unknown }) : undefined;
-  const { errors, warnings } = validateStatefulSet(obj, old, { group, maxErrors: MAX_REPORTED_ERRORS });
+  const { errors, warnings } = yield* validateStatefulSetSteps(obj, old, { group, maxErrors: MAX_REPORTED_ERRORS });
   if (errors.length === 0) return { response: allow(req, warnings) };
   if (old && specUnchanged(old.spec, obj.spec)) {
     return { response: allow(req, [...errors.map((e) => `existing spec is invalid: ${formatFieldError(e)}`), ...warnings]) };

@@ -7,6 +7,7 @@ import {
   REVISION_LABEL,
   SET_NAME_LABEL,
 } from "./constants.ts";
+import { cloneJSON } from "./clone.ts";
 import { getClaimName, getPodName } from "./names.ts";
 
 /**
@@ -32,7 +33,7 @@ export function newControllerRef(set: StatefulSet): OwnerReference {
  * storage, the revision label and the InPlaceUpdateReady readiness gate. Pure: it copies the template.
  */
 export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: string): Pod {
-  const tpl = structuredClone(set.spec.template);
+  const tpl = cloneJSON(set.spec.template);
   const labels: Record<string, string> = { ...(tpl.metadata?.labels ?? {}) };
   if (revision) labels[REVISION_LABEL] = revision;
   const pod: Pod = {
@@ -138,7 +139,7 @@ export function newClaims(set: StatefulSet, ordinal: number): PersistentVolumeCl
         labels,
         ...(tpl.metadata.annotations ? { annotations: { ...tpl.metadata.annotations } } : {}),
       },
-      spec: structuredClone(tpl.spec),
+      spec: cloneJSON(tpl.spec),
     };
     return claim;
   });

@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
@@ -13,10 +14,13 @@ import {
 } from "../admission/types.ts";
 import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
-import { validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
+import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
+import { runStepsPausing } from "../validation/steps.ts";
 import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
+import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
+import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "./log.ts";
 
@@ -57,6 +61,39 @@ interface AdmissionRoute {
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
   /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
   failed(req: AdmissionRequest, message: string): AdmissionResult;
+  /** The handler refuses objects with a container over MAX_OBJECT_VALUES members in these parts (see `readBody`). */
+  bounded?: boolean;
+}
+
+/**
+ * pause lets the event loop run other callbacks (setImmediate: after pending I/O), or is undefined
+ * where there is no setImmediate. Long requests pause between their parts (large bodies after
+ * parsing; a StatefulSet between its validation steps), so one hostile object cannot hold every
+ * other webhook call, and /healthz, for the whole of its judgement.
+ */
+const pause: (() => Promise<void>) | undefined =
+  typeof globalThis.setImmediate === "function" ? () => new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
+
+/** Bodies from this size on are parsed in a step of their own (see pause). */
+const PAUSE_AFTER_PARSE_BYTES = 64 * 1024;
+
+/** A stand-in for a container over the bound: MAX_OBJECT_VALUES + 1 members, as cheap to parse as JSON gets. */
+let standIn: string | undefined;
+
+/**
+ * readBody returns the body's JSON text, and for a route whose handler refuses oversized objects
+ * its nesting depth as well (scanned from the text, with the sizes of the measured parts). There,
+ * a crowded container of the measured parts is replaced by a stand-in of MAX_OBJECT_VALUES + 1
+ * zeros first: the handler answers exactly as it would to the original (the same Forbidden: with
+ * no string over MAX_STRING_CHARS there, the count decides), and JSON.parse need not build, say,
+ * an object of 60,000 keys (tens of milliseconds) only for it to be refused.
+ */
+function readBody(text: string, route: AdmissionRoute): { text: string; depth?: number } {
+  if (!route.bounded) return { text };
+  const scan = scanJson(text, MEASURED_PARTS);
+  if (scan.crowded.length === 0 || scan.longestString > MAX_STRING_CHARS) return { text, depth: scan.depth };
+  standIn ??= `[${"0,".repeat(MAX_OBJECT_VALUES)}0]`;
+  return { text: replaceSpans(text, scan.crowded, standIn), depth: scan.depth };
 }
 
 const denyOnFailure = (req: AdmissionRequest, message: string): AdmissionResult => ({
@@ -89,13 +126,18 @@ export function createApp(deps: AppDeps): Hono {
         { group: "apps", kind: "StatefulSet" },
       ],
       failed: denyOnFailure,
-      handle: (req) => validateStatefulSetRequest(req, { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets }),
+      handle: (req) => {
+        const opts = { validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets };
+        return pause ? runStepsPausing(statefulSetRequestSteps(req, opts), pause) : validateStatefulSetRequest(req, opts);
+      },
+      bounded: true,
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
       kinds: [{ group: GROUP, kind: "ImageList" }],
       failed: denyOnFailure,
       handle: (req) => validateImageListRequest(req),
+      bounded: true,
     },
   ];
 
@@ -141,12 +183,14 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   const { log } = deps;
   const started = Date.now();
   let body: unknown;
+  const { text, depth } = readBody(await c.req.text(), route);
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch (e) {
     return badRequest(c, `request body is not JSON: ${(e as Error).message}`);
   }
-  if (exceedsDepth(body, MAX_JSON_DEPTH)) {
+  if (pause && text.length >= PAUSE_AFTER_PARSE_BYTES) await pause();
+  if (depth === undefined ? exceedsDepth(body, MAX_JSON_DEPTH) : depth > MAX_JSON_DEPTH) {
     const uid = (body as { request?: { uid?: unknown } }).request?.uid;
     if (typeof uid !== "string" || uid === "") return badRequest(c, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     log.warn("admission refused: body too deep", { path: route.path, uid, limit: MAX_JSON_DEPTH });

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 
 /**

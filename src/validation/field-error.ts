@@ -10,7 +10,7 @@
  * - FieldValueTypeInvalid exists (prints as "Invalid value").
  */
 
-type FieldErrorType =
+export type FieldErrorType =
   | "FieldValueNotFound"
   | "FieldValueRequired"
   | "FieldValueDuplicate"
@@ -31,42 +31,56 @@ export interface FieldError {
 }
 
 /** OMIT is the bad value that makes the body print no value (upstream's omitValue). */
-const OMIT: unique symbol = Symbol("omit");
+export const OMIT: unique symbol = Symbol("omit");
 
-type PathElem = { kind: "name"; name: string } | { kind: "index"; index: string };
-
-/** FieldPath builds field paths the way field.Path does; immutable, each step returns a new path. */
+/**
+ * FieldPath builds field paths the way field.Path does; immutable, each step returns a new path
+ * that points at its parent: one small object per step at any depth (validators build a path for
+ * every field they read, errors or not), and toString walks the chain once.
+ */
 export class FieldPath {
-  private constructor(private readonly elems: readonly PathElem[]) {}
+  private constructor(
+    private readonly parent: FieldPath | undefined,
+    /** An index or key (printed in brackets) rather than a name. */
+    private readonly isIndex: boolean,
+    private readonly text: string,
+  ) {}
 
   /** root starts a path: `FieldPath.root("spec", "template")` is `spec.template`. */
   static root(name: string, ...more: string[]): FieldPath {
-    return new FieldPath([{ kind: "name", name }]).child(...more);
+    const p = new FieldPath(undefined, false, name);
+    return more.length === 0 ? p : p.child(...more);
   }
 
   child(...names: string[]): FieldPath {
-    return new FieldPath([...this.elems, ...names.map((name): PathElem => ({ kind: "name", name }))]);
+    if (names.length === 0) return this;
+    let p = new FieldPath(this, false, names[0]);
+    for (let i = 1; i < names.length; i++) p = new FieldPath(p, false, names[i]);
+    return p;
   }
 
   index(i: number): FieldPath {
-    return new FieldPath([...this.elems, { kind: "index", index: String(i) }]);
+    return new FieldPath(this, true, String(i));
   }
 
   key(k: string): FieldPath {
-    return new FieldPath([...this.elems, { kind: "index", index: k }]);
+    return new FieldPath(this, true, k);
   }
 
   /** toString prints like Go: names joined by dots, indexes and keys in brackets, no quoting. */
   toString(): string {
+    const steps: FieldPath[] = [this];
+    for (let p = this.parent; p !== undefined; p = p.parent) steps.push(p);
     let out = "";
-    this.elems.forEach((e, i) => {
-      if (e.kind === "name" && e.name.length > 0) {
+    for (let i = 0; i < steps.length; i++) {
+      const e = steps[steps.length - 1 - i];
+      if (!e.isIndex && e.text.length > 0) {
         if (i > 0) out += ".";
-        out += e.name;
+        out += e.text;
       } else {
-        out += `[${e.kind === "index" ? e.index : ""}]`;
+        out += `[${e.isIndex ? e.text : ""}]`;
       }
-    });
+    }
     return out;
   }
 }
@@ -135,18 +149,23 @@ const TYPE_STRINGS: Record<FieldErrorType, string> = {
   FieldValueTypeInvalid: "Invalid value",
 };
 
-/** errorBody is the message without the field, as Error.ErrorBody() prints it. */
-export function errorBody(e: FieldError): string {
-  let s = TYPE_STRINGS[e.type] ?? `<unknown error ${goQuote(String(e.type))}>`;
+/** showsValue: whether errorBody prints the bad value (not for these types, nor for OMIT). */
+function showsValue(e: FieldError): boolean {
   switch (e.type) {
     case "FieldValueRequired":
     case "FieldValueForbidden":
     case "FieldValueTooLong":
     case "InternalError":
-      break;
+      return false;
     default:
-      if (e.badValue !== OMIT) s += `: ${formatBadValue(e.badValue)}`;
+      return e.badValue !== OMIT;
   }
+}
+
+/** errorBody is the message without the field, as Error.ErrorBody() prints it. */
+export function errorBody(e: FieldError): string {
+  let s = TYPE_STRINGS[e.type] ?? `<unknown error ${goQuote(String(e.type))}>`;
+  if (showsValue(e)) s += `: ${formatBadValue(e.badValue)}`;
   if (e.detail.length > 0) s += `: ${e.detail}`;
   return s;
 }
@@ -187,9 +206,32 @@ export function byteOrder(a: string, b: string): number {
 
 const utf8 = new TextEncoder();
 
-/** byteLength is Go's len(s) for a string: its UTF-8 length. */
+/**
+ * exceedsBytes is byteLength(s) > max, counted only when the string's length does not decide it
+ * (UTF-8 takes at least one byte per UTF-16 code unit and at most three).
+ */
+export function exceedsBytes(s: string, max: number): boolean {
+  if (s.length > max) return true;
+  if (s.length * 3 <= max) return false;
+  return byteLength(s) > max;
+}
+
+/**
+ * byteLength is Go's len(s) for a string: its UTF-8 length (a lone surrogate counts as the 3 bytes
+ * of U+FFFD, as TextEncoder writes it). Counted, not encoded: no copy of the string.
+ */
 export function byteLength(s: string): number {
-  return utf8.encode(s).length;
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: 2 code units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 /** goJSON is encoding/json.Marshal for plain JSON data: HTML-safe escapes, null for undefined. */
@@ -272,14 +314,119 @@ function goFloat(f: number): string {
 }
 
 /**
+ * sameBody is errorBody(a) === errorBody(b), without printing either when the parts decide it:
+ * after the same type string and the same printed value, the bodies are equal exactly when the
+ * details are. Anything else is decided on the printed bodies.
+ */
+function sameBody(a: FieldError, b: FieldError): boolean {
+  const ta = TYPE_STRINGS[a.type];
+  if (ta !== undefined && ta === TYPE_STRINGS[b.type]) {
+    const va = showsValue(a);
+    if (va === showsValue(b)) {
+      const sameValue =
+        !va ||
+        a.badValue === b.badValue ||
+        (typeof a.badValue !== "string" && typeof b.badValue !== "string" && formatBadValue(a.badValue) === formatBadValue(b.badValue));
+      if (sameValue) return a.detail === b.detail;
+    }
+  }
+  return errorBody(a) === errorBody(b);
+}
+
+/**
+ * ErrorSet de-duplicates field errors in linear time: filed by field, and within a field (from
+ * its second error on) by a key of the error's bad value; `same` decides within one key. Long
+ * strings are not joined into keys: a bad value is a key itself (its hash is computed once per
+ * string), and a field with one error costs one map entry.
+ */
+export class ErrorSet {
+  private readonly byField = new Map<string, FieldError | Map<unknown, FieldError[]>>();
+
+  /**
+   * @param keyOf the bucket of an error within its field (compared as Map keys are).
+   * @param same whether two errors of one field and key are the same (errors of different keys never are).
+   */
+  constructor(
+    private readonly keyOf: (e: FieldError) => unknown,
+    private readonly same: (a: FieldError, b: FieldError) => boolean,
+  ) {}
+
+  /** add records `e` and returns true, or returns false when an error the same as `e` was added before. */
+  add(e: FieldError): boolean {
+    const at = this.byField.get(e.field);
+    if (at === undefined) {
+      this.byField.set(e.field, e);
+      return true;
+    }
+    const key = this.keyOf(e);
+    let buckets: Map<unknown, FieldError[]>;
+    if (at instanceof Map) buckets = at;
+    else {
+      const atKey = this.keyOf(at);
+      if ((atKey === key || (atKey !== atKey && key !== key)) && this.same(at, e)) return false;
+      buckets = new Map([[atKey, [at]]]);
+      this.byField.set(e.field, buckets);
+    }
+    const bucket = buckets.get(key);
+    if (bucket === undefined) buckets.set(key, [e]);
+    else if (bucket.some((x) => this.same(x, e))) return false;
+    else bucket.push(e);
+    return true;
+  }
+}
+
+/** The bucket key of a printed bad value: the string itself (goQuote is one-to-one), else its printed form. */
+const valueKey = (e: FieldError): unknown => (!showsValue(e) ? OMIT : typeof e.badValue === "string" ? e.badValue : `\u0000${formatBadValue(e.badValue)}`);
+
+/**
+ * uniqueByMessage returns the errors whose formatFieldError message no earlier error printed
+ * (ToAggregate's de-duplication), in order; linear, and printing only what it must.
+ *
+ * A message is `field: body`. When the field has no ": " in it the message's first ": " is right
+ * after the field, so two such messages are equal exactly when the fields and the bodies are; and
+ * equal bodies have the same type string, printed value and detail (a quoted string, a number or
+ * JSON text cannot be continued by ": " into another). So errors are filed by field and value
+ * (ErrorSet) and compared only within their bucket (sameBody). A field with ": " in it (a user's map
+ * key) is cut like a message instead, and its body compared as text with the bodies of its head.
+ */
+export function uniqueByMessage(errors: readonly FieldError[]): FieldError[] {
+  const plain = new ErrorSet(valueKey, sameBody);
+  /** Per head with cut messages: their bodies, and the bodies of the plain errors of that head. */
+  const cut = new Map<string, { cutBodies: Set<string>; plainBodies: Set<string> }>();
+  const plainByHead = new Map<string, FieldError[]>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    if (!e.field.includes(": ")) {
+      const c = cut.get(e.field);
+      const body = c ? errorBody(e) : "";
+      if (c?.cutBodies.has(body) || !plain.add(e)) continue;
+      c?.plainBodies.add(body);
+      const same = plainByHead.get(e.field);
+      if (same) same.push(e);
+      else plainByHead.set(e.field, [e]);
+      out.push(e);
+      continue;
+    }
+    const msg = formatFieldError(e);
+    const at = msg.indexOf(": ");
+    const head = msg.slice(0, at);
+    const body = msg.slice(at + 2);
+    let c = cut.get(head);
+    if (!c) cut.set(head, (c = { cutBodies: new Set(), plainBodies: new Set((plainByHead.get(head) ?? []).map(errorBody)) }));
+    if (c.cutBodies.has(body) || c.plainBodies.has(body)) continue;
+    c.cutBodies.add(body);
+    out.push(e);
+  }
+  return out;
+}
+
+/**
  * aggregateMessage is errors.NewAggregate(list).Error() after ToAggregate's de-duplication: one
  * message alone, several in brackets joined by ", ", identical messages once.
  */
 export function aggregateMessage(errors: readonly FieldError[]): string {
-  const seen = new Set<string>();
-  for (const e of errors) seen.add(formatFieldError(e));
-  if (seen.size === 0) return "";
-  const list = [...seen];
+  const list = uniqueByMessage(errors).map(formatFieldError);
+  if (list.length === 0) return "";
   if (list.length === 1) return list[0];
   return `[${list.join(", ")}]`;
 }

@@ -9,7 +9,7 @@
  * - IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, on by default since 1.32, GA later):
  *   any printable ASCII except '='. 1.20 only had IsEnvVarName (C-identifier-like, '.', '-').
  */
-import { byteLength } from "./field-error.ts";
+import { exceedsBytes } from "./field-error.ts";
 
 /** regexError is upstream's RegexError: the message, examples and the regular expression used. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
@@ -52,7 +52,7 @@ export function isQualifiedName(value: string): string[] {
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => "prefix part " + m));
   }
   if (name.length === 0) errs.push("name part " + emptyError());
-  else if (byteLength(name) > 63) errs.push("name part " + maxLenError(63));
+  else if (exceedsBytes(name, 63)) errs.push("name part " + maxLenError(63));
   if (!labelKeyRe.test(name)) errs.push("name part " + regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc"));
   return errs;
 }
@@ -64,7 +64,7 @@ const labelValueErrMsg =
 /** isValidLabelValue (content.IsLabelValue): empty, or ≤63 chars of the label-key name alphabet. */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
   if (value.length > 0 && !labelKeyRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
   return errs;
 }
@@ -81,7 +81,7 @@ const dns1123SubdomainRe = anchored(dns1123SubdomainFmt);
 /** isDNS1123Label: RFC 1123 label, at most 63 characters (container, volume, port-less names…). */
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
+  if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
   if (!dns1123LabelRe.test(value)) {
     if (dns1123SubdomainRe.test(value)) errs.push("must not contain dots");
     else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"));
@@ -92,7 +92,7 @@ export function isDNS1123Label(value: string): string[] {
 /** isDNS1123Subdomain: RFC 1123 subdomain, at most 253 characters (most object names). */
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (exceedsBytes(value, 253)) errs.push(maxLenError(253));
   if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com"));
   return errs;
 }
@@ -101,11 +101,13 @@ const dns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
 const dns1035LabelErrMsg =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 
+const dns1035LabelRe = anchored(dns1035LabelFmt);
+
 /** isDNS1035Label: like a DNS-1123 label but starting with a letter (Service names). */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!anchored(dns1035LabelFmt).test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));
+  if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
+  if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));
   return errs;
 }
 
@@ -164,7 +166,7 @@ export function isValidPortNum(port: number): string[] {
  */
 export function isValidPortName(port: string): string[] {
   const errs: string[] = [];
-  if (byteLength(port) > 15) errs.push(maxLenError(15));
+  if (exceedsBytes(port, 15)) errs.push(maxLenError(15));
   if (!/^[-a-z0-9]+$/.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
   if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
   if (port.includes("--")) errs.push("must not contain consecutive hyphens");
@@ -201,7 +203,7 @@ export function isHTTPHeaderName(value: string): string[] {
 /** isConfigMapKey: `[-._a-zA-Z0-9]+`, at most 253 characters, not `.`/`..`. */
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (exceedsBytes(value, 253)) errs.push(maxLenError(253));
   if (!/^[-._a-zA-Z0-9]+$/.test(value))
     errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", "[-._a-zA-Z0-9]+", "key.name", "KEY_NAME", "key-name"));
   return [...errs, ...hasChDirPrefix(value)];

@@ -35,14 +35,18 @@ export function validatePodSpecificAnnotations(annotations: Record<string, strin
   if (cost !== undefined && (!/^[+-]?[0-9]+$/.test(cost) || Math.abs(Number(cost)) > MAX_INT32 + (cost.startsWith("-") ? 1 : 0)))
     errs.push(invalid(path.key("controller.kubernetes.io/pod-deletion-cost"), cost, "must be a 32bit integer"));
   if (SECCOMP_POD in a) errs.push(...seccompAnnotationErrors(a[SECCOMP_POD], path.child(SECCOMP_POD)));
-  const names = new Set<string>();
-  for (const key of ["containers", "initContainers", "ephemeralContainers"])
-    if (Array.isArray(s[key])) for (const c of s[key] as unknown[]) if (isObject(c) && typeof c.name === "string") names.add(c.name);
+  let names: Set<string> | undefined; // the containers' names, collected when an AppArmor annotation needs them
+  const containerNames = () => {
+    names = new Set<string>();
+    for (const key of ["containers", "initContainers", "ephemeralContainers"])
+      if (Array.isArray(s[key])) for (const c of s[key] as unknown[]) if (isObject(c) && typeof c.name === "string") names.add(c.name);
+    return names;
+  };
   for (const [k, v] of Object.entries(a)) {
     if (k.startsWith(SECCOMP_CONTAINER_PREFIX)) errs.push(...seccompAnnotationErrors(v, path.child(k)));
     if (k.startsWith(APPARMOR_PREFIX)) {
       const container = k.slice(APPARMOR_PREFIX.length);
-      if (!names.has(container)) errs.push(invalid(path.key(k), container, "container not found"));
+      if (!(names ?? containerNames()).has(container)) errs.push(invalid(path.key(k), container, "container not found"));
       if (v !== "" && v !== "runtime/default" && v !== "unconfined" && !v.startsWith("localhost/"))
         errs.push(invalid(path.key(k), v, `invalid AppArmor profile name: "${v}"`));
     }

@@ -104,14 +104,18 @@ function validateEnvFrom(r: Reader, envFrom: unknown, path: FieldPath): FieldErr
   return errs;
 }
 
+/** An empty name → path map (most containers have no volume mounts or devices). */
+const NONE: ReadonlyMap<string, string> = new Map();
+
 function validateVolumeMounts(
   r: Reader,
   mounts: Array<{ item: JsonObject; index: number }>,
-  devices: Map<string, string>,
+  devices: ReadonlyMap<string, string>,
   volumes: Map<string, VolumeInfo>,
   privileged: boolean,
   path: FieldPath,
 ): FieldError[] {
+  if (mounts.length === 0) return [];
   const errs: FieldError[] = [];
   const mountpoints = new Set<string>();
   const devicePaths = new Set(devices.values());
@@ -147,10 +151,11 @@ function validateVolumeMounts(
 function validateVolumeDevices(
   r: Reader,
   devices: Array<{ item: JsonObject; index: number }>,
-  mounts: Map<string, string>,
+  mounts: ReadonlyMap<string, string>,
   volumes: Map<string, VolumeInfo>,
   path: FieldPath,
 ): FieldError[] {
+  if (devices.length === 0) return [];
   const errs: FieldError[] = [];
   const paths = new Set<string>();
   const names = new Set<string>();
@@ -195,8 +200,8 @@ function validateContainerCommon(
     errs.push(notSupported(path.child("terminationMessagePolicy"), tmp, ["File", "FallbackToLogsOnError"]));
   const mounts = r.objList(c.volumeMounts, path.child("volumeMounts"));
   const devices = r.objList(c.volumeDevices, path.child("volumeDevices"));
-  const mountMap = new Map(mounts.map(({ item }) => [String(item.name ?? ""), String(item.mountPath ?? "")]));
-  const deviceMap = new Map(devices.map(({ item }) => [String(item.name ?? ""), String(item.devicePath ?? "")]));
+  const mountMap = mounts.length === 0 ? NONE : new Map(mounts.map(({ item }) => [String(item.name ?? ""), String(item.mountPath ?? "")]));
+  const deviceMap = devices.length === 0 ? NONE : new Map(devices.map(({ item }) => [String(item.name ?? ""), String(item.devicePath ?? "")]));
   const sc = r.obj(c.securityContext, path.child("securityContext"));
   errs.push(...validatePorts(r, c.ports, path.child("ports")));
   errs.push(...validateEnv(r, c.env, path.child("env")));

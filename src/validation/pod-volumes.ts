@@ -24,6 +24,7 @@ import {
   readQuantity,
 } from "./pod-fields.ts";
 import { validatePvcSpec } from "./pvc.ts";
+import { cloneJSON } from "../core/clone.ts";
 
 /** The path segment upstream uses in the "more than 1 volume type" error, where it differs from the key. */
 const FORBIDDEN_SEGMENT: Record<string, string> = { downwardAPI: "downwarAPI", cephfs: "cephFS" };
@@ -107,7 +108,7 @@ const sourceValidators: Partial<Record<(typeof VOLUME_SOURCES)[number], SourceVa
       for (const k of Object.keys(meta))
         if (k !== "labels" && k !== "annotations" && meta[k] !== undefined && meta[k] !== null && meta[k] !== "")
           errs.push(forbidden(tp.child("metadata", k), "cannot be set for an ephemeral volume"));
-      const spec = structuredClone(r.obj(tpl.spec, tp.child("spec")) ?? {});
+      const spec = cloneJSON(r.obj(tpl.spec, tp.child("spec")) ?? {});
       defaultPvcSpec(spec);
       errs.push(...validatePvcSpec(r, spec, tp.child("spec")));
     }
@@ -234,7 +235,7 @@ export function validateVolumes(
       valid.set(name, { pvc: isPvcSource(vol) });
     } else errors.push(...el);
     const claimName = (vol.persistentVolumeClaim as JsonObject | undefined)?.claimName;
-    if (typeof claimName === "string" && createdPvcs.has(claimName))
+    if (createdPvcs.size > 0 && typeof claimName === "string" && createdPvcs.has(claimName))
       errors.push(invalid(ip.child("persistentVolumeClaim", "claimName"), claimName, "must not reference a PVC that gets created for an ephemeral volume"));
   }
   return { volumes: valid, errors };

@@ -13,6 +13,7 @@ import { isDNS1123Subdomain, nameIsDNSSubdomain } from "./names.ts";
 import { defaultPvcSpec } from "./pod-defaults.ts";
 import { readQuantity } from "./pod-fields.ts";
 import { quantityToString } from "./quantity.ts";
+import { cloneJSON } from "../core/clone.ts";
 
 const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 const VOLUME_MODES = ["Block", "Filesystem"];
@@ -98,7 +99,7 @@ export function validatePvcCreate(pvc: PersistentVolumeClaim | unknown): FieldEr
   const r = new Reader();
   const obj = pvc;
   const errs = validateObjectMeta(obj.metadata, FieldPath.root("metadata"), { nameFn: nameIsDNSSubdomain });
-  const spec = structuredClone(r.obj(obj.spec, FieldPath.root("spec")) ?? {});
+  const spec = cloneJSON(r.obj(obj.spec, FieldPath.root("spec")) ?? {});
   defaultPvcSpec(spec);
   normalizeDataSources(spec);
   errs.push(...validatePvcSpec(r, spec, FieldPath.root("spec")));

@@ -20,6 +20,7 @@ import { validateAnnotations } from "./meta.ts";
 import { isDNS1123Label } from "./names.ts";
 import { type PodValidationOptions, validatePodCreate } from "./pod.ts";
 import { validatePvcCreate } from "./pvc.ts";
+import type { Steps } from "./steps.ts";
 
 export interface PodCheckOptions extends PodValidationOptions {
   /** Accept images that do not parse as references (default: refuse them). */
@@ -60,7 +61,8 @@ function sanitize(raw: JsonObject): Sanitized {
   const spec = isObject(raw.spec) ? raw.spec : {};
   const template = isObject(spec.template) ? spec.template : {};
   const tmeta = isObject(template.metadata) ? template.metadata : {};
-  const tspec: JsonObject = isObject(template.spec) ? structuredClone(template.spec) : {};
+  // A shallow copy: only the two lists below are replaced; newStatefulSetPod copies the rest.
+  const tspec: JsonObject = isObject(template.spec) ? { ...template.spec } : {};
   // Wrong types the builders cannot take: reported here, replaced by harmless placeholders.
   const placeholderVolumes = new Set<number>();
   for (const key of ["volumes", "readinessGates"]) {
@@ -91,9 +93,9 @@ function sanitize(raw: JsonObject): Sanitized {
         spec: isObject(c.spec) ? c.spec : {},
       });
     });
-  const claimNames = new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
   const volumeOrigins: VolumeOrigin[] = claims.map((_, i) => ({ claim: claimIndex[i] }));
   const templateVolumes = Array.isArray(tspec.volumes) ? (tspec.volumes as JsonObject[]) : [];
+  const claimNames = templateVolumes.length === 0 ? new Set<string>() : new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
   templateVolumes.forEach((v, i) => {
     if (claims.length === 0 || !claimNames.has(v.name as string)) volumeOrigins.push({ template: i });
   });
@@ -133,12 +135,15 @@ function mapPodField(field: string, origins: VolumeOrigin[], placeholders: Set<n
   return undefined;
 }
 
+/** Claim templates checked between two yields of podAndClaimSteps. */
+const CLAIMS_PER_STEP = 200;
+
 /**
- * checkPodsAndClaims returns the pod- and PVC-creation errors of a raw StatefulSet, at set fields.
- * `upstreamFields` are fields the apiserver's own StatefulSet rules already reported: errors there
- * are not repeated.
+ * podAndClaimSteps returns, in steps, the pod- and PVC-creation errors of a raw StatefulSet at set
+ * fields (`upstreamFields`: fields the apiserver's own StatefulSet rules already reported, not
+ * repeated); it yields after the pod and after every CLAIMS_PER_STEP claims.
  */
-export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<string>, opts: PodCheckOptions = {}): FieldError[] {
+export function* podAndClaimSteps(raw: JsonObject, upstreamFields: ReadonlySet<string>, opts: PodCheckOptions = {}): Steps<FieldError[]> {
   const s = sanitize(raw);
   const out: FieldError[] = [...s.errors];
   const parsed = StatefulSetSchema.safeParse(s.set);
@@ -147,14 +152,20 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
   const ordinal = set.spec.ordinals?.start ?? 0;
 
   const pod = newStatefulSetPod(set, ordinal);
-  for (const e of validatePodCreate(pod, opts)) {
+  // Duplicates are kept: validateStatefulSet drops them by message (and Required where mistyped) at the end.
+  for (const e of validatePodCreate(pod, { ...opts, consumePod: true, keepDuplicates: true })) {
     const mapped = mapPodField(e.field, s.volumeOrigins, s.placeholderVolumes);
     if (!mapped || upstreamFields.has(mapped.field)) continue;
     out.push(withSuffix(e, mapped.field, POD_SUFFIX));
   }
 
+  yield;
+
   const setNameValid = !!set.metadata.name && isDNS1123Label(set.metadata.name).length === 0;
-  newClaims(set, ordinal).forEach((claim, i) => {
+  const claims = newClaims(set, ordinal);
+  for (let i = 0; i < claims.length; i++) {
+    if (i > 0 && i % CLAIMS_PER_STEP === 0) yield;
+    const claim = claims[i];
     const base = `spec.volumeClaimTemplates[${s.claimIndex[i]}]`;
     const tplName = set.spec.volumeClaimTemplates![i].metadata.name;
     for (const e of validatePvcCreate(claim)) {
@@ -171,7 +182,7 @@ export function checkPodsAndClaims(raw: JsonObject, upstreamFields: ReadonlySet<
     const metaPath = FieldPath.root("spec", "volumeClaimTemplates").index(s.claimIndex[i]).child("metadata");
     for (const e of validateLabels(tpl.labels, metaPath.child("labels"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));
     for (const e of validateAnnotations(tpl.annotations, metaPath.child("annotations"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));
-  });
+  }
 
   if (!opts.allowInvalidImageRefs) {
     const tspec = isObject(raw.spec) && isObject(raw.spec.template) && isObject(raw.spec.template.spec) ? raw.spec.template.spec : {};

@@ -11,11 +11,12 @@
  *    hostname; the first pod and the PVCs must pass create validation; images must parse.
  * 4. Warnings for valid but risky settings, for both groups.
  */
-import { type FieldError, FieldPath, byteLength, formatFieldError, internalError, invalid, typeInvalid } from "./field-error.ts";
+import { type FieldError, FieldPath, byteLength, internalError, invalid, typeInvalid, uniqueByMessage } from "./field-error.ts";
 import { Reader, isObject, jsonType } from "./json.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { isDNS1123Label, nameIsDNSLabel } from "./names.ts";
-import { checkPodsAndClaims } from "./statefulset-pods.ts";
+import { podAndClaimSteps } from "./statefulset-pods.ts";
+import { runSteps, type Steps } from "./steps.ts";
 import { statefulSetWarnings, validateOrdinalRules } from "./statefulset-ordinal.ts";
 import { validateStatefulSetSpec, validateStatefulSetSpecUpdate } from "./statefulset-spec.ts";
 
@@ -63,7 +64,7 @@ function hostnameRoom(name: unknown, spec: Record<string, unknown>): FieldError[
   ];
 }
 
-function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions): StatefulSetValidationResult {
+function* validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions): Steps<StatefulSetValidationResult> {
   if (!isObject(obj)) return { errors: [typeInvalid("", jsonType(obj), `body must be of type object: "${jsonType(obj)}"`)], warnings: [] };
   const r = new Reader();
   const metaPath = FieldPath.root("metadata");
@@ -81,22 +82,30 @@ function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions
   errors.unshift(...r.errors);
 
   if (opts.checkPods !== false && errors.length <= (opts.maxErrors ?? Infinity)) {
+    yield;
     const meta = isObject(obj.metadata) ? obj.metadata : {};
     errors.push(...hostnameRoom(meta.name, spec));
     const upstreamFields = new Set(errors.map((e) => e.field));
-    errors.push(...checkPodsAndClaims(obj, upstreamFields, { allowInvalidImageRefs: opts.allowInvalidImageRefs, allowPrivileged: opts.allowPrivileged }));
+    errors.push(...(yield* podAndClaimSteps(obj, upstreamFields, { allowInvalidImageRefs: opts.allowInvalidImageRefs, allowPrivileged: opts.allowPrivileged })));
+    yield;
   }
 
-  const seen = new Set<string>();
   const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
-  const unique = errors.filter((e) => {
-    if (e.type === "FieldValueRequired" && mistyped.has(e.field)) return false;
-    const msg = formatFieldError(e);
-    if (seen.has(msg)) return false;
-    seen.add(msg);
-    return true;
-  });
+  const unique = uniqueByMessage(errors.filter((e) => !(e.type === "FieldValueRequired" && mistyped.has(e.field))));
   return { errors: unique, warnings: statefulSetWarnings(spec, opts.group) };
+}
+
+/**
+ * validateStatefulSetSteps is validateStatefulSet in steps (see steps.ts): it yields between the
+ * set's own rules, the pod check and the claim checks, so a server can answer other requests in
+ * between. It never throws.
+ */
+export function* validateStatefulSetSteps(obj: unknown, old: unknown | undefined, opts: StatefulSetValidationOptions): Steps<StatefulSetValidationResult> {
+  try {
+    return yield* validate(obj, old, opts);
+  } catch (e) {
+    return { errors: [internalError(FieldPath.root("spec"), e)], warnings: [] };
+  }
 }
 
 /**
@@ -104,9 +113,5 @@ function validate(obj: unknown, old: unknown, opts: StatefulSetValidationOptions
  * returns all errors and warnings. It never throws: a bug shows up as an InternalError.
  */
 export function validateStatefulSet(obj: unknown, old: unknown | undefined, opts: StatefulSetValidationOptions): StatefulSetValidationResult {
-  try {
-    return validate(obj, old, opts);
-  } catch (e) {
-    return { errors: [internalError(FieldPath.root("spec"), e)], warnings: [] };
-  }
+  return runSteps(validateStatefulSetSteps(obj, old, opts));
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import { MAX_OBJECT_VALUES } from "../../src/admission/limits.ts";
 import { mutatePodFailed } from "../../src/admission/mutate-pods.ts";
+import { validateImageListRequest } from "../../src/admission/validate-imagelists.ts";
+import { validateStatefulSetRequest } from "../../src/admission/validate-statefulsets.ts";
 import { decodePatch } from "../../src/admission/patch.ts";
 import { generateWebhookKeys, issueWebhookToken } from "../../src/auth/token.ts";
 import { parseSubjectAltName, type ClientCertificate } from "../../src/auth/webhook-auth.ts";
@@ -215,6 +218,38 @@ describe("createApp: hard edges", () => {
     }
     const res = await t.post(WEBHOOK_PATHS.mutatePods, `{"deep":${deep}}`);
     expect(res.status).toBe(400);
+  });
+
+  // A container over MAX_OBJECT_VALUES in a judged object is parsed as a stand-in (src/http/app.ts,
+  // readBody): the answer must be the handler's answer to the object as sent.
+  it("answers a crowded StatefulSet or ImageList exactly as its handler answers the object as sent", async () => {
+    const t = await testApp();
+    const many = MAX_OBJECT_VALUES + 1;
+    const keys = <T,>(n: number, v: T): Record<string, T> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k ${i}`, v]));
+    const set = (edit: (s: ReturnType<typeof sampleSet>) => void) => {
+      const s = sampleSet();
+      edit(s);
+      return s;
+    };
+    const cases = [
+      set((s) => (s.spec.template.metadata!.labels = keys(many, "v"))),
+      set((s) => (s.spec.template.spec!.containers = Array.from({ length: many }, (_, i) => ({ name: `c${i}`, image: "" })))),
+      set((s) => (s.metadata.annotations = keys(many, "v"))),
+      set((s) => (s.metadata.annotations = { ...keys(many, "v"), long: "x".repeat(70_000) })), // a long string too: parsed as sent
+      set((s) => ((s.metadata as Record<string, unknown>).managedFields = [keys(many, {})])), // not measured: parsed as sent, admitted
+      set((s) => (s.spec.template.spec!.containers[0].env = [{ name: "A", value: "1" }, ...Array.from({ length: 100 }, () => ({ name: "B", valueFrom: keys(60, 1) }))])),
+    ];
+    for (const obj of cases)
+      for (const operation of ["CREATE", "UPDATE", "DELETE"] as const) {
+        const req = request({ kind: osts, operation, object: obj, oldObject: operation === "CREATE" ? undefined : sampleSet(), name: "web" });
+        const r = await readReview(await t.post(WEBHOOK_PATHS.validateStatefulSets, review(req)));
+        expect(r.response).toEqual(validateStatefulSetRequest(structuredClone(req), { validateAppsV1StatefulSets: false }).response);
+      }
+    const list = { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "pre", namespace: "default" }, spec: { images: Object.fromEntries(Array.from({ length: many }, (_, i) => [`img:${i}`, {}])) } };
+    const req = request({ kind: imageListKind, object: list, name: "pre" });
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validateImageLists, review(req)));
+    expect(r.response).toEqual(validateImageListRequest(structuredClone(req)).response);
+    expect(r.response.status?.message).toMatch(/more than 5000 JSON values/);
   });
 
   it("a throwing validating handler denies, and logs it", async () => {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { MAX_ERROR_CHARS, MAX_REPORTED_ERRORS } from "../../src/admission/invalid.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS } from "../../src/admission/limits.ts";
-import { validateStatefulSetRequest } from "../../src/admission/validate-statefulsets.ts";
+import { statefulSetRequestSteps, validateStatefulSetRequest } from "../../src/admission/validate-statefulsets.ts";
+import { runStepsPausing } from "../../src/validation/steps.ts";
 import { aggregateMessage, invalid } from "../../src/validation/field-error.ts";
 import { appsSts, osts, request, sampleSet } from "./helpers.ts";
 
@@ -152,5 +153,22 @@ describe("validateStatefulSetRequest: bounded answers to hostile sets", () => {
     const msg = aggregateMessage([...errors, ...errors]);
     expect(msg.startsWith("[spec.f[0]: Invalid value: 0: bad, spec.f[1]:")).toBe(true);
     expect(msg.split(", ").length).toBe(50_000);
+  });
+});
+
+// Issue 11: a large set is judged in steps, so the server answers other requests in between.
+describe("statefulSetRequestSteps", () => {
+  it("pauses between the set's rules, the pod and every 200 claims, and answers as validateStatefulSetRequest", async () => {
+    const o = base();
+    o.spec.template.spec.containers = Array.from({ length: 300 }, (_, i) => ({ name: `Bad_${i}`, image: " x" }));
+    (o.spec as Record<string, unknown>).volumeClaimTemplates = Array.from({ length: 450 }, (_, i) => ({ metadata: { name: `Claim_${i}` }, spec: {} }));
+    const req = request({ kind: osts, object: o, name: "web" });
+    let pauses = 0;
+    const paused = await runStepsPausing(statefulSetRequestSteps(req, off), async () => {
+      pauses++;
+    });
+    expect(paused).toEqual(validateStatefulSetRequest(req, off));
+    expect(paused.response.allowed).toBe(false);
+    expect(pauses).toBe(1 + 1 + 2 + 1); // rules | pod | claims 0-199 | 200-399 | 400-449, images, dedupe
   });
 });

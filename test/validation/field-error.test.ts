@@ -1,6 +1,9 @@
 // Field errors: paths as field.Path prints them, bodies as ErrorBody prints them, and the
 // apiserver's aggregate "is invalid" message.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ErrorSet, OMIT, byteLength, exceedsBytes, type FieldError, type FieldErrorType, uniqueByMessage } from "../../src/validation/field-error.ts";
+import { dedupe } from "../../src/validation/pod.ts";
 import {
   FieldPath,
   aggregateMessage,
@@ -104,6 +107,102 @@ describe("formatInvalid", () => {
 
 describe("aggregateMessage", () => {
   it("is empty for no errors", () => expect(aggregateMessage([])).toBe(""));
+});
+
+// Errors built to collide: few fields, values and details, with ": " and quotes in them, numbers
+// beside numeric strings, OMIT, every type (and the two that print "Invalid value").
+const TYPES: FieldErrorType[] = [
+  "FieldValueNotFound",
+  "FieldValueRequired",
+  "FieldValueDuplicate",
+  "FieldValueInvalid",
+  "FieldValueNotSupported",
+  "FieldValueForbidden",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "InternalError",
+  "FieldValueTypeInvalid",
+];
+const collidingError: fc.Arbitrary<FieldError> = fc.record({
+  type: fc.constantFrom(...TYPES),
+  field: fc.constantFrom("a", "a: Forbidden", "a: Invalid value", 'a: Invalid value: "x"', "a: Invalid value: 1", "b: c", "é"),
+  badValue: fc.constantFrom("1", 1, 1.5, "x", '"x"', "a: b", "", "é", true, null, undefined, OMIT, ["a: b"], { a: 1 }),
+  detail: fc.constantFrom("", "d", "d: e", '"x": d', "1: d", "Required value"),
+});
+
+describe("uniqueByMessage", () => {
+  /** The definition: keep an error unless an earlier one printed the same message. */
+  const byMessage = (errors: FieldError[]) => {
+    const seen = new Set<string>();
+    return errors.filter((e) => !seen.has(formatFieldError(e)) && !!seen.add(formatFieldError(e)));
+  };
+
+  it("keeps exactly the errors whose message no earlier error printed, in order", () => {
+    fc.assert(
+      fc.property(fc.array(collidingError, { maxLength: 40 }), (errors) => {
+        expect(uniqueByMessage(errors)).toEqual(byMessage(errors));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("merges a message split differently by a field with \": \" in it", () => {
+    const plain = forbidden("a", "Required value");
+    const cut = required("a: Forbidden");
+    expect(formatFieldError(plain)).toBe(formatFieldError(cut));
+    expect(uniqueByMessage([plain, cut])).toEqual([plain]);
+    expect(uniqueByMessage([cut, plain])).toEqual([cut]);
+  });
+
+  it("keeps many errors of one field that differ only in their value", () => {
+    const errors = Array.from({ length: 3000 }, (_, i) => invalid("spec.template.labels", `key ${i}`, "bad"));
+    expect(uniqueByMessage([...errors, ...errors])).toEqual(errors);
+  });
+});
+
+describe("dedupe (pod validation)", () => {
+  it("drops an error whose type, field, detail and JSON bad value an earlier one had, and Required where the type was wrong", () => {
+    const key = (e: FieldError) => `${e.type}\u0000${e.field}\u0000${e.detail}\u0000${JSON.stringify(e.badValue ?? null)}`;
+    fc.assert(
+      fc.property(fc.array(collidingError, { maxLength: 40 }), (errors) => {
+        const mistyped = new Set(errors.filter((e) => e.type === "FieldValueTypeInvalid").map((e) => e.field));
+        const seen = new Set<string>();
+        const expected = errors.filter((e) => !(e.type === "FieldValueRequired" && mistyped.has(e.field)) && !seen.has(key(e)) && !!seen.add(key(e)));
+        expect(dedupe(errors)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe("ErrorSet", () => {
+  it("adds an error unless one of the same field and key that is `same` was added", () => {
+    const set = new ErrorSet(
+      (e) => e.badValue,
+      (a, b) => a.detail === b.detail,
+    );
+    expect(set.add(invalid("f", "v", "d"))).toBe(true);
+    expect(set.add(invalid("f", "v", "d"))).toBe(false);
+    expect(set.add(invalid("f", "w", "d"))).toBe(true);
+    expect(set.add(invalid("f", "v", "e"))).toBe(true);
+    expect(set.add(invalid("g", "v", "d"))).toBe(true);
+    expect(set.add(required("f", "d"))).toBe(true);
+  });
+});
+
+describe("byteLength", () => {
+  it("is the UTF-8 length TextEncoder writes, lone surrogates included", () => {
+    const utf8 = new TextEncoder();
+    fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => byteLength(s) === utf8.encode(s).length));
+    fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }), (s) => byteLength(s) === utf8.encode(s).length));
+    expect(byteLength("a\ud800b\udc00\ud83d\ude00")).toBe(1 + 3 + 1 + 3 + 4);
+  });
+});
+
+describe("exceedsBytes", () => {
+  it("is byteLength(s) > max", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 90 }), fc.integer({ min: 0, max: 300 }), (s, max) => exceedsBytes(s, max) === byteLength(s) > max));
+  });
 });
 
 describe("qualifiedKind", () => {
