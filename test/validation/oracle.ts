@@ -163,7 +163,7 @@ export interface Recording {
 }
 
 /** What the recorder can send: a pod, a PVC or an apps/v1 StatefulSet. */
-export type Kind = "pod" | "pvc" | "statefulset";
+type Kind = "pod" | "pvc" | "statefulset";
 /** Sends obj to the apiserver with dryRun=All and resolves with the object (rejects with an ApiError on refusal). */
 export type Post = (kind: Kind, obj: object) => Promise<unknown>;
 
