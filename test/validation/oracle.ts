@@ -167,6 +167,9 @@ type Kind = "pod" | "pvc" | "statefulset";
 /** Sends obj to the apiserver with dryRun=All and resolves with the object (rejects with an ApiError on refusal). */
 export type Post = (kind: Kind, obj: object) => Promise<unknown>;
 
+/** stable returns the message with the Go pointers some values print as (`(*bool)(0xc0030…)`) blanked, so reruns record the same text. */
+const stable = (msg: string | undefined): string | undefined => msg?.replace(/\b0xc[0-9a-f]{6,}\b/g, "0x…");
+
 /** answerOf sends one object and returns the apiserver's answer as recorded (only ApiErrors are answers; anything else throws). */
 async function answerOf(post: Post, kind: Kind, obj: object): Promise<Answer> {
   try {
@@ -175,8 +178,12 @@ async function answerOf(post: Post, kind: Kind, obj: object): Promise<Answer> {
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     const status = (e.status ?? {}) as { message?: string; details?: { causes?: Cause[] } };
-    if (e.code === 422) return { code: 422, causes: (status.details?.causes ?? []).map((c) => ({ field: c.field, reason: c.reason, message: c.message })) };
-    return { code: e.code, message: status.message ?? e.message };
+    if (e.code === 422) {
+      // Sorted: the apiserver reports map entries (labels) in Go's random map order.
+      const causes = (status.details?.causes ?? []).map((c) => ({ field: c.field, reason: c.reason, message: stable(c.message) }));
+      return { code: 422, causes: causes.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) };
+    }
+    return { code: e.code, message: stable(status.message ?? e.message) };
   }
 }
 
