@@ -5,6 +5,7 @@ import { isGateFalse, podRevision, readInPlaceState } from "./inplace-state.ts";
 import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
 import { isTerminating } from "./pod-state.ts";
 import { planPodUpdate } from "./pod-update.ts";
+import { earlierMs } from "./requeue.ts";
 
 /**
  * Driving in-place updates already under way, for every pod of the set and before any ordering
@@ -47,7 +48,8 @@ export interface RefreshResult {
 export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
   const out: RefreshResult = { actions: [], deleted: [], blocked: [] };
   const requeue = (ms: number | undefined) => {
-    if (ms !== undefined) out.requeueAfterMs = Math.min(out.requeueAfterMs ?? ms, ms);
+    const at = earlierMs(out.requeueAfterMs, ms);
+    if (at !== undefined) out.requeueAfterMs = at;
   };
   const visit = (pod: Pod, index: number | undefined) => {
     if (isTerminating(pod)) return;

@@ -8,6 +8,7 @@ import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
 import { isUnavailable, resolveMaxUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
+import { earlierMs } from "./requeue.ts";
 
 /**
  * The rolling-update phase of upstream's updateStatefulSet, split as Kruise splits it: a pure
@@ -86,7 +87,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: readonly (Pod | un
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);
-    if (p.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? p.requeueAfterMs, p.requeueAfterMs);
+    requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
   if (set.spec.updateStrategy.rollingUpdate?.podUpdatePolicy === "InPlaceOnly") {

@@ -13,6 +13,7 @@ import { describe, executePlan } from "./executor.ts";
 import type { Logger } from "./log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
+import { earlierMs } from "../core/requeue.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
@@ -129,7 +130,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     const after = r.result.requeueAfterMs;
     if (after !== undefined) {
       result.pending = true;
-      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? after, after);
+      result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
     }
     await events.flush(o.now());
   }
@@ -148,7 +149,7 @@ async function actuate(client: KubeClient, lists: ImageList[], ns: string | unde
   result.imageListActions = pw.actions;
   result.actionCount += pw.actions.length;
   if (pw.pending || pw.errors) result.pending = true;
-  if (pw.requeueAfterMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? pw.requeueAfterMs, pw.requeueAfterMs);
+  result.requeueAfterMs = earlierMs(result.requeueAfterMs, pw.requeueAfterMs);
 }
 
 /** replaceWritten returns the lists with those written replaced by their new version. */

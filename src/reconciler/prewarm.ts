@@ -7,6 +7,7 @@ import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "./log.ts";
+import { earlierMs } from "../core/requeue.ts";
 
 /**
  * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
@@ -106,9 +107,9 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     }
     if (plan.inFlight) {
       result.pending = true;
-      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? PULL_POLL_MS, PULL_POLL_MS);
+      result.requeueAfterMs = earlierMs(result.requeueAfterMs, PULL_POLL_MS);
     }
-    if (plan.nextDueMs !== undefined) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? plan.nextDueMs, plan.nextDueMs);
+    result.requeueAfterMs = earlierMs(result.requeueAfterMs, plan.nextDueMs);
   }
   if (result.actions.length) o.log.info("image lists reconciled", { actions: result.actions, errors: result.errors });
   return result;
