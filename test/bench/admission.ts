@@ -39,20 +39,25 @@ function podReview(): string {
     },
     spec: { containers: [{ name: "nginx", image: "nginx:1.25", env, ports: [{ containerPort: 80, name: "web" }] }], volumes: [{ name: "data", emptyDir: {} }] },
   };
-  const review = {
+  return createReview("0b8c0f3e-9d7c-4f7e-9a51-2d0c9c1f0e01", "", "Pod", "ordinal-reconciler", pod);
+}
+
+/** createReview returns the AdmissionReview (as its JSON text) of a CREATE of `object` in default. */
+function createReview(uid: string, group: string, kind: string, username: string, object: unknown): string {
+  const gv = { group, version: "v1" };
+  return JSON.stringify({
     apiVersion: "admission.k8s.io/v1",
     kind: "AdmissionReview",
     request: {
-      uid: "0b8c0f3e-9d7c-4f7e-9a51-2d0c9c1f0e01",
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
+      uid,
+      kind: { ...gv, kind },
+      resource: { ...gv, resource: `${kind.toLowerCase()}s` },
       namespace: "default",
       operation: "CREATE",
-      userInfo: { username: "ordinal-reconciler" },
-      object: pod,
+      userInfo: { username },
+      object,
     },
-  };
-  return JSON.stringify(review);
+  });
 }
 
 /** worstSets returns StatefulSet AdmissionReviews of about 1 MiB built to be expensive to judge. */
@@ -72,19 +77,7 @@ function worstSets(): Record<string, string> {
       } as Loose,
     };
     mutate(s);
-    return JSON.stringify({
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: "u",
-        kind: { group: "apps.ordinal.dev", version: "v1", kind: "StatefulSet" },
-        resource: { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" },
-        namespace: "default",
-        operation: "CREATE",
-        userInfo: { username: "admin" },
-        object: s,
-      },
-    });
+    return createReview("u", "apps.ordinal.dev", "StatefulSet", "admin", s);
   };
   const fill = (make: (n: number) => string) => {
     let n = 1000;
