@@ -29,6 +29,8 @@ export interface PassIndex {
   objectsFor(set: StatefulSet): SetObjects;
   /** imageLists returns every ImageList of the pass, as last written. */
   imageLists(): ImageList[];
+  /** imageListsIn returns the ImageLists of one namespace, as last written. */
+  imageListsIn(namespace: string): ImageList[];
   /** putImageList replaces (or adds) an ImageList with the one a write returned, so later sets plan from it. */
   putImageList(list: ImageList): void;
 }
@@ -76,8 +78,10 @@ export function indexObjects(
     listsByNs.set(ns, m);
   };
   for (const l of imageLists) putImageList(l);
+  const imageListsIn = (ns: string) => [...(listsByNs.get(ns)?.values() ?? [])];
   return {
     putImageList,
+    imageListsIn,
     imageLists: () => [...listsByNs.values()].flatMap((m) => [...m.values()]),
     objectsFor(set) {
       const ns = set.metadata.namespace ?? "";
@@ -87,7 +91,7 @@ export function indexObjects(
         pods: [...(podsByOwner.get(uid) ?? []), ...(orphanPods.get(key) ?? [])],
         claims: claimsBySet.get(key) ?? [],
         revisions: [...(revsByOwner.get(uid) ?? []), ...(orphanRevs.get(ns) ?? [])],
-        imageLists: [...(listsByNs.get(ns)?.values() ?? [])],
+        imageLists: imageListsIn(ns),
       };
     },
   };

@@ -228,8 +228,10 @@ async function reconcileSet(
   for (let attempt = 0; attempt < 2; attempt++) {
     const p = plan({ set, ...objects, now: o.now(), matches });
     const ex = await executePlan(client, set, p, o.log, events);
-    for (const l of ex.imageLists) index.putImageList(l);
-    objects = { ...objects, imageLists: index.objectsFor(set).imageLists };
+    if (ex.imageLists.length) {
+      for (const l of ex.imageLists) index.putImageList(l);
+      objects = { ...objects, imageLists: index.imageListsIn(set.metadata.namespace ?? "") };
+    }
     names.push(...ex.done.map(describe));
     done += ex.done.length;
     waiting = p.waiting;
