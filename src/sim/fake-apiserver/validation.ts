@@ -116,7 +116,7 @@ function validateAnnotations(annotations: unknown, fld: string): FieldError[] {
     for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalid(fld, k, m));
     size += k.length + str(v).length;
   }
-  if (size > 256 * 1024) errs.push({ type: "TooLong", field: fld, detail: "must have at most 262144 bytes" });
+  if (size > 256 * 1024) errs.push({ type: "FieldValueTooLong", field: fld, badValue: "", detail: "must have at most 262144 bytes" });
   return errs;
 }
 
