@@ -8,7 +8,6 @@ import {
   formatBadValue,
   goQuote,
   invalid as fieldInvalid,
-  notFound as fieldNotFound,
   notSupported,
   required,
   type FieldError,
@@ -196,7 +195,7 @@ function goValue120(v: unknown): string {
 /** errorBody120 is 1.20's field.Error.ErrorBody(): the text after `<field>: `. */
 const errorBody120 = (e: FieldError): string => errorBody(e, goValue120);
 
-export { required, duplicate, notSupported, fieldForbidden as forbiddenField, fieldNotFound };
+export { required, duplicate, notSupported, fieldForbidden as forbiddenField };
 
 /** invalid is field.Invalid (the detail may be empty). */
 export const invalid = (field: string, value: unknown, detail = ""): FieldError => fieldInvalid(field, value, detail);

@@ -30,7 +30,7 @@ const QUALIFIED_NAME = anchored(QUALIFIED_NAME_FMT);
  * isDNS1123Label is 1.20's IsDNS1123Label: unlike src/validation's (current upstream) it does not
  * say "must not contain dots" for a subdomain, so the fake keeps its own.
  */
-export function isDNS1123Label(v: string): string[] {
+function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
   if (byteLength(v) > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
