@@ -162,10 +162,13 @@ function showsValue(e: FieldError): boolean {
   }
 }
 
-/** errorBody is the message without the field, as Error.ErrorBody() prints it. */
-export function errorBody(e: FieldError): string {
+/**
+ * errorBody is the message without the field, as Error.ErrorBody() prints it; `formatValue` prints
+ * the bad value (an older apiserver's format, in the fake).
+ */
+export function errorBody(e: FieldError, formatValue: (v: unknown) => string = formatBadValue): string {
   let s = TYPE_STRINGS[e.type] ?? `<unknown error ${goQuote(String(e.type))}>`;
-  if (showsValue(e)) s += `: ${formatBadValue(e.badValue)}`;
+  if (showsValue(e)) s += `: ${formatValue(e.badValue)}`;
   if (e.detail.length > 0) s += `: ${e.detail}`;
   return s;
 }
@@ -412,7 +415,7 @@ export function uniqueByMessage(errors: readonly FieldError[]): FieldError[] {
     const head = msg.slice(0, at);
     const body = msg.slice(at + 2);
     let c = cut.get(head);
-    if (!c) cut.set(head, (c = { cutBodies: new Set(), plainBodies: new Set((plainByHead.get(head) ?? []).map(errorBody)) }));
+    if (!c) cut.set(head, (c = { cutBodies: new Set(), plainBodies: new Set((plainByHead.get(head) ?? []).map((e) => errorBody(e))) }));
     if (c.cutBodies.has(body) || c.plainBodies.has(body)) continue;
     c.cutBodies.add(body);
     out.push(e);

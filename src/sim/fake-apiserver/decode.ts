@@ -77,7 +77,7 @@ export function decodePatched(def: ResourceDef, patched: unknown): Obj {
   try {
     return decodeObject(def, patched);
   } catch (e) {
-    if (e instanceof DecodeError) throw invalidError({ group: "", kind: "" }, "", [{ type: "Invalid", field: "patch", value: JSON.stringify(patched), detail: e.detail }]);
+    if (e instanceof DecodeError) throw invalidError({ group: "", kind: "" }, "", [invalid("patch", JSON.stringify(patched), e.detail)]);
     throw e;
   }
 }

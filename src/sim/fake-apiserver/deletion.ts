@@ -10,6 +10,7 @@ import {
   notSupported,
   successStatus,
   type FieldError,
+  invalid,
 } from "./errors.ts";
 import { clone, finalizersOf, isObject, metaOf, objectAt, setFinalizers, str, type Obj } from "./json.ts";
 import type { ResourceDef } from "./kinds/types.ts";
@@ -57,7 +58,7 @@ export function parseDeleteOptions(bodyText: string, query: URLSearchParams): De
 function validateDeleteOptions(o: DeleteOptions): void {
   const errs: FieldError[] = [];
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
-    errs.push({ type: "Invalid", field: "propagationPolicy", value: o.propagationPolicy, detail: "orphanDependents and deletionPropagation cannot be both set" });
+    errs.push(invalid("propagationPolicy", o.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"));
   }
   if (o.propagationPolicy !== undefined && !["Orphan", "Background", "Foreground"].includes(o.propagationPolicy)) {
     errs.push(notSupported("propagationPolicy", o.propagationPolicy, ["Foreground", "Background", "Orphan", "nil"]));

@@ -1,5 +1,17 @@
 // Status bodies exactly as kube-apiserver writes them (k8s.io/apimachinery/pkg/api/errors), and
-// field errors (k8s.io/apimachinery/pkg/util/validation/field) with their message formats.
+// the Invalid status of field errors (k8s.io/apimachinery/pkg/util/validation/field).
+
+import {
+  duplicate,
+  errorBody,
+  forbidden as fieldForbidden,
+  formatBadValue,
+  goQuote,
+  invalid as fieldInvalid,
+  notSupported,
+  required,
+  type FieldError,
+} from "../../validation/field-error.ts";
 
 export interface StatusCause {
   reason?: string;
@@ -158,75 +170,35 @@ export function successStatus(d: StatusDetails, code?: number): Status {
 
 // ---- field errors -------------------------------------------------------------------------------
 
-type FieldErrorType = "Required" | "Invalid" | "Forbidden" | "NotSupported" | "Duplicate" | "TooLong" | "TooMany" | "NotFound";
+// Field errors are the product's (src/validation/field-error.ts: the same types, constructors and
+// message format as the apiserver); only how 1.20 prints a bad value that is neither a string, a
+// number nor a boolean (Go's %#v) is the fake's own.
+export type { FieldError };
 
-/** FieldError is field.Error: a path, a type, the bad value and a detail. */
-export interface FieldError {
-  type: FieldErrorType;
-  field: string;
-  value?: unknown;
-  /** valueRepr overrides how the bad value is printed (Go's %#v), e.g. `0x0`. */
-  valueRepr?: string;
-  detail?: string;
+/** GoSyntax is a bad value printed as given: a Go %#v rendering such as `0x0` or `""`. */
+export class GoSyntax {
+  constructor(readonly text: string) {}
 }
 
-const TYPE_TEXT: Record<FieldErrorType, string> = {
-  Required: "Required value",
-  Invalid: "Invalid value",
-  Forbidden: "Forbidden",
-  NotSupported: "Unsupported value",
-  Duplicate: "Duplicate value",
-  TooLong: "Too long",
-  TooMany: "Too many",
-  NotFound: "Not found",
-};
-
-const CAUSE_REASON: Record<FieldErrorType, string> = {
-  Required: "FieldValueRequired",
-  Invalid: "FieldValueInvalid",
-  Forbidden: "FieldValueForbidden",
-  NotSupported: "FieldValueNotSupported",
-  Duplicate: "FieldValueDuplicate",
-  TooLong: "FieldValueTooLong",
-  TooMany: "FieldValueTooMany",
-  NotFound: "FieldValueNotFound",
-};
-
-/** goValue prints a value roughly as Go's %q / %v / %#v would in a field error. */
-function goValue(v: unknown): string {
+/** goValue120 prints a bad value as 1.20's field.Error does: %q, %v, or %#v for slices and maps. */
+function goValue120(v: unknown): string {
+  if (v instanceof GoSyntax) return v.text;
   if (v === null || v === undefined) return "null";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
-    return `[]string{${v.map((x) => JSON.stringify(x)).join(", ")}}`;
-  }
-  if (typeof v === "object" && Object.values(v).every((x) => typeof x === "string")) {
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return `[]string{${v.map((x) => goQuote(x)).join(", ")}}`;
+  if (typeof v === "object" && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string")) {
     const keys = Object.keys(v).sort();
-    return `map[string]string{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify((v as Record<string, string>)[k])}`).join(", ")}}`;
+    return `map[string]string{${keys.map((k) => `${goQuote(k)}:${goQuote((v as Record<string, string>)[k]!)}`).join(", ")}}`;
   }
-  return JSON.stringify(v);
+  return typeof v === "object" ? JSON.stringify(v) : formatBadValue(v);
 }
 
-/** errorBody is field.Error.ErrorBody(): the text after `<field>: `. */
-function errorBody(e: FieldError): string {
-  let s: string;
-  if (e.type === "Required" || e.type === "Forbidden" || e.type === "TooLong") {
-    s = TYPE_TEXT[e.type];
-  } else {
-    s = `${TYPE_TEXT[e.type]}: ${e.valueRepr ?? goValue(e.value)}`;
-  }
-  if (e.detail) s += `: ${e.detail}`;
-  return s;
-}
+/** errorBody120 is 1.20's field.Error.ErrorBody(): the text after `<field>: `. */
+const errorBody120 = (e: FieldError): string => errorBody(e, goValue120);
 
-export const required = (field: string, detail?: string): FieldError => ({ type: "Required", field, detail });
-export const invalid = (field: string, value: unknown, detail?: string): FieldError => ({ type: "Invalid", field, value, detail });
-export const forbiddenField = (field: string, detail?: string): FieldError => ({ type: "Forbidden", field, detail });
-export const duplicate = (field: string, value: unknown): FieldError => ({ type: "Duplicate", field, value });
-export const fieldNotFound = (field: string, value: unknown): FieldError => ({ type: "NotFound", field, value });
-export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
-  return { type: "NotSupported", field, value, detail: `supported values: ${supported.map((s) => JSON.stringify(s)).join(", ")}` };
-}
+export { required, duplicate, notSupported, fieldForbidden as forbiddenField };
+
+/** invalid is field.Invalid (the detail may be empty). */
+export const invalid = (field: string, value: unknown, detail = ""): FieldError => fieldInvalid(field, value, detail);
 
 /** GroupKind names a kind in Invalid messages: `Pod`, `StatefulSet.apps`. */
 export interface GroupKind {
@@ -239,14 +211,10 @@ export interface GroupKind {
  * aggregated as `[a, b]` with duplicate messages folded, each also listed as a cause.
  */
 export function invalidError(gk: GroupKind, name: string, errs: readonly FieldError[]): ApiError {
-  const messages: string[] = [];
-  for (const e of errs) {
-    const m = `${e.field}: ${errorBody(e)}`;
-    if (!messages.includes(m)) messages.push(m);
-  }
+  const messages = [...new Set(errs.map((e) => `${e.field}: ${errorBody120(e)}`))];
   const agg = messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`;
   const qualified = gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
-  const causes = errs.map((e) => ({ reason: CAUSE_REASON[e.type], message: errorBody(e), field: e.field }));
+  const causes = errs.map((e) => ({ reason: e.type, message: errorBody120(e), field: e.field }));
   return new ApiError(failure(422, `${qualified} "${name}" is invalid: ${agg}`, "Invalid", details(name, gk.group, gk.kind, { causes })));
 }
 

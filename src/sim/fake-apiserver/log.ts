@@ -1,19 +1,6 @@
 // The request log: every request the fake answered (or dropped), with counts per verb and resource.
 
-/** RequestInfo describes a request before it is handled (for hooks and fault rules). */
-export interface RequestInfo {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  /** the request body as text ('' when none) */
-  body: string;
-}
+export type { RequestInfo } from "../faults/request-info.ts";
 
 /** RequestRecord is one logged request and what became of it. */
 export interface RequestRecord {

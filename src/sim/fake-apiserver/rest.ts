@@ -12,6 +12,8 @@ import {
   notFound,
   plainServerError,
   type GroupResource,
+  GoSyntax,
+  invalid,
 } from "./errors.ts";
 import { canonicalOrder, clone, deepEqual, metaOf, objectAt, str, type Obj } from "./json.ts";
 import type { Registry } from "./kinds/index.ts";
@@ -225,7 +227,7 @@ export class Engine implements ClusterView {
     if (!str(meta.resourceVersion)) {
       if (!def.allowUnconditionalUpdate) {
         throw invalidError({ group: def.group, kind: def.resource }, name, [
-          { type: "Invalid", field: "metadata.resourceVersion", valueRepr: "0x0", detail: "must be specified for an update" },
+          invalid("metadata.resourceVersion", new GoSyntax("0x0"), "must be specified for an update"),
         ]);
       }
       meta.resourceVersion = oldMeta.resourceVersion;

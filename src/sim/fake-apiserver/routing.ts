@@ -17,8 +17,11 @@ export type Route =
 
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
-/** parseRoute maps a URL path to a Route. */
-export function parseRoute(pathname: string, registry: Registry): Route {
+/**
+ * parseRoute maps a URL path to a Route. Without a registry (a fault layer in front of any
+ * apiserver) every resource path is an "unknown-resource" route, with its parts named all the same.
+ */
+export function parseRoute(pathname: string, registry?: Pick<Registry, "lookup">): Route {
   let segs: string[];
   try {
     segs = pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
@@ -53,7 +56,7 @@ export function parseRoute(pathname: string, registry: Registry): Route {
   }
   if (rest.length > 3) return { type: "not-found" };
   const [resource, name, subresource] = rest as [string, string | undefined, string | undefined];
-  const def = registry.lookup(group, version, resource);
+  const def = registry?.lookup(group, version, resource);
   if (!def) return { type: "unknown-resource", group, version, resource, namespace, name, subresource };
   return { type: "resource", def, namespace, name, subresource };
 }

@@ -5,7 +5,9 @@
 import { Controllers } from "./controllers.ts";
 import { decode } from "./decode.ts";
 import { internalError, isApiError, type ApiError, type Status } from "./errors.ts";
-import { faultError, Faults, networkError, SimulatedCrash, type Fault } from "./faults.ts";
+import { faultFetch } from "../faults/fault-fetch.ts";
+import { Faults } from "../faults/faults.ts";
+import { requestInfoOf } from "../faults/request-info.ts";
 import { handle, type HttpResult } from "./handlers.ts";
 import { metaOf, objectAt, str, type Obj } from "./json.ts";
 import { namespaces as namespacesDef } from "./kinds/core.ts";
@@ -16,7 +18,7 @@ import { listObjects } from "./listing.ts";
 import { RequestLog, type RequestInfo } from "./log.ts";
 import { mulberry32, uuidFrom } from "./random.ts";
 import { Engine, type Change } from "./rest.ts";
-import { parseRoute, verbOf, type Route } from "./routing.ts";
+import { parseRoute, type Route } from "./routing.ts";
 import { Store } from "./store.ts";
 import { formatTime } from "./time.ts";
 
@@ -86,24 +88,6 @@ function errorResult(e: unknown): HttpResult {
   return { code: err.code, body: err.status satisfies Status, headers: err.headers };
 }
 
-function requestInfo(method: string, url: URL, route: Route, body: string): RequestInfo {
-  const isResource = route.type === "resource" || route.type === "unknown-resource";
-  const group = route.type === "resource" ? route.def.group : route.type === "unknown-resource" ? route.group : "";
-  const resource = route.type === "resource" ? route.def.resource : route.type === "unknown-resource" ? route.resource : "";
-  return {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    verb: verbOf(method, route, url.searchParams),
-    group,
-    resource,
-    subresource: isResource ? (route.subresource ?? "") : "",
-    namespace: isResource ? (route.namespace ?? "") : "",
-    name: isResource ? (route.name ?? "") : "",
-    body,
-  };
-}
-
 /** createFakeApiServer starts an empty cluster (namespaces only) and returns its fetch and helpers. */
 export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApiServer {
   const now = options.now ?? (() => new Date());
@@ -140,57 +124,14 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
     return route;
   }
 
-  async function fetchImpl(input: Request | string | URL, init?: RequestInit): Promise<Response> {
-    let method: string;
-    let url: URL;
-    let body: string;
-    let contentType: string;
-    if (input instanceof Request) {
-      const req = init ? new Request(input, init) : input;
-      method = req.method.toUpperCase();
-      url = new URL(req.url);
-      body = await req.text();
-      contentType = req.headers.get("content-type") ?? "";
-    } else {
-      url = new URL(String(input));
-      method = (init?.method ?? "GET").toUpperCase();
-      body = await readBody(init?.body);
-      contentType = init?.headers ? (new Headers(init.headers).get("content-type") ?? "") : "";
-    }
+  /** serve answers a request as the apiserver would (faults, hooks and the log are the layer around it). */
+  async function serve(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+    const body = input instanceof Request ? await input.text() : await readBody(init?.body);
+    const contentType = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get("content-type") ?? "";
     if (init?.signal?.aborted) throw init.signal.reason;
     const route = parseRoute(url.pathname, registry);
-    const info = requestInfo(method, url, route, body);
-    for (const hook of hooks) hook(info);
-    const fault: Fault | undefined = faults.decide(info);
-    const record = (code: number): void => {
-      log.add({
-        method,
-        path: url.pathname,
-        query: url.search,
-        verb: info.verb,
-        group: info.group,
-        resource: info.resource,
-        subresource: info.subresource,
-        namespace: info.namespace,
-        name: info.name,
-        code,
-        ...(fault !== undefined ? { fault: typeof fault === "string" ? fault : String(fault.status) } : {}),
-      });
-    };
-    const describe = `${method} ${url.pathname}${url.search}`;
-    if (fault === "network") {
-      record(0);
-      throw networkError(`connect ECONNREFUSED (fake apiserver: injected network fault on ${describe})`);
-    }
-    if (fault === "crash") {
-      record(0);
-      throw new SimulatedCrash(describe, false);
-    }
-    if (fault !== undefined && fault !== "lost" && fault !== "crash-after") {
-      const result = errorResult(faultError(fault, info));
-      record(result.code);
-      return toResponse(result);
-    }
     let result: HttpResult;
     try {
       result = handle(engine, { method, route, query: url.searchParams, body, contentType });
@@ -202,17 +143,28 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
     } catch (e) {
       result = errorResult(e);
     }
-    if (fault === "lost") {
-      record(0);
-      throw networkError(`socket hang up (fake apiserver: response lost after applying ${describe})`);
-    }
-    if (fault === "crash-after") {
-      record(0);
-      throw new SimulatedCrash(describe, true);
-    }
-    record(result.code);
     return toResponse(result);
   }
+
+  const fetchImpl = faultFetch(serve, faults, {
+    describe: (method, url, body) => requestInfoOf(method, url, parseRoute(url.pathname, registry), body),
+    before: (info) => hooks.forEach((hook) => hook(info)),
+    after: (info, outcome) => {
+      log.add({
+        method: info.method,
+        path: info.path,
+        query: info.query.toString() ? `?${info.query.toString()}` : "",
+        verb: info.verb,
+        group: info.group,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        code: outcome.delivered ? outcome.status : 0,
+        ...(outcome.fault !== undefined ? { fault: typeof outcome.fault === "string" ? outcome.fault : String(outcome.fault.status) } : {}),
+      });
+    },
+  });
 
   return {
     fetch: fetchImpl,

@@ -30,7 +30,7 @@ const QUALIFIED_NAME = anchored(QUALIFIED_NAME_FMT);
  * isDNS1123Label is 1.20's IsDNS1123Label: unlike src/validation's (current upstream) it does not
  * say "must not contain dots" for a subdomain, so the fake keeps its own.
  */
-export function isDNS1123Label(v: string): string[] {
+function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
   if (byteLength(v) > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL.test(v)) {
@@ -116,7 +116,7 @@ function validateAnnotations(annotations: unknown, fld: string): FieldError[] {
     for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalid(fld, k, m));
     size += k.length + str(v).length;
   }
-  if (size > 256 * 1024) errs.push({ type: "TooLong", field: fld, detail: "must have at most 262144 bytes" });
+  if (size > 256 * 1024) errs.push({ type: "FieldValueTooLong", field: fld, badValue: "", detail: "must have at most 262144 bytes" });
   return errs;
 }
 

@@ -4,7 +4,7 @@
 // subresource keeps only status.
 
 import { imageListCrd, statefulSetCrd } from "../../../api/crd.ts";
-import { invalid, type FieldError } from "../errors.ts";
+import { GoSyntax, invalid, type FieldError } from "../errors.ts";
 import { getIn, isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
 import { applyDefaults, prune, validateRoot, type Schema } from "./schema.ts";
@@ -41,7 +41,7 @@ function validateScalePaths(o: Obj, scale: ScalePaths): FieldError[] {
     if (v === undefined) continue;
     if (!Number.isInteger(v)) {
       const type = typeof v === "number" ? "float64" : typeof v === "string" ? "string" : typeof v === "boolean" ? "bool" : Array.isArray(v) ? "[]interface {}" : "map[string]interface {}";
-      errs.push({ type: "Invalid", field, valueRepr: "0", detail: `${field} accessor error: ${String(v)} is of the type ${type}, expected int64` });
+      errs.push({ ...invalid(field, new GoSyntax("0")), detail: `${field} accessor error: ${String(v)} is of the type ${type}, expected int64` });
     } else if ((v as number) < 0) {
       errs.push(invalid(field, v, "should be a non-negative integer"));
     } else if ((v as number) > 2147483647) {
@@ -52,7 +52,7 @@ function validateScalePaths(o: Obj, scale: ScalePaths): FieldError[] {
     const field = `.${scale.labelSelector.join(".")}`;
     const v = getIn(o, scale.labelSelector);
     if (v !== undefined && typeof v !== "string") {
-      errs.push({ type: "Invalid", field, valueRepr: '""', detail: `${field} accessor error: ${String(v)} is of the type ${typeof v}, expected string` });
+      errs.push({ ...invalid(field, new GoSyntax('""')), detail: `${field} accessor error: ${String(v)} is of the type ${typeof v}, expected string` });
     }
   }
   return errs;

@@ -1,10 +1,8 @@
-// PodSpec defaulting and validation shared by pods and pod templates (apps/v1 StatefulSet):
-// SetDefaults_PodSpec / SetDefaults_Container and the parts of ValidatePodSpec worth having.
+// PodSpec defaulting shared by pods and pod templates (apps/v1 StatefulSet): SetDefaults_PodSpec /
+// SetDefaults_Container as 1.20 stores them. (Pods are validated by the product's src/validation.)
 
-import { duplicate, fieldNotFound, invalid, notSupported, required, type FieldError } from "../errors.ts";
 import { isObject, objectAt, objectsIn, str, type Obj } from "../json.ts";
 import type { FieldPath } from "../time.ts";
-import { isDNS1123Label } from "../validation.ts";
 
 const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
 
@@ -78,50 +76,4 @@ export function podSpecQuantityMaps(prefix: FieldPath): FieldPath[] {
     out.push([...prefix, list, "*", "resources", "requests"], [...prefix, list, "*", "resources", "limits"]);
   }
   return out;
-}
-
-/** validatePodSpec is the part of ValidatePodSpec this fake checks. */
-export function validatePodSpec(spec: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const volumeNames = new Set<string>();
-  objectsIn(spec.volumes).forEach((v, i) => {
-    const name = str(v.name);
-    const fld = `${path}.volumes[${i}].name`;
-    if (!name) errs.push(required(fld));
-    else if (volumeNames.has(name)) errs.push(duplicate(fld, name));
-    else for (const m of isDNS1123Label(name)) errs.push(invalid(fld, name, m));
-    volumeNames.add(name);
-  });
-  const containers = objectsIn(spec.containers);
-  if (containers.length === 0) errs.push(required(`${path}.containers`));
-  const names = new Set<string>();
-  for (const list of ["initContainers", "containers"] as const) {
-    objectsIn(spec[list]).forEach((c, i) => {
-      const base = `${path}.${list}[${i}]`;
-      const name = str(c.name);
-      if (!name) errs.push(required(`${base}.name`));
-      else if (names.has(name)) errs.push(duplicate(`${base}.name`, name));
-      else for (const m of isDNS1123Label(name)) errs.push(invalid(`${base}.name`, name, m));
-      names.add(name);
-      if (!str(c.image)) errs.push(required(`${base}.image`));
-      objectsIn(c.ports).forEach((p, j) => {
-        const port = p.containerPort;
-        if (typeof port !== "number" || port < 1 || port > 65535) {
-          errs.push(invalid(`${base}.ports[${j}].containerPort`, port ?? 0, "must be between 1 and 65535, inclusive"));
-        }
-      });
-      objectsIn(c.volumeMounts).forEach((m, j) => {
-        const n = str(m.name);
-        if (!volumeNames.has(n)) errs.push(fieldNotFound(`${base}.volumeMounts[${j}].name`, n));
-        if (!str(m.mountPath)) errs.push(required(`${base}.volumeMounts[${j}].mountPath`));
-      });
-    });
-  }
-  const restart = str(spec.restartPolicy);
-  if (!["Always", "OnFailure", "Never"].includes(restart)) errs.push(notSupported(`${path}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]));
-  const dns = str(spec.dnsPolicy);
-  if (!["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"].includes(dns)) {
-    errs.push(notSupported(`${path}.dnsPolicy`, dns, ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]));
-  }
-  return errs;
 }

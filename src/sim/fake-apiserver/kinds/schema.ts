@@ -2,7 +2,7 @@
 // defaulting, pruning of unknown fields, and OpenAPI validation with kube-openapi's messages
 // (`spec.replicas in body should be greater than or equal to 0`).
 
-import { invalid, notSupported, required, type FieldError } from "../errors.ts";
+import { GoSyntax, invalid, notSupported, required, type FieldError } from "../errors.ts";
 import { clone, isObject, type Obj } from "../json.ts";
 
 /** Schema is the subset of JSONSchemaProps a structural schema uses. */
@@ -95,7 +95,7 @@ function validate(v: unknown, s: Schema, path: string): FieldError[] {
   if (!typeOk(v, s)) {
     const got = Array.isArray(v) ? "array" : isObject(v) ? "object" : Number.isInteger(v) ? "integer" : typeof v;
     const detail = `${path} in body must be of type ${s["x-kubernetes-int-or-string"] ? "integer,string" : s.type}: "${got}"`;
-    return [{ type: "Invalid", field: path, valueRepr: JSON.stringify(got), detail }];
+    return [invalid(path, new GoSyntax(JSON.stringify(got)), detail)];
   }
   const errs: FieldError[] = [];
   if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) errs.push(notSupported(path, v, s.enum.map(String)));
@@ -109,12 +109,12 @@ function validate(v: unknown, s: Schema, path: string): FieldError[] {
   }
   if (typeof v === "string") {
     if (s.minLength !== undefined && [...v].length < s.minLength) errs.push(invalid(path, v, `${path} in body should be at least ${s.minLength} chars long`));
-    if (s.maxLength !== undefined && [...v].length > s.maxLength) errs.push({ type: "TooLong", field: path, detail: `must have at most ${s.maxLength} characters` });
+    if (s.maxLength !== undefined && [...v].length > s.maxLength) errs.push({ type: "FieldValueTooLong", field: path, badValue: "", detail: `must have at most ${s.maxLength} characters` });
     if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(v)) errs.push(invalid(path, v, `${path} in body should match '${s.pattern}'`));
   }
   if (Array.isArray(v)) {
     if (s.minItems !== undefined && v.length < s.minItems) errs.push(invalid(path, v, `${path} in body should have at least ${s.minItems} items`));
-    if (s.maxItems !== undefined && v.length > s.maxItems) errs.push({ type: "TooMany", field: path, value: v.length, detail: `must have at most ${s.maxItems} items` });
+    if (s.maxItems !== undefined && v.length > s.maxItems) errs.push({ type: "FieldValueTooMany", field: path, badValue: v.length, detail: `must have at most ${s.maxItems} items` });
     if (s.items) v.forEach((x, i) => errs.push(...validate(x, s.items!, `${path}[${i}]`)));
   }
   if (isObject(v)) {

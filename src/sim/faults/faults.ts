@@ -11,9 +11,9 @@ import {
   timeoutError,
   tooManyRequests,
   type Status,
-} from "./errors.ts";
-import type { RequestInfo } from "./log.ts";
-import { mulberry32, pick, type Random } from "./random.ts";
+} from "../fake-apiserver/errors.ts";
+import type { RequestInfo } from "./request-info.ts";
+import { mulberry32, pick, type Random } from "../fake-apiserver/random.ts";
 
 /**
  * FaultKind names a canned fault:
@@ -102,7 +102,7 @@ interface ActiveRule {
 
 export class Faults {
   private rules: ActiveRule[] = [];
-  private randomMode: { opts: RandomFaultOptions; rng: Random; kinds: readonly FaultKind[] } | undefined;
+  private randomMode: { opts: RandomFaultOptions; rng: Random; kinds: readonly FaultKind[]; readKinds: readonly FaultKind[] } | undefined;
 
   /** add installs a rule; rules are tried in the order added. */
   add(rule: FaultRule): FaultHandle {
@@ -120,7 +120,9 @@ export class Faults {
 
   /** random injects faults of the given kinds at `rate`, reproducibly from `seed`. */
   random(opts: RandomFaultOptions): void {
-    this.randomMode = { opts, rng: mulberry32(opts.seed), kinds: opts.kinds ?? ALL_FAULT_KINDS };
+    const kinds = opts.kinds ?? ALL_FAULT_KINDS;
+    // The apiserver never answers a read with 409: random conflicts fall on writes only.
+    this.randomMode = { opts, rng: mulberry32(opts.seed), kinds, readKinds: kinds.filter((k) => k !== "conflict") };
   }
 
   stopRandom(): void {
@@ -146,7 +148,8 @@ export class Faults {
     const r = this.randomMode;
     if (r && matches(r.opts, req)) {
       const roll = r.rng();
-      const kind = pick(r.rng, r.kinds);
+      const kinds = req.method === "GET" ? r.readKinds : r.kinds;
+      const kind = kinds.length > 0 ? pick(r.rng, kinds) : undefined;
       if (roll < r.opts.rate) return kind;
     }
     return undefined;
