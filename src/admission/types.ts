@@ -1,4 +1,6 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+// For its side effect: English parse messages (zod/mini registers no locale of its own).
+import "../api/zod.ts";
 import { isObject } from "../validation/json.ts";
 
 /**
@@ -20,32 +22,34 @@ const Operation = z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 
 export const AdmissionRequestSchema = z
   .looseObject({
-    uid: z.string().min(1),
+    uid: z.string().check(z.minLength(1)),
     kind: GroupVersionKind,
     resource: GroupVersionResource,
-    subResource: z.string().optional(),
-    requestKind: GroupVersionKind.optional(),
-    requestResource: GroupVersionResource.optional(),
-    requestSubResource: z.string().optional(),
-    name: z.string().optional(),
-    namespace: z.string().optional(),
+    subResource: z.optional(z.string()),
+    requestKind: z.optional(GroupVersionKind),
+    requestResource: z.optional(GroupVersionResource),
+    requestSubResource: z.optional(z.string()),
+    name: z.optional(z.string()),
+    namespace: z.optional(z.string()),
     operation: Operation,
     userInfo: z.looseObject({
-      username: z.string().optional(),
-      uid: z.string().optional(),
-      groups: z.array(z.string()).optional(),
+      username: z.optional(z.string()),
+      uid: z.optional(z.string()),
+      groups: z.optional(z.array(z.string())),
     }),
-    object: ObjectJSON.nullable().optional(),
-    oldObject: ObjectJSON.nullable().optional(),
-    dryRun: z.boolean().optional(),
-    options: z.unknown().optional(),
+    object: z.optional(z.nullable(ObjectJSON)),
+    oldObject: z.optional(z.nullable(ObjectJSON)),
+    dryRun: z.optional(z.boolean()),
+    options: z.optional(z.unknown()),
   })
-  .superRefine((r, ctx) => {
-    if ((r.operation === "CREATE" || r.operation === "UPDATE") && !r.object)
-      ctx.addIssue({ code: "custom", path: ["object"], message: `required for ${r.operation}` });
-    if (r.operation === "UPDATE" && !r.oldObject)
-      ctx.addIssue({ code: "custom", path: ["oldObject"], message: "required for UPDATE" });
-  });
+  .check(
+    z.superRefine((r, ctx) => {
+      if ((r.operation === "CREATE" || r.operation === "UPDATE") && !r.object)
+        ctx.addIssue({ code: "custom", path: ["object"], message: `required for ${r.operation}` });
+      if (r.operation === "UPDATE" && !r.oldObject)
+        ctx.addIssue({ code: "custom", path: ["oldObject"], message: "required for UPDATE" });
+    }),
+  );
 
 export const AdmissionReviewSchema = z.looseObject({
   apiVersion: z.literal(ADMISSION_API_VERSION),

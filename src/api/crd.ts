@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { ImageListSchema } from "./imagelist.ts";
 import { GROUP, StatefulSetSchema, VERSION } from "./statefulset.ts";
 
@@ -43,7 +43,7 @@ function structural(node: unknown): unknown {
 }
 
 /** openApiSchema returns the structural openAPIV3Schema of a zod object schema (input side: defaults optional). */
-function openApiSchema(schema: z.ZodType): Json {
+function openApiSchema(schema: z.ZodMiniType): Json {
   const js = z.toJSONSchema(schema, { target: "openapi-3.0", unrepresentable: "any", io: "input" }) as Json;
   const s = structural(js) as Json;
   // metadata is validated by the apiserver itself; a CRD schema may only constrain name/generateName.
@@ -58,7 +58,7 @@ interface CrdSpec {
   kind: string;
   plural: string;
   shortNames: string[];
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   scale: boolean;
   printerColumns: Json[];
 }

@@ -1,6 +1,7 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { PersistentVolumeClaimSpec, PodSpec } from "./k8s-extra.ts";
-import { int32, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
+import { int32, integer, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
+import { described } from "./zod.ts";
 
 /**
  * The `apps.ordinal.dev/v1` StatefulSet: apps/v1 StatefulSet plus Ordinal's update-strategy
@@ -14,127 +15,177 @@ export const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND = "StatefulSet";
 
-const LabelSelectorSchema = z.object({
-  matchLabels: stringMap().optional().describe("Labels that must all be present with these values."),
-  matchExpressions: z
-    .array(
-      z.object({
-        key: z.string().describe("The label key the requirement applies to."),
-        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]).describe("How the key relates to the values: In, NotIn, Exists or DoesNotExist."),
-        values: z.array(z.string()).optional().describe("Values for In and NotIn (non-empty); empty for Exists and DoesNotExist."),
-      }).describe("A label selector requirement."),
-    )
-    .optional()
-    .describe("Requirements on labels, ANDed together."),
-}).describe("A label query over pods; an empty selector matches nothing here (the apiserver requires one).");
+const LabelSelectorSchema = described(
+  z.object({
+    matchLabels: described(z.optional(stringMap()), "Labels that must all be present with these values."),
+    matchExpressions: described(
+      z.optional(
+        z.array(
+          described(
+            z.object({
+              key: described(z.string(), "The label key the requirement applies to."),
+              operator: described(z.enum(["In", "NotIn", "Exists", "DoesNotExist"]), "How the key relates to the values: In, NotIn, Exists or DoesNotExist."),
+              values: described(z.optional(z.array(z.string())), "Values for In and NotIn (non-empty); empty for Exists and DoesNotExist."),
+            }),
+            "A label selector requirement.",
+          ),
+        ),
+      ),
+      "Requirements on labels, ANDed together.",
+    ),
+  }),
+  "A label query over pods; an empty selector matches nothing here (the apiserver requires one).",
+);
 
-const ObjectMetaLite = z.looseObject({
-  name: z.string().optional().describe("Name (claim templates: the claim is named NAME-SET-ORDINAL)."),
-  namespace: z.string().optional().describe("Ignored: pods and claims live in the set's namespace."),
-  labels: stringMap().optional().describe("Labels copied to each pod (must match spec.selector) or claim."),
-  annotations: stringMap().optional().describe("Annotations copied to each pod or claim."),
-}).describe("Metadata given to each pod or claim made from the template.");
+const ObjectMetaLite = described(
+  z.looseObject({
+    name: described(z.optional(z.string()), "Name (claim templates: the claim is named NAME-SET-ORDINAL)."),
+    namespace: described(z.optional(z.string()), "Ignored: pods and claims live in the set's namespace."),
+    labels: described(z.optional(stringMap()), "Labels copied to each pod (must match spec.selector) or claim."),
+    annotations: described(z.optional(stringMap()), "Annotations copied to each pod or claim."),
+  }),
+  "Metadata given to each pod or claim made from the template.",
+);
 
-const PodTemplateSchema = z.object({
-  metadata: ObjectMetaLite.optional(),
-  spec: opaque<PodSpec>("The pod spec (core/v1 PodSpec, see `kubectl explain pod.spec`); validated by the webhook as the pod it becomes."),
-}).describe("The pods to create: each gets the set's identity labels, hostname, claims and the InPlaceUpdateReady readiness gate.");
+const PodTemplateSchema = described(
+  z.object({
+    metadata: z.optional(ObjectMetaLite),
+    spec: opaque<PodSpec>("The pod spec (core/v1 PodSpec, see `kubectl explain pod.spec`); validated by the webhook as the pod it becomes."),
+  }),
+  "The pods to create: each gets the set's identity labels, hostname, claims and the InPlaceUpdateReady readiness gate.",
+);
 
-const ClaimTemplateSchema = z.looseObject({
-  apiVersion: z.string().optional().describe("v1 (optional)."),
-  kind: z.string().optional().describe("PersistentVolumeClaim (optional)."),
-  metadata: ObjectMetaLite.extend({ name: z.string().describe("Claim template name: also the pod volume name it provides.") }),
-  spec: opaque<PersistentVolumeClaimSpec>("The claim spec (core/v1 PersistentVolumeClaimSpec); validated by the webhook as the PVC it becomes."),
-}).describe("A PersistentVolumeClaim each pod gets, named TEMPLATE-SET-ORDINAL, mounted as volume TEMPLATE.");
+const ClaimTemplateSchema = described(
+  z.looseObject({
+    apiVersion: described(z.optional(z.string()), "v1 (optional)."),
+    kind: described(z.optional(z.string()), "PersistentVolumeClaim (optional)."),
+    metadata: z.extend(ObjectMetaLite, { name: described(z.string(), "Claim template name: also the pod volume name it provides.") }),
+    spec: opaque<PersistentVolumeClaimSpec>("The claim spec (core/v1 PersistentVolumeClaimSpec); validated by the webhook as the PVC it becomes."),
+  }),
+  "A PersistentVolumeClaim each pod gets, named TEMPLATE-SET-ORDINAL, mounted as volume TEMPLATE.",
+);
 
 const PodManagementPolicy = z.enum(["OrderedReady", "Parallel"]);
 const UpdateStrategyType = z.enum(["RollingUpdate", "OnDelete"]);
 /** How a pod moves to a new revision: recreate it, in place when only images changed, or only in place. */
 const PodUpdatePolicy = z.enum(["ReCreate", "InPlaceIfPossible", "InPlaceOnly"]);
 
+/** A non-negative int32 with a default (replicas, partition, seconds…). */
+const count = (byDefault: number) => z._default(int32().check(z.minimum(0)), byDefault);
+
 /** Pre-pulling the update revision's new images on the nodes of the pods that come next. */
-const ImagePrewarmSchema = z
-  .object({
-    parallelism: int32()
-      .min(1)
-      .default(1)
-      .describe("How many of the next pods to update get the new images pulled onto their nodes ahead of their turn."),
-  })
-  .describe("Pre-warm: pull the update revision's new images onto the nodes of the next pods to update (ImageList per node, puller pods); removed when the rollout is done. Best with in-place updates.");
+const ImagePrewarmSchema = described(
+  z.object({
+    parallelism: described(
+      z._default(int32().check(z.minimum(1)), 1),
+      "How many of the next pods to update get the new images pulled onto their nodes ahead of their turn.",
+    ),
+  }),
+  "Pre-warm: pull the update revision's new images onto the nodes of the next pods to update (ImageList per node, puller pods); removed when the rollout is done. Best with in-place updates.",
+);
 
-const RollingUpdateSchema = z.object({
-  partition: int32().min(0).default(0).describe("Pods with an ordinal below start+partition keep the current revision."),
-  maxUnavailable: intOrString().optional().describe("Pods that may be unavailable during the update: a number or a percentage. Defaults to 1."),
-  paused: z.boolean().default(false).describe("Stops the rollout where it is; pods missing are still created."),
-  podUpdatePolicy: PodUpdatePolicy.default("ReCreate").describe(
-    "How a pod moves to the update revision: ReCreate (delete and create, as apps/v1), InPlaceIfPossible (change the images of the running pod when only images changed, else recreate), InPlaceOnly (never recreate; a pod that cannot be updated in place is left alone and reported).",
-  ),
-  inPlaceUpdateStrategy: z
-    .object({
-      gracePeriodSeconds: int32().min(0).default(0).describe("Seconds between marking a pod not ready and changing its images."),
-    })
-    .optional()
-    .describe("Options of in-place updates (podUpdatePolicy InPlaceIfPossible or InPlaceOnly)."),
-  imagePrewarm: ImagePrewarmSchema.optional(),
-}).describe("Options of the RollingUpdate strategy.");
+const RollingUpdateSchema = described(
+  z.object({
+    partition: described(count(0), "Pods with an ordinal below start+partition keep the current revision."),
+    maxUnavailable: described(z.optional(intOrString()), "Pods that may be unavailable during the update: a number or a percentage. Defaults to 1."),
+    paused: described(z._default(z.boolean(), false), "Stops the rollout where it is; pods missing are still created."),
+    podUpdatePolicy: described(
+      z._default(PodUpdatePolicy, "ReCreate"),
+      "How a pod moves to the update revision: ReCreate (delete and create, as apps/v1), InPlaceIfPossible (change the images of the running pod when only images changed, else recreate), InPlaceOnly (never recreate; a pod that cannot be updated in place is left alone and reported).",
+    ),
+    inPlaceUpdateStrategy: described(
+      z.optional(
+        z.object({
+          gracePeriodSeconds: described(count(0), "Seconds between marking a pod not ready and changing its images."),
+        }),
+      ),
+      "Options of in-place updates (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).",
+    ),
+    imagePrewarm: z.optional(ImagePrewarmSchema),
+  }),
+  "Options of the RollingUpdate strategy.",
+);
 
-const UpdateStrategySchema = z.object({
-  type: UpdateStrategyType.default("RollingUpdate").describe("RollingUpdate (replace pods in reverse ordinal order, one at a time by default) or OnDelete (new pods only when old ones are deleted)."),
-  rollingUpdate: RollingUpdateSchema.optional(),
-}).describe("How pods move to a new template revision.");
+const UpdateStrategySchema = described(
+  z.object({
+    type: described(
+      z._default(UpdateStrategyType, "RollingUpdate"),
+      "RollingUpdate (replace pods in reverse ordinal order, one at a time by default) or OnDelete (new pods only when old ones are deleted).",
+    ),
+    rollingUpdate: z.optional(RollingUpdateSchema),
+  }),
+  "How pods move to a new template revision.",
+);
 
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
-const StatefulSetSpecSchema = z.object({
-  replicas: int32().min(0).default(1).describe("Desired number of pods (ordinals start … start+replicas-1). `kubectl scale osts/NAME` sets it."),
-  selector: LabelSelectorSchema,
-  template: PodTemplateSchema,
-  serviceName: z.string().default("").describe("The headless Service giving pods their DNS names (POD.SERVICE.NAMESPACE.svc); you create it."),
-  volumeClaimTemplates: z.array(ClaimTemplateSchema).optional().describe("Claims each pod gets; never deleted by Ordinal unless persistentVolumeClaimRetentionPolicy says so."),
-  podManagementPolicy: PodManagementPolicy.default("OrderedReady").describe("OrderedReady (create/delete one at a time, in order, each Ready first) or Parallel (all at once)."),
-  updateStrategy: UpdateStrategySchema.default({ type: "RollingUpdate" }),
-  revisionHistoryLimit: int32().min(0).default(10).describe("ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
-  minReadySeconds: int32().min(0).default(0).describe("Seconds a pod must be Ready before it counts as available."),
-  persistentVolumeClaimRetentionPolicy: z
-    .object({
-      whenDeleted: RetentionPolicy.default("Retain").describe("Retain or Delete the claims when the set is deleted."),
-      whenScaled: RetentionPolicy.default("Retain").describe("Retain or Delete the claims of pods removed by scaling down."),
-    })
-    .optional()
-    .describe("What happens to the claims of volumeClaimTemplates (default: kept)."),
-  ordinals: z.object({ start: int32().min(0).default(0).describe("The first ordinal (pod NAME-START)." ) }).optional().describe("Ordinal numbering of the pods."),
-}).describe("The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.");
+const StatefulSetSpecSchema = described(
+  z.object({
+    replicas: described(count(1), "Desired number of pods (ordinals start … start+replicas-1). `kubectl scale osts/NAME` sets it."),
+    selector: LabelSelectorSchema,
+    template: PodTemplateSchema,
+    serviceName: described(z._default(z.string(), ""), "The headless Service giving pods their DNS names (POD.SERVICE.NAMESPACE.svc); you create it."),
+    volumeClaimTemplates: described(z.optional(z.array(ClaimTemplateSchema)), "Claims each pod gets; never deleted by Ordinal unless persistentVolumeClaimRetentionPolicy says so."),
+    podManagementPolicy: described(
+      z._default(PodManagementPolicy, "OrderedReady"),
+      "OrderedReady (create/delete one at a time, in order, each Ready first) or Parallel (all at once).",
+    ),
+    updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate" }),
+    revisionHistoryLimit: described(count(10), "ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
+    minReadySeconds: described(count(0), "Seconds a pod must be Ready before it counts as available."),
+    persistentVolumeClaimRetentionPolicy: described(
+      z.optional(
+        z.object({
+          whenDeleted: described(z._default(RetentionPolicy, "Retain"), "Retain or Delete the claims when the set is deleted."),
+          whenScaled: described(z._default(RetentionPolicy, "Retain"), "Retain or Delete the claims of pods removed by scaling down."),
+        }),
+      ),
+      "What happens to the claims of volumeClaimTemplates (default: kept).",
+    ),
+    ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
+  }),
+  "The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.",
+);
 
-const ConditionSchema = z.object({
-  type: z.string().describe("Condition type."),
-  status: z.enum(["True", "False", "Unknown"]).describe("True, False or Unknown."),
-  lastTransitionTime: z.string().optional().describe("When the status last changed (RFC 3339)."),
-  reason: z.string().optional().describe("One CamelCase word saying why."),
-  message: z.string().optional().describe("What happened, for people."),
-}).describe("A condition of the set.");
+const ConditionSchema = described(
+  z.object({
+    type: described(z.string(), "Condition type."),
+    status: described(z.enum(["True", "False", "Unknown"]), "True, False or Unknown."),
+    lastTransitionTime: described(z.optional(z.string()), "When the status last changed (RFC 3339)."),
+    reason: described(z.optional(z.string()), "One CamelCase word saying why."),
+    message: described(z.optional(z.string()), "What happened, for people."),
+  }),
+  "A condition of the set.",
+);
 
-const StatefulSetStatusSchema = z.object({
-  observedGeneration: z.number().int().optional().describe("The metadata.generation this status describes; older than generation means the change is not seen yet."),
-  replicas: int32().default(0).describe("Pods the set owns (created, not yet gone)."),
-  readyReplicas: int32().optional().describe("Pods Running and Ready."),
-  currentReplicas: int32().optional().describe("Pods at currentRevision."),
-  updatedReplicas: int32().optional().describe("Pods at updateRevision."),
-  availableReplicas: int32().optional().describe("Pods Ready for at least minReadySeconds."),
-  updatedReadyReplicas: int32().optional().describe("Pods at updateRevision that are Ready."),
-  currentRevision: z.string().optional().describe("The ControllerRevision of the pods before the rollout."),
-  updateRevision: z.string().optional().describe("The ControllerRevision of the current template (the rollout's target)."),
-  collisionCount: int32().optional().describe("Revision-hash collisions so far (mixed into the next hash)."),
-  labelSelector: z.string().optional().describe("The selector as a string, for the scale subresource (HorizontalPodAutoscaler)."),
-  conditions: z.array(ConditionSchema).optional().describe("The set's conditions."),
-}).describe("The observed state, written by the reconciler.");
+const StatefulSetStatusSchema = described(
+  z.object({
+    observedGeneration: described(z.optional(integer()), "The metadata.generation this status describes; older than generation means the change is not seen yet."),
+    replicas: described(z._default(int32(), 0), "Pods the set owns (created, not yet gone)."),
+    readyReplicas: described(z.optional(int32()), "Pods Running and Ready."),
+    currentReplicas: described(z.optional(int32()), "Pods at currentRevision."),
+    updatedReplicas: described(z.optional(int32()), "Pods at updateRevision."),
+    availableReplicas: described(z.optional(int32()), "Pods Ready for at least minReadySeconds."),
+    updatedReadyReplicas: described(z.optional(int32()), "Pods at updateRevision that are Ready."),
+    currentRevision: described(z.optional(z.string()), "The ControllerRevision of the pods before the rollout."),
+    updateRevision: described(z.optional(z.string()), "The ControllerRevision of the current template (the rollout's target)."),
+    collisionCount: described(z.optional(int32()), "Revision-hash collisions so far (mixed into the next hash)."),
+    labelSelector: described(z.optional(z.string()), "The selector as a string, for the scale subresource (HorizontalPodAutoscaler)."),
+    conditions: described(z.optional(z.array(ConditionSchema)), "The set's conditions."),
+  }),
+  "The observed state, written by the reconciler.",
+);
 
-export const StatefulSetSchema = z.object({
-  apiVersion: z.string().default(API_VERSION).describe("apps.ordinal.dev/v1"),
-  kind: z.string().default(KIND).describe("StatefulSet"),
-  metadata: objectMeta(),
-  spec: StatefulSetSpecSchema,
-  status: StatefulSetStatusSchema.optional(),
-}).describe("An Ordinal StatefulSet: apps/v1 StatefulSet semantics, reconciled without a controller pod, plus in-place image updates, pause and maxUnavailable.");
+export const StatefulSetSchema = described(
+  z.object({
+    apiVersion: described(z._default(z.string(), API_VERSION), "apps.ordinal.dev/v1"),
+    kind: described(z._default(z.string(), KIND), "StatefulSet"),
+    metadata: objectMeta(),
+    spec: StatefulSetSpecSchema,
+    status: z.optional(StatefulSetStatusSchema),
+  }),
+  "An Ordinal StatefulSet: apps/v1 StatefulSet semantics, reconciled without a controller pod, plus in-place image updates, pause and maxUnavailable.",
+);
 
 /** A StatefulSet with every default filled in (what `StatefulSetSchema.parse` returns). */
 export type StatefulSet = z.output<typeof StatefulSetSchema>;

@@ -159,8 +159,8 @@ describe("createApp: hard edges", () => {
   const bad: [string, string, unknown, RegExp][] = [
     ["malformed JSON", WEBHOOK_PATHS.mutatePods, "{", /request body is not JSON/],
     ["empty body", WEBHOOK_PATHS.mutatePods, "", /request body is not JSON/],
-    ["a v1beta1 review", WEBHOOK_PATHS.mutatePods, { ...podCreate(), apiVersion: "admission.k8s.io/v1beta1" }, /not an AdmissionReview.*apiVersion/],
-    ["no request", WEBHOOK_PATHS.validatePods, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, /request: /],
+    ["a v1beta1 review", WEBHOOK_PATHS.mutatePods, { ...podCreate(), apiVersion: "admission.k8s.io/v1beta1" }, /not an AdmissionReview.*apiVersion: Invalid input: expected "admission\.k8s\.io\/v1"/],
+    ["no request", WEBHOOK_PATHS.validatePods, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }, /request: Invalid input: expected object, received undefined/],
     [
       "CREATE without object",
       WEBHOOK_PATHS.mutatePods,
