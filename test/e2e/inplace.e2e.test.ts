@@ -11,6 +11,7 @@ import { gateCondition } from "../../src/core/inplace-state.ts";
 import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { setManifest } from "../support/fixtures.ts";
 import { admin, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const template = (image: string, extra: { labels?: Record<string, string>; env?: boolean } = {}) => ({
@@ -18,18 +19,8 @@ const template = (image: string, extra: { labels?: Record<string, string>; env?:
   spec: { containers: [{ name: "nginx", image, ...(extra.env ? { env: [{ name: "MODE", value: "x" }] } : {}) }] },
 });
 
-const webSet = (ns: string, rollingUpdate: Record<string, unknown>, replicas = 3) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name: "web", namespace: ns },
-  spec: {
-    replicas,
-    serviceName: "web",
-    selector: { matchLabels: { app: "web" } },
-    template: template("nginx:1.25"),
-    updateStrategy: { type: "RollingUpdate", rollingUpdate },
-  },
-});
+const webSet = (ns: string, rollingUpdate: Record<string, unknown>, replicas = 3) =>
+  setManifest({ namespace: ns, replicas, image: "nginx:1.25", container: "nginx", spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate } } });
 
 const getSet = async (ns: string) => (await admin.get<StatefulSet>(R.statefulSets, ns, "web"))!;
 const patchSpec = (ns: string, spec: Record<string, unknown>) => admin.patch(R.statefulSets, ns, "web", { spec }, "merge");

@@ -11,24 +11,21 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/core/constants.ts";
 import { isRunningAndReady } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
+import { setManifest } from "../support/fixtures.ts";
 import { caBundle, NODE_URL, startNodeServer, waitHealthy, type Running } from "./servers.ts";
 import { admin, kubectl, kubectlResult, kubeletFor, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const NEW = "docker.io/library/nginx:1.26";
 const NODES = ["prewarm-node-0", "prewarm-node-1", "prewarm-node-2", "prewarm-node-3"];
 
-const webSet = (ns: string, image: string) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name: "web", namespace: ns },
-  spec: {
+const webSet = (ns: string, image: string) =>
+  setManifest({
+    namespace: ns,
     replicas: 4,
-    serviceName: "web",
-    selector: { matchLabels: { app: "web" } },
-    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image }] } },
-    updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", imagePrewarm: { parallelism: 1 } } },
-  },
-});
+    image,
+    container: "nginx",
+    spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", imagePrewarm: { parallelism: 1 } } } },
+  });
 
 interface Snapshot {
   pods: Pod[];
@@ -169,7 +166,7 @@ describe("bad image references are refused before any pod is created (webhooks o
   });
 
   it("a set whose template image does not parse is denied; no pod is created", async () => {
-    const r = kubectlResult(["apply", "-f", "-"], JSON.stringify({ ...webSet(ns, "nginx:1.26"), spec: { ...webSet(ns, "nginx:1.26").spec, template: { ...webSet(ns, "x").spec.template, spec: { containers: [{ name: "nginx", image: "nginx@sha256:abc" }] } } } }));
+    const r = kubectlResult(["apply", "-f", "-"], JSON.stringify(webSet(ns, "nginx@sha256:abc")));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("spec.template.spec.containers[0].image");
     expect(await admin.get(R.statefulSets, ns, "web")).toBeUndefined();

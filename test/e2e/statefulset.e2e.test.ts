@@ -7,22 +7,12 @@ import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/a
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { getPodRevision } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
+import { setManifest } from "../support/fixtures.ts";
 import { allReady, driveUntil, reconcileStep } from "./driver.ts";
 import { admin, kubectl, kubectlResult, kubeletFor, listPods, newNamespace, reconcileCli, setupCluster, sleep } from "./support.ts";
 
-const webSet = (ns: string, extra: Record<string, unknown> = {}) => ({
-  apiVersion: "apps.ordinal.dev/v1",
-  kind: "StatefulSet",
-  metadata: { name: "web", namespace: ns },
-  spec: {
-    replicas: 3,
-    serviceName: "web",
-    selector: { matchLabels: { app: "web" } },
-    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image: "nginx:1.25" }] } },
-    volumeClaimTemplates: [{ metadata: { name: "www" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-    ...extra,
-  },
-});
+const webSet = (ns: string, extra: Record<string, unknown> = {}) =>
+  setManifest({ namespace: ns, image: "nginx:1.25", container: "nginx", claims: ["www"], spec: extra });
 
 const getSet = (ns: string) => admin.get<StatefulSet>(R.statefulSets, ns, "web");
 const claims = async (ns: string) => (await admin.list<PersistentVolumeClaim>(R.pvcs, ns)).map((c) => c.metadata!.name!).sort();
