@@ -1,5 +1,5 @@
 import type { StatefulSet } from "../api/statefulset.ts";
-import { COMPONENT } from "../core/constants.ts";
+import { COMPONENT } from "../objects/constants.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "./log.ts";

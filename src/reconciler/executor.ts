@@ -5,7 +5,7 @@ import type { Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
-import { INPLACE_STATE_ANNOTATION } from "../core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
 import type { Logger } from "./log.ts";

@@ -1,6 +1,6 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
-import { SET_NAME_LABEL } from "../core/constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";

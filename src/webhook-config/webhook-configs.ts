@@ -1,6 +1,6 @@
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
 import { GROUP, VERSION } from "../api/statefulset.ts";
-import { COMPONENT, SET_NAME_LABEL } from "../core/constants.ts";
+import { COMPONENT, SET_NAME_LABEL } from "../objects/constants.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 
 /**

@@ -2,7 +2,7 @@
 // its pods, an app with a fresh signing key. Web APIs only, so test/workers can import it.
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import type { CommandIO } from "../../src/webhook-config/register-command.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
 import type { Logger } from "../../src/http/log.ts";

@@ -6,7 +6,7 @@
 import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { PULLER_LABEL } from "../../src/core/constants.ts";
+import { PULLER_LABEL } from "../../src/objects/constants.ts";
 import { isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
