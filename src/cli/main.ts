@@ -9,12 +9,15 @@
  */
 import type { KubeClient } from "../kube/client.ts";
 import { parseCommandLine, UsageError, type OptionSpec, type Parsed } from "./args.ts";
+import { nodeIO, type CommandIO } from "./io.ts";
 
 /** What a command may use: output, the environment, and a client made on demand. */
 export interface CliContext {
   out(line: string): void;
   err(line: string): void;
   env: Record<string, string | undefined>;
+  /** Files (token, register). */
+  io: CommandIO;
   /** client returns the KubeClient of the configured cluster; throws UsageError when there is none. */
   client(): Promise<KubeClient>;
   /** The namespace from -n, else the kubeconfig context's, else "default". */
@@ -29,18 +32,20 @@ export interface Command {
   summary: string;
   /** The part after `ordinal NAME` in the usage line. */
   synopsis: string;
+  /** More lines for `--help`, after the options. */
+  details?: string;
   options: Record<string, OptionSpec>;
   positionals?: { min?: number; max?: number; names?: string };
-  /** Commands that parse their own flags (token, register) get the raw arguments. */
-  raw?: boolean;
-  run(p: Parsed, ctx: CliContext, raw: string[]): Promise<number>;
+  run(p: Parsed, ctx: CliContext): Promise<number>;
 }
 
 const NS: Record<string, OptionSpec> = { namespace: { type: "string", short: "n", value: "NS", help: "namespace (default: the kubeconfig context's, else default)" } };
 
 /** commands returns the command table (loaded lazily so `ordinal --help` stays fast). */
 async function commands(): Promise<Command[]> {
-  const { serveCmd, reconcileCmd, tokenCmd, registerCmd } = await import("./runtime-commands.ts");
+  const { serveCmd, reconcileCmd } = await import("./runtime-commands.ts");
+  const { tokenCmd } = await import("./token.ts");
+  const { registerCmd } = await import("./register.ts");
   const rollout = await import("./rollout.ts");
   const { getCmd } = await import("./get.ts");
   const { setImageCmd } = await import("./set-image.ts");
@@ -58,6 +63,7 @@ function usageOf(c: Command): string {
     lines.push(`  ${flag.padEnd(34)}${o.help ?? ""}`);
   }
   lines.push(`  ${"    --help".padEnd(34)}this text`);
+  if (c.details) lines.push(...c.details.split("\n").map((l) => `  ${l}`));
   return lines.join("\n");
 }
 
@@ -83,6 +89,7 @@ export function nodeContext(): CliContext {
     out: (l) => console.log(l),
     err: (l) => console.error(l),
     env: process.env,
+    io: nodeIO,
     client: async () => (await cluster()).client,
     namespace: async (p) => (p.values.namespace as string | undefined) ?? (await cluster()).namespace ?? "default",
     now: () => new Date(),
@@ -113,13 +120,12 @@ export async function main(argv: string[], ctx: CliContext = nodeContext()): Pro
     return 2;
   }
   const rest = argv.slice(cmd.name.split(" ").length);
-  if (!cmd.raw && (rest.includes("--help") || rest.includes("-h"))) {
+  if (rest.includes("--help") || rest.includes("-h")) {
     ctx.out(usageOf(cmd));
     return 0;
   }
   try {
-    const parsed = cmd.raw ? { values: {}, positionals: [] } : parseCommandLine(rest, cmd.options, cmd.positionals);
-    return await cmd.run(parsed, ctx, rest);
+    return await cmd.run(parseCommandLine(rest, cmd.options, cmd.positionals), ctx);
   } catch (e) {
     if (e instanceof UsageError) {
       ctx.err(`ordinal ${cmd.name}: ${e.message}\n${usageOf(cmd)}`);
