@@ -10,7 +10,7 @@ import { controllerOf } from "../core/ownership.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";

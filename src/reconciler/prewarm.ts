@@ -6,7 +6,7 @@ import { controllerOf } from "../core/ownership.ts";
 import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
 
 /**

@@ -4,7 +4,7 @@ import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
-import type { Logger } from "../../src/http/log.ts";
+import type { Logger } from "../../src/log/log.ts";
 import { newSet } from "../support/fixtures.ts";
 
 export const RECONCILER = "ordinal-reconciler";

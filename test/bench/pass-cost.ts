@@ -15,7 +15,7 @@ import { newRevision } from "../../src/core/revisions.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
