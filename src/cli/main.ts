@@ -29,6 +29,8 @@ export interface CliContext {
 
 export interface Command {
   name: string;
+  /** What runs it, in usage and errors: "ordinal" unless said (`npm run` for gen). */
+  program?: string;
   summary: string;
   /** The part after `ordinal NAME` in the usage line. */
   synopsis: string;
@@ -55,7 +57,7 @@ async function commands(): Promise<Command[]> {
 
 /** usageOf returns the help text of one command. */
 function usageOf(c: Command): string {
-  const lines = [`usage: ordinal ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`, `  ${c.summary}`];
+  const lines = [`usage: ${c.program ?? "ordinal"} ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`, `  ${c.summary}`];
   const opts = Object.entries(c.options);
   if (opts.length) lines.push("options:");
   for (const [k, o] of opts) {
@@ -119,7 +121,14 @@ export async function main(argv: string[], ctx: CliContext = nodeContext()): Pro
     ctx.err(`ordinal: unknown command "${first}"\n${overview(cmds)}`);
     return 2;
   }
-  const rest = argv.slice(cmd.name.split(" ").length);
+  return runCommand(cmd, argv.slice(cmd.name.split(" ").length), ctx);
+}
+
+/**
+ * runCommand runs one command on the arguments after its name and returns the exit code: its
+ * usage for --help (0), a usage error with the usage (2), a failure (1) or the command's own.
+ */
+export async function runCommand(cmd: Command, rest: string[], ctx: CliContext): Promise<number> {
   if (rest.includes("--help") || rest.includes("-h")) {
     ctx.out(usageOf(cmd));
     return 0;
@@ -128,10 +137,10 @@ export async function main(argv: string[], ctx: CliContext = nodeContext()): Pro
     return await cmd.run(parseCommandLine(rest, cmd.options, cmd.positionals), ctx);
   } catch (e) {
     if (e instanceof UsageError) {
-      ctx.err(`ordinal ${cmd.name}: ${e.message}\n${usageOf(cmd)}`);
+      ctx.err(`${cmd.program ?? "ordinal"} ${cmd.name}: ${e.message}\n${usageOf(cmd)}`);
       return 2;
     }
-    ctx.err(`ordinal ${cmd.name}: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.err(`${cmd.program ?? "ordinal"} ${cmd.name}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }
