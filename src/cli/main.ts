@@ -1,8 +1,9 @@
 /**
  * src/cli owns the `ordinal` command line: one table of commands, each parsed by the one strict
  * parser (args.ts), each with `--help`. Commands are thin: they read flags, get a KubeClient and
- * call code that lives elsewhere (src/node for serve, src/reconciler, src/webhook-config) or in
- * their own small module here (rollout, get, set image, manifests).
+ * call code that lives elsewhere (src/node for serve, src/reconciler, src/auth for token,
+ * src/webhook-config for register) or in their own small module here (rollout, get, set image,
+ * manifests).
  *
  * Exit codes: 0 done; 1 the command ran and failed (apiserver error, rollout stuck or timed out,
  * reconcile errors); 2 a usage error (unknown option, missing argument, no cluster configured).
