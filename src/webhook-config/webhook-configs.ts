@@ -5,9 +5,9 @@ import { R, type ResourceRef } from "../kube/resources.ts";
 
 /**
  * src/webhook-config owns how the apiserver is told about Ordinal's webhooks: the configurations
- * (this file, the source of truth), applying and repairing them (registration.ts), the generated
- * webhooks/*.yaml (gen-webhooks.ts) and `ordinal register` (register-command.ts). It imports the
- * API names and the kube client, never the admission handlers.
+ * (this file, the source of truth), applying and repairing them (registration.ts) and the
+ * generated webhooks/*.yaml (gen-webhooks.ts); `ordinal register` (src/cli/register.ts) calls
+ * registration.ts. It imports the API names and the kube client, never the admission handlers.
  *
  * The source of truth for Ordinal's webhook registrations. `webhooks/*.yaml` are generated from
  * these objects (`npm run gen`), `ordinal register` and every reconcile pass
