@@ -2,6 +2,7 @@ import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
+import { authConfigFrom } from "./auth/settings.ts";
 import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "./deploy/identity.ts";
 
 /**
@@ -42,19 +43,12 @@ function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookServ
 
 /**
  * settingsFrom returns the settings in `vars`; unknown or missing values get documented defaults.
- * WEBHOOK_AUTH=none turns caller authentication off explicitly (see README: managed clusters).
+ * The webhooks' authentication is read by src/auth/settings.ts (WEBHOOK_AUTH=none turns it off
+ * explicitly, see README: managed clusters).
  */
 export function settingsFrom(vars: Record<string, string | undefined>): OrdinalSettings {
-  const jwks = vars.WEBHOOK_JWKS;
-  const pem = vars.WEBHOOK_PUBLIC_KEY;
-  const mode = vars.WEBHOOK_AUTH || "";
-  if (!["", "none", "jwt", "mtls"].includes(mode)) throw new Error(`WEBHOOK_AUTH must be jwt, mtls or none, got ${JSON.stringify(mode)}`);
   return {
-    auth: {
-      jwt: jwks || pem ? { jwks: jwks || undefined, publicKeyPem: jwks ? undefined : pem, audience: vars.WEBHOOK_AUDIENCE, issuer: vars.WEBHOOK_ISSUER, subject: vars.WEBHOOK_SUBJECT } : undefined,
-      mtlsClientNames: truthy(vars.WEBHOOK_MTLS) ? (vars.WEBHOOK_MTLS_CLIENT_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean) : undefined,
-      ...(mode === "none" ? { unauthenticated: true } : {}),
-    },
+    auth: authConfigFrom(vars),
     reconcilerUsername: reconcilerUsernameFrom(vars),
     validateAppsV1StatefulSets: truthy(vars.VALIDATE_APPS_V1_STATEFULSETS),
     leaseNamespace: vars.LEASE_NAMESPACE || "ordinal-system",
@@ -84,6 +78,3 @@ export function registrationRepair(client: KubeClient, s: OrdinalSettings): (() 
     await ensureWebhookRegistration(client, { url: url ?? "", service: url ? undefined : service, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
   };
 }
-
-/** isAuthConfigured is false when the webhooks would accept no caller at all (then they answer 503). */
-export const isAuthConfigured = (a: AuthConfig) => !!(a.jwt || a.mtlsClientNames || a.unauthenticated);

@@ -1,6 +1,6 @@
 import type { OwnerReference, Pod } from "../api/k8s.ts";
 import { GROUP, KIND } from "../api/statefulset.ts";
-import { SET_NAME_LABEL } from "../core/constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { isObject } from "../validation/json.ts";
 
 /**

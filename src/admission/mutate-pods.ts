@@ -1,7 +1,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { getEndOrdinal, getParentNameAndOrdinal, getStartOrdinal } from "../core/names.ts";
-import { addReadinessGate, updateIdentity, updateStorage } from "../core/pod.ts";
+import { getEndOrdinal, getParentNameAndOrdinal, getStartOrdinal } from "../objects/names.ts";
+import { addReadinessGate, updateIdentity, updateStorage } from "../objects/pod.ts";
 import { isObject } from "../validation/json.ts";
 import { controllerRefOf, isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
 import { diff, encodePatch, type PatchOperation } from "./patch.ts";

@@ -1,5 +1,5 @@
 import type { OwnerReference, Pod } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../core/constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { isObject } from "../validation/json.ts";
 import { denyInvalid } from "./invalid.ts";

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 
-export type OptionKind = "string" | "boolean";
+type OptionKind = "string" | "boolean";
 
 export interface OptionSpec {
   type: OptionKind;
@@ -20,15 +20,6 @@ export interface OptionSpec {
 /** UsageError is a mistake on the command line: the CLI prints it with the usage and exits 2. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
-}
-
-/** parseFlags reads options only (no positionals) for `spec`; see parseCommandLine for the rules. */
-export function parseFlags<S extends Record<string, OptionKind>>(
-  args: readonly string[],
-  spec: S,
-): { [K in keyof S]?: S[K] extends "boolean" ? boolean : string } {
-  const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }])) as Record<string, OptionSpec>;
-  return parseCommandLine(args, options, { max: 0 }).values as { [K in keyof S]?: S[K] extends "boolean" ? boolean : string };
 }
 
 export interface Parsed {

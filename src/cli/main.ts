@@ -1,20 +1,24 @@
 /**
  * src/cli owns the `ordinal` command line: one table of commands, each parsed by the one strict
  * parser (args.ts), each with `--help`. Commands are thin: they read flags, get a KubeClient and
- * call code that lives elsewhere (src/node for serve, src/reconciler, src/webhook-config) or in
- * their own small module here (rollout, get, set image, manifests).
+ * call code that lives elsewhere (src/node for serve, src/reconciler, src/auth for token,
+ * src/webhook-config for register) or in their own small module here (rollout, get, set image,
+ * manifests).
  *
  * Exit codes: 0 done; 1 the command ran and failed (apiserver error, rollout stuck or timed out,
  * reconcile errors); 2 a usage error (unknown option, missing argument, no cluster configured).
  */
 import type { KubeClient } from "../kube/client.ts";
 import { parseCommandLine, UsageError, type OptionSpec, type Parsed } from "./args.ts";
+import { nodeIO, type CommandIO } from "./io.ts";
 
 /** What a command may use: output, the environment, and a client made on demand. */
 export interface CliContext {
   out(line: string): void;
   err(line: string): void;
   env: Record<string, string | undefined>;
+  /** Files (token, register). */
+  io: CommandIO;
   /** client returns the KubeClient of the configured cluster; throws UsageError when there is none. */
   client(): Promise<KubeClient>;
   /** The namespace from -n, else the kubeconfig context's, else "default". */
@@ -26,21 +30,25 @@ export interface CliContext {
 
 export interface Command {
   name: string;
+  /** What runs it, in usage and errors: "ordinal" unless said (`npm run` for gen). */
+  program?: string;
   summary: string;
   /** The part after `ordinal NAME` in the usage line. */
   synopsis: string;
+  /** More lines for `--help`, after the options. */
+  details?: string;
   options: Record<string, OptionSpec>;
   positionals?: { min?: number; max?: number; names?: string };
-  /** Commands that parse their own flags (token, register) get the raw arguments. */
-  raw?: boolean;
-  run(p: Parsed, ctx: CliContext, raw: string[]): Promise<number>;
+  run(p: Parsed, ctx: CliContext): Promise<number>;
 }
 
 const NS: Record<string, OptionSpec> = { namespace: { type: "string", short: "n", value: "NS", help: "namespace (default: the kubeconfig context's, else default)" } };
 
 /** commands returns the command table (loaded lazily so `ordinal --help` stays fast). */
 async function commands(): Promise<Command[]> {
-  const { serveCmd, reconcileCmd, tokenCmd, registerCmd } = await import("./runtime-commands.ts");
+  const { serveCmd, reconcileCmd } = await import("./runtime-commands.ts");
+  const { tokenCmd } = await import("./token.ts");
+  const { registerCmd } = await import("./register.ts");
   const rollout = await import("./rollout.ts");
   const { getCmd } = await import("./get.ts");
   const { setImageCmd } = await import("./set-image.ts");
@@ -50,7 +58,7 @@ async function commands(): Promise<Command[]> {
 
 /** usageOf returns the help text of one command. */
 function usageOf(c: Command): string {
-  const lines = [`usage: ordinal ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`, `  ${c.summary}`];
+  const lines = [`usage: ${c.program ?? "ordinal"} ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`, `  ${c.summary}`];
   const opts = Object.entries(c.options);
   if (opts.length) lines.push("options:");
   for (const [k, o] of opts) {
@@ -58,6 +66,7 @@ function usageOf(c: Command): string {
     lines.push(`  ${flag.padEnd(34)}${o.help ?? ""}`);
   }
   lines.push(`  ${"    --help".padEnd(34)}this text`);
+  if (c.details) lines.push(...c.details.split("\n").map((l) => `  ${l}`));
   return lines.join("\n");
 }
 
@@ -83,6 +92,7 @@ export function nodeContext(): CliContext {
     out: (l) => console.log(l),
     err: (l) => console.error(l),
     env: process.env,
+    io: nodeIO,
     client: async () => (await cluster()).client,
     namespace: async (p) => (p.values.namespace as string | undefined) ?? (await cluster()).namespace ?? "default",
     now: () => new Date(),
@@ -112,20 +122,26 @@ export async function main(argv: string[], ctx: CliContext = nodeContext()): Pro
     ctx.err(`ordinal: unknown command "${first}"\n${overview(cmds)}`);
     return 2;
   }
-  const rest = argv.slice(cmd.name.split(" ").length);
-  if (!cmd.raw && (rest.includes("--help") || rest.includes("-h"))) {
+  return runCommand(cmd, argv.slice(cmd.name.split(" ").length), ctx);
+}
+
+/**
+ * runCommand runs one command on the arguments after its name and returns the exit code: its
+ * usage for --help (0), a usage error with the usage (2), a failure (1) or the command's own.
+ */
+export async function runCommand(cmd: Command, rest: string[], ctx: CliContext): Promise<number> {
+  if (rest.includes("--help") || rest.includes("-h")) {
     ctx.out(usageOf(cmd));
     return 0;
   }
   try {
-    const parsed = cmd.raw ? { values: {}, positionals: [] } : parseCommandLine(rest, cmd.options, cmd.positionals);
-    return await cmd.run(parsed, ctx, rest);
+    return await cmd.run(parseCommandLine(rest, cmd.options, cmd.positionals), ctx);
   } catch (e) {
     if (e instanceof UsageError) {
-      ctx.err(`ordinal ${cmd.name}: ${e.message}\n${usageOf(cmd)}`);
+      ctx.err(`${cmd.program ?? "ordinal"} ${cmd.name}: ${e.message}\n${usageOf(cmd)}`);
       return 2;
     }
-    ctx.err(`ordinal ${cmd.name}: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.err(`${cmd.program ?? "ordinal"} ${cmd.name}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }

@@ -1,10 +1,8 @@
 /**
- * The commands that run Ordinal itself: `serve` (webhooks + reconcile loop on Node), `reconcile`
- * (one invocation), `token` (the apiserver's admission JWT) and `register` (webhook
- * configurations). Flags are parsed here; the work is done in src/node, src/reconciler and
- * src/webhook-config.
+ * The commands that run Ordinal itself: `serve` (webhooks + reconcile loop on Node) and
+ * `reconcile` (one invocation). Flags are parsed here; the work is done in src/node and
+ * src/reconciler.
  */
-import { nodeIO } from "./io.ts";
 import { parseDuration, UsageError } from "./args.ts";
 import type { Command } from "./main.ts";
 import { reconcileCommand } from "./reconcile.ts";
@@ -69,32 +67,5 @@ export const reconcileCmd: Command = {
       out: ctx.out,
     });
     return result.errors > 0 ? 1 : 0;
-  },
-};
-
-export const tokenCmd: Command = {
-  name: "token",
-  summary: "issue the JWT the apiserver presents to the webhooks (ordinal token --help)",
-  synopsis: "--generate-keys DIR | --key FILE [--audience A] [--issuer I] [--subject S] [--ttl T]",
-  options: {},
-  raw: true,
-  async run(_p, ctx, raw) {
-    const { tokenCommand } = await import("../admission/token-command.ts");
-    ctx.out(await tokenCommand(raw, nodeIO));
-    return 0;
-  },
-};
-
-export const registerCmd: Command = {
-  name: "register",
-  summary: "apply the webhook configurations pointing at a server URL (ordinal register --help)",
-  synopsis: "--url https://HOST[:PORT] [--ca-bundle FILE] [--validate-apps-v1] [--dry-run]",
-  options: {},
-  raw: true,
-  async run(_p, ctx, raw) {
-    const { registerCommand } = await import("../webhook-config/register-command.ts");
-    const needsClient = !raw.includes("--dry-run") && !raw.includes("--help");
-    ctx.out(await registerCommand(raw, needsClient ? await ctx.client() : undefined, nodeIO));
-    return 0;
   },
 };

@@ -4,7 +4,7 @@
  */
 import type { ControllerRevision, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { SET_NAME_LABEL } from "../core/constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import { selectorToString } from "../validation/labels.ts";

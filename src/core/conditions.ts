@@ -1,6 +1,6 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION } from "./constants.ts";
+import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 
 /**

@@ -1,10 +1,10 @@
 import type { ImageList, ImagePullStatus } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
-import { PULLER_IMAGE_ANNOTATION } from "./constants.ts";
+import { PULLER_IMAGE_ANNOTATION } from "../objects/constants.ts";
 import { canonicalJson } from "./hash.ts";
 import { timeMs, wholeSeconds } from "./inplace-state.ts";
-import { nameOf, uidOf } from "./names.ts";
+import { nameOf, uidOf } from "../objects/names.ts";
 import { newPullerPod, pullOutcome } from "./puller-pod.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "./constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
 
 /**
  * What an in-place update keeps on the pod, after Kruise's InPlaceUpdateState: one JSON

@@ -1,6 +1,6 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "./constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
 import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
 import {
   CANCEL_REASON,

@@ -1,8 +1,8 @@
 import type { ControllerRevision, OwnerReference, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { isMemberOf, nameOf } from "./names.ts";
-import { newControllerRef } from "./pod.ts";
+import { isMemberOf, nameOf } from "../objects/names.ts";
+import { newControllerRef } from "../objects/pod.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { nameOf } from "./names.ts";
+import { nameOf } from "../objects/names.ts";
 import type { SetRevisions } from "./revisions.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 

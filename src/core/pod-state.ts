@@ -1,5 +1,5 @@
 import type { Pod } from "../api/k8s.ts";
-import { REVISION_LABEL } from "./constants.ts";
+import { REVISION_LABEL } from "../objects/constants.ts";
 
 /**
  * Pod predicates after upstream's stateful_set_utils.go. A pod the planner has not created yet

@@ -1,7 +1,7 @@
 import type { ImageList } from "../api/imagelist.ts";
 import { API_VERSION } from "../api/statefulset.ts";
 import type { Action, ImageListPatch } from "./actions.ts";
-import { PREWARM_ADDED_ANNOTATION } from "./constants.ts";
+import { PREWARM_ADDED_ANNOTATION } from "../objects/constants.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 
 /**

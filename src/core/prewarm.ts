@@ -4,7 +4,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import type { Action } from "./actions.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
-import { nameOf } from "./names.ts";
+import { nameOf } from "../objects/names.ts";
 import { imageListWrite, readPrewarmRecord, releaseSets } from "./prewarm-record.ts";
 import { podsToUpdate } from "./rolling-update.ts";
 

@@ -1,7 +1,7 @@
 import type { ImageList } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import { API_VERSION } from "../api/statefulset.ts";
-import { COMPONENT, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "./constants.ts";
+import { COMPONENT, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "./hash.ts";
 import { timeMs } from "./inplace-state.ts";
 

@@ -1,10 +1,10 @@
 import type { PersistentVolumeClaim, Pod, PodCondition } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { INPLACE_READY_CONDITION, POD_INDEX_LABEL, POD_NAME_LABEL, SET_NAME_LABEL } from "./constants.ts";
-import { getClaimName, getPodName, nameOf, uidOf } from "./names.ts";
+import { INPLACE_READY_CONDITION, POD_INDEX_LABEL, POD_NAME_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import { getClaimName, getPodName, nameOf, uidOf } from "../objects/names.ts";
 import type { PlanContext } from "./plan-context.ts";
-import { newClaims } from "./pod.ts";
+import { newClaims } from "../objects/pod.ts";
 import { isTerminating } from "./pod-state.ts";
 import { claimOwnersMatch, wantedClaimOwners } from "./retention.ts";
 

@@ -1,10 +1,10 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf, uidOf } from "./names.ts";
+import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf, uidOf } from "../objects/names.ts";
 import { isStuckAtAbandonedRevision } from "./healing.ts";
 import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
-import { identityMatches, newStatefulSetPod, storageMatches } from "./pod.ts";
+import { identityMatches, newStatefulSetPod, storageMatches } from "../objects/pod.ts";
 import { planPodUpdate } from "./pod-update.ts";
 import {
   isFailed,

@@ -1,6 +1,7 @@
 import type { OwnerReference, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
-import { API_VERSION, KIND, type StatefulSet } from "../api/statefulset.ts";
-import { getEndOrdinal, getStartOrdinal } from "./names.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import { getEndOrdinal, getStartOrdinal } from "../objects/names.ts";
+import { newSetRef } from "../objects/pod.ts";
 
 /**
  * persistentVolumeClaimRetentionPolicy through ownerReferences, as upstream does it: whenDeleted
@@ -11,13 +12,6 @@ import { getEndOrdinal, getStartOrdinal } from "./names.ts";
 
 const hasRef = (claim: PersistentVolumeClaim, uid: string | undefined) =>
   !!uid && (claim.metadata?.ownerReferences ?? []).some((r) => r.uid === uid);
-
-const setRef = (set: StatefulSet): OwnerReference => ({
-  apiVersion: API_VERSION,
-  kind: KIND,
-  name: set.metadata.name ?? "",
-  uid: set.metadata.uid ?? "",
-});
 
 const podRef = (pod: Pod): OwnerReference => ({
   apiVersion: "v1",
@@ -42,7 +36,7 @@ export function wantedClaimOwners(set: StatefulSet, claim: PersistentVolumeClaim
   const existingSet = (claim.metadata?.ownerReferences ?? []).find((r) => r.uid === setUid);
   const existingPod = (claim.metadata?.ownerReferences ?? []).find((r) => podUid && r.uid === podUid);
   const refs = [...others];
-  if (wantSet) refs.push(existingSet ?? setRef(set));
+  if (wantSet) refs.push(existingSet ?? newSetRef(set));
   if (wantPod && pod) refs.push(existingPod ?? podRef(pod));
   return refs;
 }

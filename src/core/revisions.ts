@@ -1,12 +1,12 @@
 import type { ControllerRevision, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { SET_NAME_LABEL } from "./constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { canonicalJson, hashRevisionData } from "./hash.ts";
 import type { JsonObject } from "../validation/json.ts";
 import { defaultPodSpec } from "../validation/pod-defaults.ts";
-import { nameOf } from "./names.ts";
-import { newControllerRef } from "./pod.ts";
+import { nameOf } from "../objects/names.ts";
+import { newControllerRef } from "../objects/pod.ts";
 
 /**
  * ControllerRevisions of a set, after upstream's getStatefulSetRevisions / truncateHistory:

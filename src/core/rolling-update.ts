@@ -1,7 +1,7 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getStartOrdinal, nameOf } from "./names.ts";
+import { getStartOrdinal, nameOf } from "../objects/names.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";

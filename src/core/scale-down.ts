@@ -1,6 +1,6 @@
 import type { Pod } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
-import { getOrdinal, nameOf, uidOf } from "./names.ts";
+import { getOrdinal, nameOf, uidOf } from "../objects/names.ts";
 import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { fixClaimOwners } from "./replica-fixes.ts";

@@ -22,7 +22,7 @@ import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/we
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
 import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
-import { errorFields, type Logger } from "./log.ts";
+import { errorFields, type Logger } from "../log/log.ts";
 
 /**
  * The HTTP face of Ordinal, the same hono app in the Worker and on Node: authenticate, bound the

@@ -25,3 +25,8 @@ export function jsonLogger(write: (line: string) => void = (l) => console.log(l)
 
 /** silentLogger drops everything (tests). */
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** errorFields turns a thrown value into loggable fields: message, name and stack. */
+export function errorFields(e: unknown): Record<string, unknown> {
+  return e instanceof Error ? { error: e.message, errorName: e.name, stack: e.stack } : { error: String(e) };
+}

@@ -1,4 +1,4 @@
-import { SET_NAME_LABEL } from "../core/constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import type { Logger } from "../log/log.ts";
 import { ApiError, type KubeClient } from "../kube/client.ts";
 import type { ResourceRef } from "../kube/resources.ts";

@@ -5,7 +5,7 @@
  */
 import type { Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
-import { rolloutState } from "../cli/rollout.ts";
+import { rolloutState } from "../core/rollout-state.ts";
 import { getPodRevision, isRunningAndReady } from "../core/pod-state.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { createKubeClient } from "../kube/http.ts";

@@ -1,8 +1,8 @@
 import type { StatefulSet } from "../api/statefulset.ts";
-import { COMPONENT } from "../core/constants.ts";
+import { COMPONENT } from "../objects/constants.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 
 /**
  * Events about sets, aggregated the way kube's EventCorrelator does it, with what a controller

@@ -5,10 +5,10 @@ import type { Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
-import { INPLACE_STATE_ANNOTATION } from "../core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 
 /**
  * executePlan carries out a plan's writes with upstream's rules:

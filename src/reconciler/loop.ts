@@ -1,7 +1,7 @@
 import type { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "./events.ts";
 import { acquireLease, releaseLease } from "./lease.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 
 /**

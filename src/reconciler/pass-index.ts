@@ -1,8 +1,8 @@
 import type { ImageList } from "../api/imagelist.ts";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { SET_NAME_LABEL } from "../core/constants.ts";
-import { getParentNameAndOrdinal, nameOf } from "../core/names.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
+import { getParentNameAndOrdinal, nameOf } from "../objects/names.ts";
 import { controllerOf } from "../core/ownership.ts";
 
 /**

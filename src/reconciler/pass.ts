@@ -1,6 +1,6 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
-import { SET_NAME_LABEL } from "../core/constants.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "../core/hash.ts";
 import { plan } from "../core/planner.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
@@ -10,7 +10,7 @@ import { controllerOf } from "../core/ownership.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan } from "./executor.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";

@@ -1,12 +1,12 @@
 import type { ImageList } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
-import { PULLER_LABEL } from "../core/constants.ts";
+import { PULLER_LABEL } from "../objects/constants.ts";
 import { failedCreate, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
 import { controllerOf } from "../core/ownership.ts";
 import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
 
 /**

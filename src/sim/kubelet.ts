@@ -1,7 +1,7 @@
 import type { ContainerStatus, Pod, PodCondition } from "../api/k8s.ts";
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { PULLER_LABEL } from "../core/constants.ts";
+import { PULLER_LABEL } from "../objects/constants.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 
 /**

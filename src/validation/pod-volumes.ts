@@ -24,7 +24,7 @@ import {
   readQuantity,
 } from "./pod-fields.ts";
 import { validatePvcSpec } from "./pvc.ts";
-import { cloneJSON } from "../core/clone.ts";
+import { cloneJSON } from "../objects/clone.ts";
 
 /** The path segment upstream uses in the "more than 1 volume type" error, where it differs from the key. */
 const FORBIDDEN_SEGMENT: Record<string, string> = { downwardAPI: "downwarAPI", cephfs: "cephFS" };

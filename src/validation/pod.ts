@@ -18,7 +18,7 @@ import { validatePodSpecificAnnotations } from "./pod-annotations.ts";
 import type { ContainerOptions } from "./pod-containers.ts";
 import { defaultPodSpec } from "./pod-defaults.ts";
 import { validatePodSpec } from "./pod-spec.ts";
-import { cloneJSON } from "../core/clone.ts";
+import { cloneJSON } from "../objects/clone.ts";
 
 export interface PodValidationOptions extends ContainerOptions {
   /**

@@ -13,7 +13,7 @@ import { isDNS1123Subdomain, nameIsDNSSubdomain } from "./names.ts";
 import { defaultPvcSpec } from "./pod-defaults.ts";
 import { readQuantity } from "./pod-fields.ts";
 import { quantityToString } from "./quantity.ts";
-import { cloneJSON } from "../core/clone.ts";
+import { cloneJSON } from "../objects/clone.ts";
 
 const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 const VOLUME_MODES = ["Block", "Filesystem"];

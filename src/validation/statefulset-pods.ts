@@ -11,7 +11,7 @@
  * Images are checked against the reference grammar (image-ref.ts) unless allowInvalidImageRefs.
  */
 import { StatefulSetSchema } from "../api/statefulset.ts";
-import { newClaims, newStatefulSetPod } from "../core/pod.ts";
+import { newClaims, newStatefulSetPod } from "../objects/pod.ts";
 import { type FieldError, FieldPath, goQuote, invalid, typeInvalid } from "./field-error.ts";
 import { parseImageReference } from "./image-ref.ts";
 import { type JsonObject, isObject, jsonType } from "./json.ts";

@@ -5,7 +5,7 @@ import { HOOKS, PLACEHOLDER_URL, webhookConfigurations } from "./webhook-configs
  * Generates `webhooks/*.yaml` from webhook-configs.ts, the source of truth (workerd cannot read
  * files, so the app and `register` use the TS objects; the YAML is for people and kubectl).
  *
- * `npm run gen` writes them (src/node/gen.ts); `npm test` fails when they are stale.
+ * `npm run gen` writes them (src/cli/gen.ts); `npm test` fails when they are stale.
  * `renderWebhookManifests` is pure.
  */
 

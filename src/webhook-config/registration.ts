@@ -1,5 +1,5 @@
 import { isAlreadyExists, isConflict, type KubeClient, type KubeObject } from "../kube/client.ts";
-import { diff } from "../admission/patch.ts";
+import { base64, diff } from "../admission/patch.ts";
 import { webhookConfigurations, type DesiredConfig, type WebhookTarget } from "./webhook-configs.ts";
 
 /**
@@ -85,4 +85,12 @@ async function ensureOne(client: KubeClient, { resource, object }: DesiredConfig
       throw e;
     }
   }
+}
+
+/** caBundleFromPem returns the base64 a clientConfig.caBundle holds, after checking the text is PEM certificates. */
+export function caBundleFromPem(pem: string, source = "CA bundle"): string {
+  if (!/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(pem)) {
+    throw new Error(`${source} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return base64(new TextEncoder().encode(pem));
 }

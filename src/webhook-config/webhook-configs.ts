@@ -1,13 +1,13 @@
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
 import { GROUP, VERSION } from "../api/statefulset.ts";
-import { COMPONENT, SET_NAME_LABEL } from "../core/constants.ts";
+import { COMPONENT, SET_NAME_LABEL } from "../objects/constants.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 
 /**
  * src/webhook-config owns how the apiserver is told about Ordinal's webhooks: the configurations
- * (this file, the source of truth), applying and repairing them (registration.ts), the generated
- * webhooks/*.yaml (gen-webhooks.ts) and `ordinal register` (register-command.ts). It imports the
- * API names and the kube client, never the admission handlers.
+ * (this file, the source of truth), applying and repairing them (registration.ts) and the
+ * generated webhooks/*.yaml (gen-webhooks.ts); `ordinal register` (src/cli/register.ts) calls
+ * registration.ts. It imports the API names and the kube client, never the admission handlers.
  *
  * The source of truth for Ordinal's webhook registrations. `webhooks/*.yaml` are generated from
  * these objects (`npm run gen`), `ordinal register` and every reconcile pass

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { fcRuns, fcSeed } from "../support/random.ts";
 import { decodePatch } from "../../src/admission/patch.ts";
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { appsSts, handMadePod, imageListKind, osts, RECONCILER, sampleSet } from "./helpers.ts";
 import { testApp } from "./test-app.ts";
 

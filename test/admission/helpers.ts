@@ -2,10 +2,9 @@
 // its pods, an app with a fresh signing key. Web APIs only, so test/workers can import it.
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
-import type { CommandIO } from "../../src/webhook-config/register-command.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { AdmissionRequestSchema, type AdmissionRequest } from "../../src/admission/types.ts";
-import type { Logger } from "../../src/http/log.ts";
+import type { Logger } from "../../src/log/log.ts";
 import { newSet } from "../support/fixtures.ts";
 
 export const RECONCILER = "ordinal-reconciler";
@@ -83,27 +82,5 @@ export function memoryLogger(): Logger & { lines: LogLine[] } {
     info: (msg, fields) => void lines.push({ level: "info", msg, fields }),
     warn: (msg, fields) => void lines.push({ level: "warn", msg, fields }),
     error: (msg, fields) => void lines.push({ level: "error", msg, fields }),
-  };
-}
-
-
-/** memoryIO is a file system in a Map, for the commands. */
-export function memoryIO(files: Record<string, string> = {}): CommandIO & { files: Map<string, { data: string; mode?: number }> } {
-  const map = new Map<string, { data: string; mode?: number }>(Object.entries(files).map(([k, data]) => [k, { data }]));
-  return {
-    files: map,
-    readFile: async (path) => {
-      const f = map.get(path);
-      if (!f) throw new Error(`ENOENT: ${path}`);
-      return f.data;
-    },
-    writeFile: async (path, data, opts) => void map.set(path, { data, mode: opts?.mode }),
-    mkdir: async () => {},
-    rename: async (from, to) => {
-      const f = map.get(from);
-      if (!f) throw new Error(`ENOENT: ${from}`);
-      map.delete(from);
-      map.set(to, f);
-    },
   };
 }

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parse, parseAllDocuments } from "yaml";
-import { caBundleFromPem, checkWebhookUrl, registerCommand } from "../../src/webhook-config/register-command.ts";
-import { ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
+import { parse } from "yaml";
+import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
-import { memoryIO } from "./helpers.ts";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
 const CA = btoa(PEM);
@@ -221,48 +219,10 @@ describe("mergeConfiguration", () => {
   });
 });
 
-describe("registerCommand", () => {
-  it("applies the configurations and says what it did", async () => {
-    const c = new FakeClient();
-    const io = memoryIO({ "ca.crt": PEM });
-    expect(await registerCommand(["--url", URL_A, "--ca-bundle", "ca.crt"], c, io)).toBe(
-      "MutatingWebhookConfiguration/ordinal created\nValidatingWebhookConfiguration/ordinal created",
-    );
-    expect((c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig as { caBundle: string }).caBundle).toBe(CA);
-    expect(await registerCommand(["--url", `${URL_A}/`, "--ca-bundle", "ca.crt"], c, io)).toBe(
-      "MutatingWebhookConfiguration/ordinal unchanged\nValidatingWebhookConfiguration/ordinal unchanged",
-    );
-  });
-
-  it("--dry-run prints the objects as YAML without a client", async () => {
-    const out = await registerCommand(["--url", URL_A, "--dry-run", "--validate-apps-v1"], undefined, memoryIO());
-    const docs = parseAllDocuments(out).map((d) => d.toJS() as { kind: string; metadata: { name: string }; webhooks: { clientConfig: { url: string } }[] });
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
-      "MutatingWebhookConfiguration/ordinal",
-      "ValidatingWebhookConfiguration/ordinal",
-      "ValidatingWebhookConfiguration/ordinal-apps-v1",
-    ]);
-    expect(docs[0].webhooks[0].clientConfig.url).toBe(`${URL_A}/mutate/pods`);
-  });
-
-  const errors: [string[], RegExp][] = [
-    [[], /--url is required/],
-    [["--url", "http://127.0.0.1:8080"], /must be https/],
-    [["--url", "https://h/?q=1"], /must not carry a query/],
-    [["--url", "not a url"], /is not a URL/],
-    [["--url", URL_A, "--ca-bundle", "missing"], /ENOENT/],
-    [["--url", URL_A, "--ca-bundle", "notpem"], /holds no PEM certificate/],
-    [["--url", URL_A], /no apiserver client/],
-  ];
-  for (const [args, error] of errors) {
-    it(`refuses ${JSON.stringify(args)}`, async () => {
-      await expect(registerCommand(args, undefined, memoryIO({ notpem: "hello" }))).rejects.toThrow(error);
-    });
-  }
-
-  it("helpers", () => {
-    expect(checkWebhookUrl("https://a:1//")).toBe("https://a:1");
+describe("caBundleFromPem", () => {
+  it("returns the base64 of PEM certificates and refuses anything else", () => {
     expect(caBundleFromPem(PEM)).toBe(CA);
     expect(parse(`x: ${caBundleFromPem(PEM)}`).x).toBe(CA);
+    expect(() => caBundleFromPem("hello", "notpem")).toThrow(/notpem holds no PEM certificate/);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest } from "../../src/admission/validate-pods.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { RECONCILER, request, sampleSet } from "./helpers.ts";
 
 /** A managed pod as stored: built by the planner, revision r1, an in-place state annotation. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { renderWebhookManifests } from "../../src/webhook-config/gen-webhooks.ts";
 import { HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 
 const dir = new URL("../../webhooks/", import.meta.url);
 

@@ -11,8 +11,6 @@ import {
   issueWebhookToken,
   TOKEN_ALGORITHMS,
 } from "../../src/auth/token.ts";
-import { tokenCommand } from "../../src/admission/token-command.ts";
-import { memoryIO } from "../admission/helpers.ts";
 
 /** signClaims signs the default claims with some replaced or (undefined) removed, as a forger would. */
 async function signClaims(k: Awaited<ReturnType<typeof generateWebhookKeys>>, overrides: Record<string, unknown>): Promise<string> {
@@ -137,59 +135,5 @@ describe("createTokenVerifier: skew, cache, rotation, start-up checks", () => {
     await expect(checkTokenVerifierKeys({ jwks: { keys: [priv] } })).rejects.toThrow(/is a private key/);
     await expect(checkTokenVerifierKeys({ publicKeyPem: keys.publicKeyPem })).resolves.toBeUndefined();
     await expect(checkTokenVerifierKeys({ jwks: keys.jwks })).resolves.toBeUndefined();
-  });
-});
-
-describe("tokenCommand", () => {
-  it("--generate-keys writes private.pem (0600), public.pem, jwks.json and prints a token they verify", async () => {
-    const io = memoryIO();
-    const token = await tokenCommand(["--generate-keys", "keys/", "--alg", "EdDSA", "--audience", "aud-x"], io);
-    expect([...io.files.keys()].sort()).toEqual(["keys/jwks.json", "keys/private.pem", "keys/public.pem"]);
-    expect(io.files.get("keys/private.pem")!.mode).toBe(0o600);
-    expect(io.files.get("keys/private.pem")!.data).toMatch(/BEGIN PRIVATE KEY/);
-    const jwks = io.files.get("keys/jwks.json")!.data;
-    await expect(createTokenVerifier({ jwks, audience: "aud-x" })(token)).resolves.toBeTruthy();
-    await expect(createTokenVerifier({ publicKeyPem: io.files.get("keys/public.pem")!.data, audience: "aud-x" })(token)).resolves.toBeTruthy();
-    expect(decodeProtectedHeader(token).alg).toBe("EdDSA");
-  });
-
-  it("--key FILE signs with an existing PEM or JWK; --ttl in seconds or spans", async () => {
-    const keys = await generateWebhookKeys();
-    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
-    const io = memoryIO({ "k.pem": keys.privateKeyPem, "k.jwk": JSON.stringify(await exportJWK(privateKey)) });
-    const t1 = await tokenCommand(["--key", "k.pem", "--ttl", "3600"], io);
-    await expect(createTokenVerifier({ jwks: keys.jwks })(t1)).resolves.toBeTruthy();
-    const c = decodeJwt(t1);
-    expect(c.exp! - c.iat!).toBe(3600);
-    const t2 = await tokenCommand(["--key=k.jwk", "--ttl=12h"], io);
-    expect(decodeJwt(t2).exp! - decodeJwt(t2).iat!).toBe(12 * 3600);
-  });
-
-  it("--out FILE replaces the file atomically (0600) for the kubeconfig's tokenFile", async () => {
-    const keys = await generateWebhookKeys();
-    const io = memoryIO({ "k.pem": keys.privateKeyPem, "dir/token": "old" });
-    expect(await tokenCommand(["--key", "k.pem", "--out", "dir/token"], io)).toBe("wrote a token to dir/token");
-    expect([...io.files.keys()].sort()).toEqual(["dir/token", "k.pem"]);
-    expect(io.files.get("dir/token")!.mode).toBe(0o600);
-    await expect(createTokenVerifier({ jwks: keys.jwks })(io.files.get("dir/token")!.data)).resolves.toBeTruthy();
-  });
-
-  const errors: [string[], RegExp][] = [
-    [[], /--key FILE or --generate-keys DIR is required/],
-    [["--bogus"], /unknown option --bogus/],
-    [["--key"], /--key needs a value/],
-    [["--key", "missing.pem"], /ENOENT/],
-    [["--generate-keys", "d", "--alg", "RS256"], /--alg must be ES256 or EdDSA/],
-    [["--generate-keys", "d", "--key", "k"], /exclude each other/],
-    [["--generate-keys", "d", "--ttl", "forever"], /--ttl must be seconds or a span/],
-  ];
-  for (const [args, error] of errors) {
-    it(`refuses ${JSON.stringify(args)}`, async () => {
-      await expect(tokenCommand(args, memoryIO())).rejects.toThrow(error);
-    });
-  }
-
-  it("--help prints usage", async () => {
-    expect(await tokenCommand(["--help"], memoryIO())).toMatch(/usage: ordinal token/);
   });
 });

@@ -9,13 +9,13 @@
  */
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { plan } from "../../src/core/planner.ts";
 import { newRevision } from "../../src/core/revisions.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";

@@ -10,7 +10,7 @@
  */
 import type { ControllerRevision, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { plan } from "../../src/core/planner.ts";
 import { newRevision } from "../../src/core/revisions.ts";
 import { createKubeClient } from "../../src/kube/http.ts";

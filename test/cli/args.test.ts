@@ -48,6 +48,9 @@ describe("ordinal main", () => {
     [["reconcile"], /--once is required/],
     [["serve", "--prot", "1"], /did you mean --port/],
     [["token", "--bogus"], /unknown option --bogus/],
+    [["token", "--generate-key", "d"], /did you mean --generate-keys\?/],
+    [["register", "--url", "https://a:1", "--dryrun"], /did you mean --dry-run\?/],
+    [["register", "--url", "https://a:1", "extra"], /unexpected argument "extra"/],
   ])("%j exits 2 with a message", async (argv, msg) => {
     const w = cliWorld();
     expect(await main(argv, w.ctx)).toBe(2);

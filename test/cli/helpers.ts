@@ -1,4 +1,5 @@
 /** A CLI context over the fake apiserver: output captured, a fake clock, and a `sleep` that plays one reconcile pass and one kubelet step, so `rollout status` follows a real (simulated) rollout. */
+import type { CommandIO } from "../../src/cli/io.ts";
 import type { CliContext } from "../../src/cli/main.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
@@ -9,7 +10,8 @@ import { setManifest } from "../support/fixtures.ts";
 
 export const webSet = (name = "web", replicas = 3) => setManifest({ name, replicas, container: "nginx", image: "nginx:1.25" });
 
-export function cliWorld() {
+/** cliWorld returns a context over a fresh fake apiserver; `files` are what the commands can read (ctx.io). */
+export function cliWorld(files: Record<string, string> = {}) {
   const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   let t = Date.parse("2026-11-21T12:00:00Z");
@@ -17,6 +19,7 @@ export function cliWorld() {
   const kubelet = new KubeletPlayer(client, { namespace: "default", now });
   const out: string[] = [];
   const err: string[] = [];
+  const io = memoryIO(files);
   /** Whether `sleep` drives the cluster (false: time passes, nothing else happens). */
   const world = { drive: true };
   const step = async () => {
@@ -27,6 +30,7 @@ export function cliWorld() {
     out: (l) => out.push(l),
     err: (l) => err.push(l),
     env: {},
+    io,
     client: async () => client,
     namespace: async (p) => (p.values.namespace as string | undefined) ?? "default",
     now,
@@ -45,5 +49,26 @@ export function cliWorld() {
     }
     throw new Error("did not converge");
   };
-  return { fake, client, ctx, out, err, world, step, converge, kubelet, advance: (ms: number) => (t += ms) };
+  return { fake, client, ctx, io, out, err, world, step, converge, kubelet, advance: (ms: number) => (t += ms) };
+}
+
+/** memoryIO is a file system in a Map, for the commands. */
+function memoryIO(files: Record<string, string> = {}): CommandIO & { files: Map<string, { data: string; mode?: number }> } {
+  const map = new Map<string, { data: string; mode?: number }>(Object.entries(files).map(([k, data]) => [k, { data }]));
+  return {
+    files: map,
+    readFile: async (path) => {
+      const f = map.get(path);
+      if (!f) throw new Error(`ENOENT: ${path}`);
+      return f.data;
+    },
+    writeFile: async (path, data, opts) => void map.set(path, { data, mode: opts?.mode }),
+    mkdir: async () => {},
+    rename: async (from, to) => {
+      const f = map.get(from);
+      if (!f) throw new Error(`ENOENT: ${from}`);
+      map.delete(from);
+      map.set(to, f);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ImageList, ImagePullStatus } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
-import { PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/core/constants.ts";
+import { PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
 import { planImagePulls, pullBackoffSeconds, PULLERS_PER_NODE } from "../../src/core/image-pulls.ts";
 import { newPullerPod, pullerPodName, pullOutcome } from "../../src/core/puller-pod.ts";
 

@@ -4,7 +4,7 @@ import type { Action } from "../../src/core/actions.ts";
 import { calculateInPlaceUpdate, type InPlaceUpdateSpec } from "../../src/core/inplace-calculate.ts";
 import { readInPlaceState, writeInPlaceState, type InPlaceUpdateState } from "../../src/core/inplace-state.ts";
 import { cancelInPlaceUpdate, containerUpdated, finishInPlaceUpdate, startInPlaceUpdate } from "../../src/core/inplace-update.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../src/core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 
 const tpl = (containers: Record<string, unknown>[], meta: Record<string, unknown> = { labels: { app: "web" } }, extra: Record<string, unknown> = {}): PodTemplateSpec =>
   ({ metadata: meta, spec: { containers, ...extra } }) as unknown as PodTemplateSpec;

@@ -1,21 +1,20 @@
 /**
- * src/core is the pure planner: it may import only schemas, validation helpers and itself, and
- * may not read the clock, randomness or the network. A static check, so it fails on the commit
- * that breaks the rule.
+ * src/core is the pure planner and src/objects the builders it shares: they may import only
+ * schemas, validation helpers, objects and themselves, and may not read the clock, randomness or
+ * the network. A static check, so it fails on the commit that breaks the rule.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const dir = "src/core";
-const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
+const files = ["src/core", "src/objects"].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => join(dir, f)));
 // fast-json-patch: the in-place calculation diffs two templates (pure, no I/O).
-const ALLOWED = [/^fast-json-patch$/, /^\.\/[\w-]+\.ts$/, /^\.\.\/api\/[\w-]+\.ts$/, /^\.\.\/validation\/[\w-]+\.ts$/];
+const ALLOWED = [/^fast-json-patch$/, /^\.\/[\w-]+\.ts$/, /^\.\.\/(api|objects|validation)\/[\w-]+\.ts$/];
 const FORBIDDEN = [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /\bfetch\(/, /\bsetTimeout\(/, /\bprocess\./, /\bcrypto\./];
 
-describe("src/core purity", () => {
+describe("src/core and src/objects purity", () => {
   it.each(files)("%s imports only pure modules and reads no clock", (f) => {
-    const text = readFileSync(join(dir, f), "utf8");
+    const text = readFileSync(f, "utf8");
     const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
     for (const i of imports) expect(ALLOWED.some((re) => re.test(i)), `${f} imports ${i}`).toBe(true);
     for (const re of FORBIDDEN) expect(re.test(text), `${f} matches ${re}`).toBe(false);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { waitHealthy, type Running } from "./servers.ts";

@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
-import { getOrdinal } from "../../src/core/names.ts";
+import { getOrdinal } from "../../src/objects/names.ts";
 import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { listPods, reconcileCli, reconcileInProcess } from "./support.ts";

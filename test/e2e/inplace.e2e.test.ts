@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Event, Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../src/core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { gateCondition } from "../../src/core/inplace-state.ts";
 import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";

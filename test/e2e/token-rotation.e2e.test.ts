@@ -8,10 +8,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateWebhookKeys } from "../../src/auth/token.ts";
-import { tokenCommand } from "../../src/admission/token-command.ts";
+import { main, nodeContext } from "../../src/cli/main.ts";
 import { createApp } from "../../src/http/app.ts";
 import { R } from "../../src/kube/resources.ts";
-import { nodeIO } from "../../src/cli/io.ts";
 import { listen } from "../../src/node/serve.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { KEYS } from "./servers.ts";
@@ -83,8 +82,9 @@ describe("admission token rotation through the kubeconfig's tokenFile", () => {
     expect(before.stderr).toMatch(/asked for the client to provide credentials/); // our 401
     expect(calls).toBeGreaterThan(0);
 
-    const wrote = await tokenCommand(["--key", `${KEYS}/rotation-next.pem`, "--out", `${KEYS}/rotation-token`, "--ttl", "1h"], nodeIO);
-    expect(wrote).toMatch(/wrote a token/);
+    const printed: string[] = [];
+    expect(await main(["token", "--key", `${KEYS}/rotation-next.pem`, "--out", `${KEYS}/rotation-token`, "--ttl", "1h"], { ...nodeContext(), out: (l) => printed.push(l) })).toBe(0);
+    expect(printed.join("\n")).toMatch(/wrote a token/);
     const started = Date.now();
     let result = await tryCreate();
     while (result.code !== 0 && Date.now() - started < 150_000) {

@@ -13,9 +13,9 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../src/core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { gateCondition } from "../../src/core/inplace-state.ts";
-import { getOrdinal } from "../../src/core/names.ts";
+import { getOrdinal } from "../../src/objects/names.ts";
 import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { isUnavailable, resolveMaxUnavailable } from "../../src/core/update-budget.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";

@@ -1,7 +1,7 @@
 /** indexObjects: each set gets exactly the pods, claims and revisions a pass may give it. */
 import { describe, expect, it } from "vitest";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { indexObjects } from "../../src/reconciler/pass-index.ts";
 import { newSet } from "../support/fixtures.ts";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { acquireLease, releaseLease } from "../../src/reconciler/lease.ts";

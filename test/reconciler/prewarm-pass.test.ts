@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
-import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/core/constants.ts";
+import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
 import { R } from "../../src/kube/resources.ts";
 import { NS, newReleaseSim, setObject, simulateRelease, type Tick } from "./prewarm-sim.ts";
 

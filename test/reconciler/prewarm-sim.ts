@@ -6,11 +6,11 @@
 import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { PULLER_LABEL } from "../../src/core/constants.ts";
+import { PULLER_LABEL } from "../../src/objects/constants.ts";
 import { isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { KubeletPlayer, type KubeletOptions } from "../../src/sim/kubelet.ts";

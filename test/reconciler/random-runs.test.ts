@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { wasNeverReady } from "../../src/core/healing.ts";
-import { getOrdinal } from "../../src/core/names.ts";
+import { getOrdinal } from "../../src/objects/names.ts";
 import { getPodRevision, isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";

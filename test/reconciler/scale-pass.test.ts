@@ -11,7 +11,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { EventRecorder } from "../../src/reconciler/events.ts";
 import { CURSOR_ANNOTATION } from "../../src/reconciler/lease.ts";
-import { silentLogger } from "../../src/reconciler/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass, shardOf } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";

@@ -5,7 +5,7 @@
  */
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { newRevision } from "../../src/core/revisions.ts";
 
 /** The instant the fixtures are observed at (pods were Ready an hour before). */

@@ -8,7 +8,7 @@
  * The corpus: every variant of test/e2e/variants.ts (hand-written mutations of every rule family,
  * the upstream corpus, and randomized combinations from a seeded generator). For each, the pods
  * (first and highest ordinal) and PVCs the set implies, built with the planner's builders
- * (src/core/pod.ts), and the set itself as an apps/v1 StatefulSet.
+ * (src/objects/pod.ts), and the set itself as an apps/v1 StatefulSet.
  *
  * Pod/PVC checks: the (field, reason) pairs of the 422 causes are mapped to StatefulSet paths and
  * must equal the pairs validateStatefulSet reports from its pod/PVC checks.
@@ -37,7 +37,7 @@
  */
 import { createHash } from "node:crypto";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
-import { newClaims, newStatefulSetPod } from "../../src/core/pod.ts";
+import { newClaims, newStatefulSetPod } from "../../src/objects/pod.ts";
 import { ApiError } from "../../src/kube/client.ts";
 import { type FieldError, formatFieldError, validateStatefulSet } from "../../src/validation/index.ts";
 import { allVariants, type Raw, type Variant } from "../e2e/variants.ts";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcRuns } from "../support/random.ts";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { FORBIDDEN_UPDATE_MESSAGE, formatFieldError, validatePodCreate, validateStatefulSet } from "../../src/validation/index.ts";
 import { type Raw, messages, pairs, validSet, with_ } from "./helpers.ts";
 

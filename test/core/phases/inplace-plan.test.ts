@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../../src/api/k8s.ts";
 import type { StatefulSet } from "../../../src/api/statefulset.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../../src/core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
 import { wasNeverReady } from "../../../src/core/healing.ts";
 import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
 import { plan, type Plan } from "../../../src/core/planner.ts";

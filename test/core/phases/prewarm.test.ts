@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ImageList } from "../../../src/api/imagelist.ts";
 import type { Pod } from "../../../src/api/k8s.ts";
 import type { Action } from "../../../src/core/actions.ts";
-import { PREWARM_ADDED_ANNOTATION } from "../../../src/core/constants.ts";
+import { PREWARM_ADDED_ANNOTATION } from "../../../src/objects/constants.ts";
 import { imageListWrite, readPrewarmRecord } from "../../../src/core/prewarm-record.ts";
 import { planPrewarm, prewarmWants, releaseGoneSets } from "../../../src/core/prewarm.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";

@@ -12,20 +12,22 @@ import { getClaimName, getPodName } from "./names.ts";
 
 /**
  * Pod and PVC builders and the identity/storage predicates, after upstream's
- * stateful_set_utils.go. The mutating webhook and the planner both use these, so a pod made by
- * hand, by a restore tool or by the reconciler ends up the same.
+ * stateful_set_utils.go. The mutating webhook, the planner and the validation of the pods a set
+ * implies all use these, so a pod made by hand, by a restore tool or by the reconciler ends up
+ * the same.
  */
+
+/**
+ * newSetRef returns a plain (non-controller) ownerReference to the set: the one a PVC carries
+ * under a whenDeleted=Delete retention policy.
+ */
+export function newSetRef(set: StatefulSet): OwnerReference {
+  return { apiVersion: API_VERSION, kind: KIND, name: set.metadata.name ?? "", uid: set.metadata.uid ?? "" };
+}
 
 /** newControllerRef returns the ownerReference a pod or revision of the set carries. */
 export function newControllerRef(set: StatefulSet): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    name: set.metadata.name ?? "",
-    uid: set.metadata.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return { ...newSetRef(set), controller: true, blockOwnerDeletion: true };
 }
 
 /**

@@ -1,7 +1,7 @@
 // cloneJSON: a deep copy of JSON data that shares nothing mutable with the original.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cloneJSON } from "../../src/core/clone.ts";
+import { cloneJSON } from "../../src/objects/clone.ts";
 
 /** objectsOf lists every object and array in a value. */
 function objectsOf(v: unknown, out: object[] = []): object[] {

@@ -1,0 +1,54 @@
+/**
+ * `ordinal register`: applies Ordinal's webhook configurations (src/webhook-config) pointing at a
+ * webhook server, or prints them with --dry-run. Kept out of the Worker bundle, which only repairs
+ * registration, so the Worker does not carry the YAML printer.
+ */
+import { stringify } from "yaml";
+import { caBundleFromPem, ensureWebhookRegistration, type RegistrationOptions } from "../webhook-config/registration.ts";
+import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
+import { UsageError } from "./args.ts";
+import type { Command } from "./main.ts";
+
+export const registerCmd: Command = {
+  name: "register",
+  summary: "apply the webhook configurations pointing at a webhook server",
+  synopsis: "--url https://HOST[:PORT] [--ca-bundle FILE] [--validate-apps-v1] [--dry-run]",
+  details:
+    "Applies Ordinal's Mutating/ValidatingWebhookConfigurations pointing at the webhook server at --url,\n" +
+    "trusting the PEM certificates in --ca-bundle (default: the apiserver's system roots).\n" +
+    "Prints one line per configuration: created, updated or unchanged.",
+  options: {
+    url: { type: "string", value: "URL", help: "the webhook server, https://HOST[:PORT] (required)" },
+    "ca-bundle": { type: "string", value: "FILE", help: "PEM certificates that sign the server's certificate" },
+    "validate-apps-v1": { type: "boolean", help: "also validate apps/v1 StatefulSets (ordinal-apps-v1)" },
+    "dry-run": { type: "boolean", help: "print the configurations as YAML instead of applying them" },
+  },
+  positionals: { max: 0 },
+  async run({ values: v }, ctx) {
+    if (!v.url) throw new UsageError("--url is required");
+    const url = checkWebhookUrl(v.url as string);
+    const caFile = v["ca-bundle"] as string | undefined;
+    const caBundle = caFile ? caBundleFromPem(await ctx.io.readFile(caFile), caFile) : undefined;
+    const opts: RegistrationOptions = { url, caBundle, validateAppsV1StatefulSets: v["validate-apps-v1"] === true };
+    if (v["dry-run"]) {
+      ctx.out(webhookConfigurations(opts, opts).map((c) => stringify(c.object)).join("---\n"));
+      return 0;
+    }
+    const r = await ensureWebhookRegistration(await ctx.client(), opts);
+    ctx.out([...r.created.map((n) => `${n} created`), ...r.updated.map((n) => `${n} updated`), ...r.unchanged.map((n) => `${n} unchanged`)].join("\n"));
+    return 0;
+  },
+};
+
+/** checkWebhookUrl returns the base URL without trailing slash, or throws a UsageError: the apiserver calls https only, without query or fragment. */
+function checkWebhookUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UsageError(`--url ${JSON.stringify(raw)} is not a URL; e.g. https://127.0.0.1:28443`);
+  }
+  if (u.protocol !== "https:") throw new UsageError(`--url must be https:// (the apiserver calls webhooks over TLS only), got ${raw}`);
+  if (u.search || u.hash || u.username || u.password) throw new UsageError(`--url must not carry a query, fragment or user info: ${raw}`);
+  return raw.replace(/\/+$/, "");
+}

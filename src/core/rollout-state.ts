@@ -1,0 +1,72 @@
+/**
+ * Where a set's rollout stands, read from its status and its pods: what `ordinal rollout status`
+ * prints and waits for, and what the embedded simulation (src/node/simulation.ts) watches. Pure.
+ */
+import type { Pod } from "../api/k8s.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import { getPodRevision } from "./pod-state.ts";
+
+/** Container waiting reasons that do not go away by waiting. */
+const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
+/** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
+const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked"]);
+
+export interface RolloutState {
+  /** true: the rollout is complete (exit 0). */
+  done: boolean;
+  /** The line to print (kubectl's wording where kubectl has one). */
+  message: string;
+  /** Set when it cannot finish without a change: paused, stuck, a pod failing. */
+  blocked?: "paused" | "stuck" | "failing";
+}
+
+/**
+ * rolloutState returns where the set's rollout stands, after kubectl's statefulSetStatusViewer:
+ * the spec must be observed (observedGeneration), all replicas ready, the partition's pods
+ * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
+ * condition, and pods at the update revision whose containers fail (bad image, crash loop).
+ */
+export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
+  const s = set.status;
+  if (set.spec.updateStrategy.type !== "RollingUpdate") {
+    return { done: true, message: `rollout status is only available for RollingUpdate strategy type (${set.metadata.name} is ${set.spec.updateStrategy.type})` };
+  }
+  if (!s || !s.observedGeneration || (set.metadata.generation ?? 0) > s.observedGeneration) {
+    return { done: false, message: "Waiting for statefulset spec update to be observed..." };
+  }
+  for (const c of s.conditions ?? []) {
+    const stuck = (STUCK_CONDITIONS.has(c.type) && c.status === "True") || (c.type === "Progressing" && c.status === "False" && c.reason !== "Paused");
+    if (stuck) return { done: false, blocked: "stuck", message: `rollout of ${set.metadata.name} is stuck: ${c.type} ${c.reason ?? ""}${c.message ? `: ${c.message}` : ""}`.trim() };
+  }
+  const updateRevision = s.updateRevision;
+  for (const p of pods) {
+    if (updateRevision && getPodRevision(p) !== updateRevision) continue;
+    for (const cs of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
+      const reason = cs.state?.waiting?.reason;
+      if (reason && FAILING_REASONS.has(reason)) {
+        return { done: false, blocked: "failing", message: `pod ${p.metadata?.name} container ${cs.name}: ${reason}${cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : ""}` };
+      }
+    }
+  }
+  const replicas = set.spec.replicas;
+  const ready = s.readyReplicas ?? 0;
+  const paused = set.spec.updateStrategy.rollingUpdate?.paused === true;
+  const pausedState = (): RolloutState => ({
+    done: false,
+    blocked: "paused",
+    message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}`,
+  });
+  if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
+  const partition = set.spec.updateStrategy.rollingUpdate?.partition ?? 0;
+  if (partition > 0) {
+    const want = Math.max(0, replicas - partition);
+    if ((s.updatedReplicas ?? 0) < want) {
+      return paused ? pausedState() : { done: false, message: `Waiting for partitioned roll out to finish: ${s.updatedReplicas ?? 0} out of ${want} new pods have been updated...` };
+    }
+    return { done: true, message: `partitioned roll out complete: ${s.updatedReplicas ?? 0} new pods have been updated...` };
+  }
+  if (s.updateRevision !== s.currentRevision) {
+    return paused ? pausedState() : { done: false, message: `waiting for statefulset rolling update to complete ${s.updatedReplicas ?? 0} pods at revision ${s.updateRevision}...` };
+  }
+  return { done: true, message: `statefulset rolling update complete ${s.currentReplicas ?? 0} pods at revision ${s.currentRevision}...` };
+}
