@@ -2,7 +2,8 @@
  * `npm run bench`, admission part (issue 11): Ordinal's webhook server against a bare hono echo of
  * the same body, side by side in one run.
  * 1. Throughput and latency with autocannon, same 4 KB pod AdmissionReview, same connections,
- *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1).
+ *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1); beside them the
+ *    CPU µs per request of both in-process (admission-cpu.ts), which the machine's load does not skew.
  * 2. Worst-case 1 MiB StatefulSets (thousands of invalid entries, or one huge invalid string)
  *    through /validate/statefulsets: time per request, response size, and the server's longest
  *    event-loop block during the whole run (every route waits that long).
@@ -21,44 +22,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
+import { createReview, podReview } from "./admission-apps.ts";
+import { admissionCpu } from "./admission-cpu.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** podReview returns a ~4 KB AdmissionReview of a pod the reconciler would create (controller ref). */
-function podReview(): string {
-  const env = Array.from({ length: 60 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}-${"x".repeat(20)}` }));
-  const pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name: "web-1",
-      namespace: "default",
-      labels: { app: "web", "ordinal.dev/statefulset": "web" },
-      ownerReferences: [{ apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true, blockOwnerDeletion: true }],
-    },
-    spec: { containers: [{ name: "nginx", image: "nginx:1.25", env, ports: [{ containerPort: 80, name: "web" }] }], volumes: [{ name: "data", emptyDir: {} }] },
-  };
-  return createReview("0b8c0f3e-9d7c-4f7e-9a51-2d0c9c1f0e01", "", "Pod", "ordinal-reconciler", pod);
-}
-
-/** createReview returns the AdmissionReview (as its JSON text) of a CREATE of `object` in default. */
-function createReview(uid: string, group: string, kind: string, username: string, object: unknown): string {
-  const gv = { group, version: "v1" };
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { ...gv, kind },
-      resource: { ...gv, resource: `${kind.toLowerCase()}s` },
-      namespace: "default",
-      operation: "CREATE",
-      userInfo: { username },
-      object,
-    },
-  });
-}
 
 /** worstSets returns StatefulSet AdmissionReviews of about 1 MiB built to be expensive to judge. */
 function worstSets(): Record<string, string> {
@@ -175,6 +143,12 @@ export async function runAdmissionBench(): Promise<void> {
     }
     const blockUnderLoad = (await stats("/")).maxBlockMs;
     console.log(`  longest event-loop block in the server during the load runs: ${blockUnderLoad.toFixed(1)} ms`);
+    const cpu = await admissionCpu();
+    console.log(
+      `  in-process CPU per request (app.fetch, no sockets; robust to machine load): mutate ${cpu.mutateUs.toFixed(1)} µs, echo ${cpu.echoUs.toFixed(1)} µs, ` +
+        `mutate beyond echo ${(cpu.mutateUs - cpu.echoUs).toFixed(1)} µs`,
+    );
+    summary.cpu = cpu;
 
     console.log("== worst-case 1 MiB StatefulSets through /validate/statefulsets (target ≤ 50 ms each, no block > 100 ms)");
     await stats("/reset");
