@@ -2,8 +2,10 @@
  * `npm run bench`, admission part (issue 11): Ordinal's webhook server against a bare hono echo of
  * the same body, side by side in one run.
  * 1. Throughput and latency with autocannon, same 4 KB pod AdmissionReview, same connections,
- *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1); beside them the
- *    CPU µs per request of both in-process (admission-cpu.ts), which the machine's load does not skew.
+ *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1), and the server
+ *    process's CPU µs per request answered; beside them the CPU µs per request of both
+ *    in-process (admission-cpu.ts: app.fetch, no sockets). Other processes on the machine skew the
+ *    CPU figures far less than req/s.
  * 2. Worst-case 1 MiB StatefulSets (thousands of invalid entries, or one huge invalid string)
  *    through /validate/statefulsets: time per request, response size, and the server's longest
  *    event-loop block during the whole run (every route waits that long).
@@ -117,7 +119,15 @@ export async function runAdmissionBench(): Promise<void> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/bench/admission-server.ts"], { stdio: ["ignore", "pipe", "inherit"] });
   const first = await new Promise<string>((res) => createInterface({ input: child.stdout! }).once("line", res));
   const { ordinal, echo, control, token } = JSON.parse(first) as { ordinal: number; echo: number; control: number; token: string };
-  const stats = async (path: string) => (await (await fetch(`http://127.0.0.1:${control}${path}`)).json()) as { maxBlockMs: number };
+  const stats = async (path: string) =>
+    (await (await fetch(`http://127.0.0.1:${control}${path}`)).json()) as { maxBlockMs: number; cpuUs: number; served: { ordinal: number; echo: number } };
+  /** measured is a load run that also reports the server process's CPU µs per request it answered (machine load skews it far less than req/s). */
+  const measured = async (app: "ordinal" | "echo", url: string, body: string, headers: Record<string, string>, c: number) => {
+    const before = await stats("/");
+    const r = await load(url, body, headers, c, SECONDS);
+    const after = await stats("/");
+    return { ...r, serverUs: (after.cpuUs - before.cpuUs) / Math.max(1, after.served[app] - before.served[app]) };
+  };
   try {
     const body = podReview();
     const auth = { authorization: `Bearer ${token}` };
@@ -130,12 +140,13 @@ export async function runAdmissionBench(): Promise<void> {
     const summary: Record<string, unknown> = {};
     for (const c of [32, 1]) {
       await load(echoUrl, body, {}, c, 2);
-      const e = await load(echoUrl, body, {}, c, SECONDS);
+      const e = await measured("echo", echoUrl, body, {}, c);
       await load(mutateUrl, body, auth, c, 2);
-      const m = await load(mutateUrl, body, auth, c, SECONDS);
+      const m = await measured("ordinal", mutateUrl, body, auth, c);
       const ratio = m.rps / e.rps;
       console.log(
-        `  c=${String(c).padEnd(2)} echo ${e.rps.toFixed(0).padStart(6)} req/s p50 ${e.p50} ms p99 ${e.p99} ms | mutate ${m.rps.toFixed(0).padStart(6)} req/s p50 ${m.p50} ms p99 ${m.p99} ms | ` +
+        `  c=${String(c).padEnd(2)} echo ${e.rps.toFixed(0).padStart(6)} req/s p50 ${e.p50} ms p99 ${e.p99} ms ${e.serverUs.toFixed(0)} µs CPU/req | ` +
+          `mutate ${m.rps.toFixed(0).padStart(6)} req/s p50 ${m.p50} ms p99 ${m.p99} ms ${m.serverUs.toFixed(0)} µs CPU/req | ` +
           `throughput ${(ratio * 100).toFixed(0)} % of echo (target ≥ 70 %), p99 ${(m.p99 / Math.max(e.p99, 0.001)).toFixed(2)}x echo's${c === 1 ? " (target ≤ 2 ms)" : " (target ≤ 1.5x)"}` +
           (m.errors + m.non2xx + e.errors + e.non2xx > 0 ? `  errors/non-2xx: ${m.errors}/${m.non2xx} vs ${e.errors}/${e.non2xx}` : ""),
       );
