@@ -32,6 +32,8 @@ eld.enable();
 const control = createServer((req, res) => {
   if (req.url === "/reset") eld.reset();
   const cpu = process.cpuUsage();
+  // No keep-alive: the bench may leave a pooled connection idle past the server's timeout.
+  res.setHeader("connection", "close");
   res.end(JSON.stringify({ maxBlockMs: eld.max / 1e6, cpuUs: cpu.user + cpu.system, served }));
 });
 await new Promise<void>((r) => control.listen(0, "127.0.0.1", () => r()));

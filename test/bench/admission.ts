@@ -25,7 +25,6 @@ import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { createReview, podReview } from "./admission-apps.ts";
-import { admissionCpu } from "./admission-cpu.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -66,6 +65,17 @@ function worstSets(): Record<string, string> {
     "1.2k duplicate claims": set((s) => (s.spec.volumeClaimTemplates = Array.from({ length: 1_200 }, () => ({ metadata: { name: pad("D", 860) }, spec: {} })))),
     "16 images of 64 KiB": set((s) => (s.spec.template.spec.containers = Array.from({ length: 16 }, (_, i) => ({ name: `c${i}`, image: pad(`a b ${i}`, 65_000) })))),
   };
+}
+
+/** inProcessCpu runs admission-cpu.ts in a fresh process and returns its CPU µs per request of mutate and echo. */
+async function inProcessCpu(): Promise<{ mutateUs: number; echoUs: number }> {
+  const out = await new Promise<string>((resolve, reject) => {
+    let s = "";
+    const p = spawn(process.execPath, ["--import", "tsx", "test/bench/admission-cpu.ts", "--json"], { stdio: ["ignore", "pipe", "inherit"] });
+    p.stdout.on("data", (d) => (s += d));
+    p.on("close", (code) => (code === 0 ? resolve(s) : reject(new Error(`admission-cpu.ts exited with ${code}`))));
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as { mutateUs: number; echoUs: number };
 }
 
 interface Load {
@@ -154,7 +164,7 @@ export async function runAdmissionBench(): Promise<void> {
     }
     const blockUnderLoad = (await stats("/")).maxBlockMs;
     console.log(`  longest event-loop block in the server during the load runs: ${blockUnderLoad.toFixed(1)} ms`);
-    const cpu = await admissionCpu();
+    const cpu = await inProcessCpu();
     console.log(
       `  in-process CPU per request (app.fetch, no sockets; robust to machine load): mutate ${cpu.mutateUs.toFixed(1)} µs, echo ${cpu.echoUs.toFixed(1)} µs, ` +
         `mutate beyond echo ${(cpu.mutateUs - cpu.echoUs).toFixed(1)} µs`,
