@@ -28,13 +28,30 @@ export function withOrdinalIdentity(set: StatefulSet, pod: Pod, ordinal: number)
   // Copies exactly what updateIdentity, updateStorage and addReadinessGate write (metadata, its
   // labels map, spec, its readinessGates list; volumes are replaced whole), not the whole pod:
   // cloning a 4 KB pod was the largest cost of a mutate request.
-  const copy: Pod = { ...pod };
-  if (pod.metadata) copy.metadata = { ...pod.metadata, ...(isObject(pod.metadata.labels) ? { labels: { ...pod.metadata.labels } } : {}) };
-  if (pod.spec) copy.spec = { ...pod.spec, ...(pod.spec.readinessGates ? { readinessGates: [...pod.spec.readinessGates] } : {}) };
+  const copy = shallowCopy(pod);
+  if (pod.metadata) {
+    copy.metadata = shallowCopy(pod.metadata);
+    if (isObject(pod.metadata.labels)) copy.metadata.labels = shallowCopy(pod.metadata.labels);
+  }
+  if (pod.spec) {
+    copy.spec = shallowCopy(pod.spec);
+    if (pod.spec.readinessGates) copy.spec.readinessGates = [...pod.spec.readinessGates];
+  }
   updateIdentity(set, copy, ordinal);
   updateStorage(set, copy, ordinal);
   addReadinessGate(copy);
   return copy;
+}
+
+/**
+ * shallowCopy returns a copy of a JSON object's own members, as `{ ...o }` does. Object.assign
+ * onto `{}` is the cheap way to get it in V8: a spread copy of a JSON.parse'd object gets a map
+ * of its own, so every key added to it afterwards (the identity labels, hostname, subdomain) builds
+ * a new map, about half a microsecond each. A member named `__proto__` would set the copy's
+ * prototype under Object.assign, so an object with one is spread.
+ */
+function shallowCopy<T extends object>(o: T): T {
+  return Object.hasOwn(o, "__proto__") ? { ...o } : Object.assign({}, o);
 }
 
 /** identityPatch returns the JSON Patch that gives `pod` its identity in `set`; empty when it has it. */

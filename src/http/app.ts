@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
 import {
@@ -20,6 +19,7 @@ import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
+import { lengthFirstBodyLimit } from "./body-limit.ts";
 import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "../log/log.ts";
@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const auth = webhookAuth(deps.auth, log, deps.clientCertificate);
   const maxSize = deps.maxBodyBytes ?? MAX_BODY_BYTES;
-  const limit = bodyLimit({
+  const limit = lengthFirstBodyLimit({
     maxSize,
     onError: (c) => {
       log.warn("webhook request refused", { path: c.req.path, status: 413, limit: maxSize });

@@ -274,3 +274,25 @@ describe("identityPatch (property)", () => {
     );
   });
 });
+
+describe("identityPatch: members named __proto__", () => {
+  it("keeps an own __proto__ member (as JSON.parse makes it) in the pod, its metadata, labels and spec: no operation touches it", () => {
+    const set = sampleSet();
+    const plain = handMadePod("web-1");
+    const text = JSON.stringify(plain)
+      .replace(/^\{/, '{"__proto__":{"a":1},')
+      .replace('"metadata":{', '"metadata":{"__proto__":{"b":2},')
+      .replace('"labels":{', '"labels":{"__proto__":"x",')
+      .replace('"spec":{', '"spec":{"__proto__":[],');
+    const hostile = JSON.parse(text) as Pod;
+    for (const o of [hostile, hostile.metadata, hostile.metadata?.labels, hostile.spec]) expect(Object.hasOwn(o!, "__proto__")).toBe(true);
+    const ops = identityPatch(set, hostile, 1);
+    expect(ops).toEqual(identityPatch(set, plain, 1));
+    expect(ops.length).toBeGreaterThan(0);
+    const copy = withOrdinalIdentity(set, hostile, 1);
+    for (const o of [copy, copy.metadata, copy.metadata?.labels, copy.spec]) {
+      expect(Object.hasOwn(o!, "__proto__")).toBe(true);
+      expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    }
+  });
+});

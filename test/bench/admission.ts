@@ -2,7 +2,10 @@
  * `npm run bench`, admission part (issue 11): Ordinal's webhook server against a bare hono echo of
  * the same body, side by side in one run.
  * 1. Throughput and latency with autocannon, same 4 KB pod AdmissionReview, same connections,
- *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1).
+ *    c=32 and c=1: mutate req/s as a share of the echo's, p99 (and p50 at c=1), and the server
+ *    process's CPU µs per request answered; beside them the CPU µs per request of both
+ *    in-process (admission-cpu.ts: app.fetch, no sockets). Other processes on the machine skew the
+ *    CPU figures far less than req/s.
  * 2. Worst-case 1 MiB StatefulSets (thousands of invalid entries, or one huge invalid string)
  *    through /validate/statefulsets: time per request, response size, and the server's longest
  *    event-loop block during the whole run (every route waits that long).
@@ -21,44 +24,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
+import { createReview, podReview } from "./admission-apps.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** podReview returns a ~4 KB AdmissionReview of a pod the reconciler would create (controller ref). */
-function podReview(): string {
-  const env = Array.from({ length: 60 }, (_, i) => ({ name: `VAR_${i}`, value: `value-${i}-${"x".repeat(20)}` }));
-  const pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name: "web-1",
-      namespace: "default",
-      labels: { app: "web", "ordinal.dev/statefulset": "web" },
-      ownerReferences: [{ apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "web", uid: "uid-web", controller: true, blockOwnerDeletion: true }],
-    },
-    spec: { containers: [{ name: "nginx", image: "nginx:1.25", env, ports: [{ containerPort: 80, name: "web" }] }], volumes: [{ name: "data", emptyDir: {} }] },
-  };
-  return createReview("0b8c0f3e-9d7c-4f7e-9a51-2d0c9c1f0e01", "", "Pod", "ordinal-reconciler", pod);
-}
-
-/** createReview returns the AdmissionReview (as its JSON text) of a CREATE of `object` in default. */
-function createReview(uid: string, group: string, kind: string, username: string, object: unknown): string {
-  const gv = { group, version: "v1" };
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { ...gv, kind },
-      resource: { ...gv, resource: `${kind.toLowerCase()}s` },
-      namespace: "default",
-      operation: "CREATE",
-      userInfo: { username },
-      object,
-    },
-  });
-}
 
 /** worstSets returns StatefulSet AdmissionReviews of about 1 MiB built to be expensive to judge. */
 function worstSets(): Record<string, string> {
@@ -96,6 +65,17 @@ function worstSets(): Record<string, string> {
     "1.2k duplicate claims": set((s) => (s.spec.volumeClaimTemplates = Array.from({ length: 1_200 }, () => ({ metadata: { name: pad("D", 860) }, spec: {} })))),
     "16 images of 64 KiB": set((s) => (s.spec.template.spec.containers = Array.from({ length: 16 }, (_, i) => ({ name: `c${i}`, image: pad(`a b ${i}`, 65_000) })))),
   };
+}
+
+/** inProcessCpu runs admission-cpu.ts in a fresh process and returns its CPU µs per request of mutate and echo. */
+async function inProcessCpu(): Promise<{ mutateUs: number; echoUs: number }> {
+  const out = await new Promise<string>((resolve, reject) => {
+    let s = "";
+    const p = spawn(process.execPath, ["--import", "tsx", "test/bench/admission-cpu.ts", "--json"], { stdio: ["ignore", "pipe", "inherit"] });
+    p.stdout.on("data", (d) => (s += d));
+    p.on("close", (code) => (code === 0 ? resolve(s) : reject(new Error(`admission-cpu.ts exited with ${code}`))));
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as { mutateUs: number; echoUs: number };
 }
 
 interface Load {
@@ -149,7 +129,15 @@ export async function runAdmissionBench(): Promise<void> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/bench/admission-server.ts"], { stdio: ["ignore", "pipe", "inherit"] });
   const first = await new Promise<string>((res) => createInterface({ input: child.stdout! }).once("line", res));
   const { ordinal, echo, control, token } = JSON.parse(first) as { ordinal: number; echo: number; control: number; token: string };
-  const stats = async (path: string) => (await (await fetch(`http://127.0.0.1:${control}${path}`)).json()) as { maxBlockMs: number };
+  const stats = async (path: string) =>
+    (await (await fetch(`http://127.0.0.1:${control}${path}`)).json()) as { maxBlockMs: number; cpuUs: number; served: { ordinal: number; echo: number } };
+  /** measured is a load run that also reports the server process's CPU µs per request it answered (machine load skews it far less than req/s). */
+  const measured = async (app: "ordinal" | "echo", url: string, body: string, headers: Record<string, string>, c: number) => {
+    const before = await stats("/");
+    const r = await load(url, body, headers, c, SECONDS);
+    const after = await stats("/");
+    return { ...r, serverUs: (after.cpuUs - before.cpuUs) / Math.max(1, after.served[app] - before.served[app]) };
+  };
   try {
     const body = podReview();
     const auth = { authorization: `Bearer ${token}` };
@@ -162,12 +150,13 @@ export async function runAdmissionBench(): Promise<void> {
     const summary: Record<string, unknown> = {};
     for (const c of [32, 1]) {
       await load(echoUrl, body, {}, c, 2);
-      const e = await load(echoUrl, body, {}, c, SECONDS);
+      const e = await measured("echo", echoUrl, body, {}, c);
       await load(mutateUrl, body, auth, c, 2);
-      const m = await load(mutateUrl, body, auth, c, SECONDS);
+      const m = await measured("ordinal", mutateUrl, body, auth, c);
       const ratio = m.rps / e.rps;
       console.log(
-        `  c=${String(c).padEnd(2)} echo ${e.rps.toFixed(0).padStart(6)} req/s p50 ${e.p50} ms p99 ${e.p99} ms | mutate ${m.rps.toFixed(0).padStart(6)} req/s p50 ${m.p50} ms p99 ${m.p99} ms | ` +
+        `  c=${String(c).padEnd(2)} echo ${e.rps.toFixed(0).padStart(6)} req/s p50 ${e.p50} ms p99 ${e.p99} ms ${e.serverUs.toFixed(0)} µs CPU/req | ` +
+          `mutate ${m.rps.toFixed(0).padStart(6)} req/s p50 ${m.p50} ms p99 ${m.p99} ms ${m.serverUs.toFixed(0)} µs CPU/req | ` +
           `throughput ${(ratio * 100).toFixed(0)} % of echo (target ≥ 70 %), p99 ${(m.p99 / Math.max(e.p99, 0.001)).toFixed(2)}x echo's${c === 1 ? " (target ≤ 2 ms)" : " (target ≤ 1.5x)"}` +
           (m.errors + m.non2xx + e.errors + e.non2xx > 0 ? `  errors/non-2xx: ${m.errors}/${m.non2xx} vs ${e.errors}/${e.non2xx}` : ""),
       );
@@ -175,6 +164,12 @@ export async function runAdmissionBench(): Promise<void> {
     }
     const blockUnderLoad = (await stats("/")).maxBlockMs;
     console.log(`  longest event-loop block in the server during the load runs: ${blockUnderLoad.toFixed(1)} ms`);
+    const cpu = await inProcessCpu();
+    console.log(
+      `  in-process CPU per request (app.fetch, no sockets; robust to machine load): mutate ${cpu.mutateUs.toFixed(1)} µs, echo ${cpu.echoUs.toFixed(1)} µs, ` +
+        `mutate beyond echo ${(cpu.mutateUs - cpu.echoUs).toFixed(1)} µs`,
+    );
+    summary.cpu = cpu;
 
     console.log("== worst-case 1 MiB StatefulSets through /validate/statefulsets (target ≤ 50 ms each, no block > 100 ms)");
     await stats("/reset");
