@@ -168,6 +168,18 @@ describe("createApp: hard edges", () => {
       /request\.object: required for CREATE/,
     ],
     [
+      "UPDATE without oldObject",
+      WEBHOOK_PATHS.validatePods,
+      review({ uid: "u", kind: { group: "", version: "v1", kind: "Pod" }, resource: { group: "", version: "v1", resource: "pods" }, operation: "UPDATE", userInfo: {}, object: {} }),
+      /request\.oldObject: required for UPDATE/,
+    ],
+    [
+      "UPDATE with neither object",
+      WEBHOOK_PATHS.validatePods,
+      review({ uid: "u", kind: { group: "", version: "v1", kind: "Pod" }, resource: { group: "", version: "v1", resource: "pods" }, operation: "UPDATE", userInfo: {} }),
+      /request\.object: required for UPDATE.*request\.oldObject: required for UPDATE/,
+    ],
+    [
       "a Deployment sent to the pod hook",
       WEBHOOK_PATHS.mutatePods,
       review(request({ kind: { group: "apps", version: "v1", kind: "Deployment" }, object: {} })),
