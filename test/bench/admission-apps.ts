@@ -1,41 +1,30 @@
 /**
  * The two apps the admission bench compares, built the same way for the load run
  * (admission-server.ts, over HTTP) and the in-process CPU run (admission-cpu.ts): Ordinal's hono
- * app (ES256 JWT, the set lookup answered from memory, a silent logger) and a bare hono echo that
- * parses the JSON body and serializes it back.
+ * app (ES256 JWT, the set lookup answered from memory, and the JSON log line per admission that
+ * `ordinal serve` writes, here written synchronously to /dev/null as to a container's stderr pipe;
+ * BENCH_SILENT_LOG=1 drops it) and a bare hono echo that parses the JSON body and serializes it back.
  */
+import { openSync, writeSync } from "node:fs";
 import { Hono } from "hono";
-import type * as TokenModule from "../../src/auth/token.ts";
-
-// The token module moved (src/admission → src/auth); the bench runs against either layout.
-type Tokens = typeof TokenModule;
+import { jsonLogger, silentLogger } from "../../src/log/log.ts";
+import * as tokens from "../../src/auth/token.ts";
+import { newSet } from "../support/fixtures.ts";
 
 /** benchApps returns Ordinal's app, the echo app and a token the app accepts (as the apiserver would send on every call). */
 export async function benchApps(): Promise<{ app: { fetch(r: Request): Response | Promise<Response> }; echo: Hono; token: string }> {
-  const tokens = (await import("../../src/auth/token.ts").catch(() => import(`../../src/admission/${"token.ts"}`))) as Tokens;
   const { createApp } = await import("../../src/http/app.ts");
-  const { StatefulSetSchema } = await import("../../src/api/statefulset.ts");
   const keys = await tokens.generateWebhookKeys("ES256");
   const token = await tokens.issueWebhookToken({ privateKeyPem: keys.privateKeyPem, ttl: 3600 });
-  const set = StatefulSetSchema.parse({
-    apiVersion: "apps.ordinal.dev/v1",
-    kind: "StatefulSet",
-    metadata: { name: "web", namespace: "default", uid: "uid-web" },
-    spec: {
-      replicas: 3,
-      serviceName: "web",
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image: "nginx:1.25" }] } },
-      volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
-    },
-  });
-  const silent = { info() {}, warn() {}, error() {} };
+  const set = newSet({ image: "nginx:1.25", container: "nginx", claims: ["data"], metadata: { uid: "uid-web" } });
+  const devNull = openSync("/dev/null", "w");
+  const log = process.env.BENCH_SILENT_LOG ? silentLogger : jsonLogger((line) => writeSync(devNull, line + "\n"));
   const app = createApp({
     auth: { jwt: { jwks: keys.jwks } },
     reconcilerUsername: "ordinal-reconciler",
     validateAppsV1StatefulSets: false,
     lookupStatefulSet: async (ns: string, name: string) => (ns === "default" && name === "web" ? set : undefined),
-    log: silent,
+    log,
   });
   const echo = new Hono();
   echo.post("/echo", async (c) => c.json(await c.req.json()));
