@@ -161,7 +161,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     : undefined;
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
   const fetchWithMetrics = (req: Request, env?: unknown) =>
-    new URL(req.url).pathname === "/metrics" && req.method === "GET"
+    req.method === "GET" && new URL(req.url).pathname === "/metrics"
       ? new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } })
       : app.fetch(req, env);
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
