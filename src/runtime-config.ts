@@ -2,7 +2,7 @@ import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
-import { authConfigFrom } from "./auth/settings.ts";
+import { authConfigFrom, truthy } from "./auth/settings.ts";
 import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "./deploy/identity.ts";
 
 /**
@@ -22,7 +22,6 @@ export interface OrdinalSettings {
   webhookCaBundle?: string;
 }
 
-const truthy = (v: string | undefined) => v === "1" || v === "true" || v === "yes";
 
 /**
  * reconcilerUsernameFrom returns the username the apiserver gives the reconciler, the only caller

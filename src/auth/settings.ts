@@ -6,7 +6,8 @@
  */
 import type { AuthConfig } from "./webhook-auth.ts";
 
-const truthy = (v: string | undefined) => v === "1" || v === "true" || v === "yes";
+/** truthy reads a yes/no setting: "1", "true" and "yes" are yes; anything else (or unset) is no. */
+export const truthy = (v: string | undefined): boolean => v === "1" || v === "true" || v === "yes";
 
 /** authConfigFrom returns the AuthConfig `vars` ask for, or throws when WEBHOOK_AUTH names no mode. */
 export function authConfigFrom(vars: Record<string, string | undefined>): AuthConfig {
