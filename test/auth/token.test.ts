@@ -10,6 +10,7 @@ import {
   generateWebhookKeys,
   issueWebhookToken,
   TOKEN_ALGORITHMS,
+  VERIFIED_TOKEN_CACHE_SIZE,
 } from "../../src/auth/token.ts";
 
 /** signClaims signs the default claims with some replaced or (undefined) removed, as a forger would. */
@@ -112,6 +113,19 @@ describe("createTokenVerifier: skew, cache, rotation, start-up checks", () => {
     await expect(verify(token)).rejects.toThrow(/"exp" claim timestamp check failed/);
     // A token that failed is never cached.
     await expect(verify("x.y.z")).rejects.toThrow();
+  });
+
+  it("remembers at most VERIFIED_TOKEN_CACHE_SIZE tokens: the oldest is checked again", async () => {
+    const keys = await generateWebhookKeys();
+    const verify = createTokenVerifier({ jwks: keys.jwks });
+    const tokens = await Promise.all(Array.from({ length: VERIFIED_TOKEN_CACHE_SIZE + 1 }, (_, i) => signClaims(keys, { jti: `t${i}` })));
+    const first = await verify(tokens[0]);
+    for (const t of tokens.slice(1, VERIFIED_TOKEN_CACHE_SIZE)) await verify(t);
+    expect(await verify(tokens[0])).toBe(first); // still one of the last VERIFIED_TOKEN_CACHE_SIZE
+    await verify(tokens[VERIFIED_TOKEN_CACHE_SIZE]);
+    const again = await verify(tokens[0]);
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first); // evicted, so verified anew
   });
 
   it("accepts tokens of the old and the new key while both are in the JWKS (rotation)", async () => {
