@@ -89,6 +89,7 @@ describe("hostile JSON: no throw, a well-formed answer", () => {
   it.each<[string, Fields, boolean]>([
     ["CREATE of a pod without metadata", { operation: "CREATE", object: bare }, true],
     ["UPDATE of Ordinal's pod to one without metadata: its labels and reference are removed", { operation: "UPDATE", object: { spec: stored().spec }, oldObject: stored() }, false],
+    ["UPDATE of Ordinal's pod to one without labels", { operation: "UPDATE", object: edited((p) => void delete p.metadata!.labels), oldObject: stored() }, false],
     ["UPDATE from a pod without metadata to Ordinal's: labels and reference added", { operation: "UPDATE", object: stored(), oldObject: { spec: stored().spec } }, false],
     ["UPDATE from a pod without labels to one with our label", { operation: "UPDATE", object: { metadata: { name: "web-0", labels: { [SET_NAME_LABEL]: "web" } }, spec: bare.spec }, oldObject: { metadata: { name: "web-0" }, spec: bare.spec } }, false],
     ["null entries in ownerReferences", { operation: "UPDATE", object: edited((p) => p.metadata!.ownerReferences!.unshift(null as never)), oldObject: stored() }, true],
@@ -139,6 +140,7 @@ describe("which ownerReference changes are Ordinal's", () => {
     ["adding a non-controller reference to Ordinal's set", [], [{ ...ours, controller: false }], undefined, "added"],
     ["a foreign controller listed before Ordinal's", [ours], [foreign, ours], undefined, "changed"],
     ["the garbage collector pointing Ordinal's reference at another uid", [ours], [{ ...ours, uid: "other" }], GARBAGE_COLLECTOR_USERNAMES[0], "changed"],
+    ["the garbage collector demoting Ordinal's reference (controller: false)", [ours], [{ ...ours, controller: false }], GARBAGE_COLLECTOR_USERNAMES[0], "changed"],
     ["the garbage collector removing Ordinal's reference", [ours], [], GARBAGE_COLLECTOR_USERNAMES[1], undefined],
     ["a user with no name removing Ordinal's reference", [ours], [], "", "removed"],
   ])("%s", (_, before, after, user, change) => {

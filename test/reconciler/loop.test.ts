@@ -151,7 +151,7 @@ describe("runReconcile", () => {
     fake.faults.add({ verb: "update", resource: "leases", fault: "internal", skip: 1, times: 1 });
     const r = await runReconcile(client, { ...base, log, now: clock.now, budgetMs: 3_600_000, maxPasses: 1 });
     expect(r.acquired).toBe(true);
-    expect(lines.map((l) => l.line)).toContain("warn lease release failed");
+    expect(lines).toContainEqual({ line: "warn lease release failed", fields: { error: expect.stringMatching(/injected fault/) } });
     const skipped = await runReconcile(client, { ...base, log, holder: "third", now: clock.now, budgetMs: 3_600_000 });
     expect(skipped).toEqual({ acquired: false, passes: [] });
     expect(lines).toContainEqual({ line: "info lease held elsewhere; skipping", fields: { holder: "third" } });
