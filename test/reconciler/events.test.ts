@@ -126,6 +126,15 @@ describe("EventRecorder", () => {
     expect(writes()).toEqual(["create", "patch"]);
   });
 
+  it("a different message in a later flush is a new Event, not a repeat", async () => {
+    const { recorder, events } = setup(0);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "FailedCreate", "node not ready");
+    await recorder.flush(at(1));
+    expect(events().map((e) => [e.message, e.count]).sort()).toEqual([["node not ready", 1], ["quota exceeded", 1]]);
+  });
+
   it("an aggregate's message follows the latest repeats", async () => {
     const { recorder, events } = setup(0);
     recorder.record(web, "Normal", "SuccessfulDelete", "delete Pod web-1");
