@@ -5,7 +5,6 @@ import { isObject } from "../validation/json.ts";
 import { denyInvalid } from "./invalid.ts";
 import { isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";
-import { canonicalJson } from "../core/hash.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
 /** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
@@ -139,6 +138,11 @@ function conditionKey(pod: Pod, type: string): string {
   if (!Array.isArray(conditions)) return "";
   const found = conditions.filter((c) => isObject(c) && c.type === type);
   return found.length === 0 ? "" : canonicalJson(found);
+}
+
+/** canonicalJson is JSON.stringify with object keys sorted (for equality of decoded objects). */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) => (isObject(val) ? Object.fromEntries(Object.keys(val).sort().map((k) => [k, val[k]])) : val));
 }
 
 /**
