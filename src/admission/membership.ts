@@ -20,7 +20,7 @@ export function ordinalSetOf(pod: Pod | undefined): string | undefined {
 
 /** isOrdinalSetRef is true for an ownerReference to an apps.ordinal.dev StatefulSet (any version). */
 export function isOrdinalSetRef(ref: { apiVersion?: string; kind?: string }): boolean {
-  return ref.kind === KIND && (ref.apiVersion ?? "").split("/")[0] === GROUP;
+  return ref.kind === KIND && ref.apiVersion?.split("/")[0] === GROUP;
 }
 
 /** controllerRefOf returns the pod's controller ownerReference, if any; safe on any JSON. */

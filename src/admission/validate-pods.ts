@@ -37,8 +37,7 @@ export function changedSpecPointers(oldSpec: unknown, newSpec: unknown): string[
     const olds = before[field];
     const news = after[field];
     if (!Array.isArray(olds) || !Array.isArray(news)) continue;
-    for (let i = 0; i < Math.min(olds.length, news.length); i++) {
-      const o: unknown = olds[i];
+    for (const [i, o] of olds.entries()) {
       const n: unknown = news[i];
       if (!isObject(o) || !isObject(n)) continue;
       if ("image" in o) n.image = o.image;
@@ -96,7 +95,7 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
         if (change) errors.push(forbidden(`metadata.labels[${key}]`, `${change}: ${of}`));
       }
       const refChange = ordinalRefChange(oldPod, pod);
-      if (refChange && !(refChange === "removed" && (GARBAGE_COLLECTOR_USERNAMES as readonly string[]).includes(req.userInfo.username ?? ""))) {
+      if (refChange && !(refChange === "removed" && (GARBAGE_COLLECTOR_USERNAMES as readonly (string | undefined)[]).includes(req.userInfo.username))) {
         errors.push(forbidden("metadata.ownerReferences", `${refChange} Ordinal's owner reference: ${of}`));
       }
     }
@@ -114,7 +113,8 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
     }
   }
   if (errors.length > 0) return { response: denyInvalid(req, { group: "", kind: "Pod" }, objectName(req, pod), errors) };
-  if (setName && sub === "status" && req.operation === "UPDATE" && !req.dryRun) {
+  // pods/status has no CREATE: a status write is an UPDATE.
+  if (setName && sub === "status" && !req.dryRun) {
     return { response: allow(req), reconcileHint: { namespace: pod.metadata?.namespace || req.namespace || "default", setName } };
   }
   return { response: allow(req) };
@@ -123,7 +123,8 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
 /** validateBinding refuses a Binding that would copy a reconciler-only annotation onto its pod. */
 function validateBinding(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {
   if (req.userInfo.username === opts.reconcilerUsername) return { response: allow(req) };
-  const annotations = (req.object as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations;
+  // The schema requires an object on CREATE.
+  const annotations = (req.object as { metadata?: { annotations?: Record<string, unknown> } }).metadata?.annotations;
   const errors = RECONCILER_ANNOTATIONS.filter((k) => isObject(annotations) && k in annotations).map((k) =>
     forbidden(`metadata.annotations[${k}]`, `a binding copies its annotations onto the pod: only the reconciler ("${opts.reconcilerUsername}") may write it`),
   );
@@ -136,12 +137,12 @@ function conditionKey(pod: Pod, type: string): string {
   const conditions = pod.status?.conditions;
   if (!Array.isArray(conditions)) return "";
   const found = conditions.filter((c) => isObject(c) && c.type === type);
-  return found.length === 0 ? "" : canonicalJSON(found);
+  return found.length === 0 ? "" : canonicalJson(found);
 }
 
-/** canonicalJSON is JSON.stringify with object keys sorted (for equality of decoded objects). */
-function canonicalJSON(v: unknown): string {
-  return JSON.stringify(v, (_k, val: unknown) => (isObject(val) && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val));
+/** canonicalJson is JSON.stringify with object keys sorted (for equality of decoded objects). */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) => (isObject(val) ? Object.fromEntries(Object.keys(val).sort().map((k) => [k, val[k]])) : val));
 }
 
 /**
@@ -155,8 +156,8 @@ function ordinalRefChange(oldPod: Pod, pod: Pod): "added" | "removed" | "changed
   const oldCtl = ownerRefsOf(oldPod).find((r) => r.controller);
   const newCtl = ownerRefsOf(pod).find((r) => r.controller);
   const ours = (r: OwnerReference | undefined) => r !== undefined && isOrdinalSetRef(r);
-  const sameController = !(ours(oldCtl) || ours(newCtl)) || canonicalJSON(oldCtl) === canonicalJSON(newCtl);
-  if (sameController && canonicalJSON(before) === canonicalJSON(after)) return undefined;
+  const sameController = !(ours(oldCtl) || ours(newCtl)) || canonicalJson(oldCtl) === canonicalJson(newCtl);
+  if (sameController && canonicalJson(before) === canonicalJson(after)) return undefined;
   if (before.length === 0) return "added";
   if (after.length === 0 && newCtl === undefined) return "removed";
   return "changed";

@@ -40,7 +40,7 @@ export function wasNeverReady(pod: Pod): boolean {
   const since = timeMs(ready.lastTransitionTime);
   const started = timeMs(pod.status?.startTime ?? pod.metadata?.creationTimestamp);
   if (Number.isNaN(since)) return true;
-  if (Number.isNaN(started)) return false;
+  // With no start time `started` is NaN and the comparison false: the pod reads as once Ready.
   return since <= started + FIRST_REPORT_SLACK_MS;
 }
 

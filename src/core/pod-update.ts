@@ -1,7 +1,7 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { calculateInPlaceUpdate } from "./inplace-calculate.ts";
+import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
 import { podRevision } from "./inplace-state.ts";
 import { startInPlaceUpdate } from "./inplace-update.ts";
 import { countedRevision } from "./status.ts";
@@ -27,11 +27,16 @@ export interface PodUpdatePlan {
  * the JSON pointers), or undefined when the templates allow it.
  */
 export function inPlaceRefusal(pod: Pod, updateRevision: string, templates: Map<string, PodTemplateSpec>): string | undefined {
+  const calc = calculateForPod(pod, updateRevision, templates);
+  return calc.ok ? undefined : calc.reason;
+}
+
+/** calculateForPod is calculateInPlaceUpdate from the pod's revision's template; refused when either template is unknown. */
+function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string, PodTemplateSpec>): InPlaceCalculation {
   const from = templates.get(podRevision(pod));
   const to = templates.get(updateRevision);
-  if (!from || !to) return `revision ${podRevision(pod) || "(none)"} of pod ${pod.metadata?.name ?? ""} is not known: nothing to diff`;
-  const calc = calculateInPlaceUpdate(from, to);
-  return calc.ok ? undefined : calc.reason;
+  if (!from || !to) return { ok: false, reason: `revision ${podRevision(pod) || "(none)"} of pod ${pod.metadata?.name ?? ""} is not known: nothing to diff`, pointers: [] };
+  return calculateInPlaceUpdate(from, to);
 }
 
 /**
@@ -53,11 +58,8 @@ export function planPodUpdate(
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined;
   if (policy !== "ReCreate") {
-    const from = templates.get(podRevision(pod));
-    const to = templates.get(updateRevision);
-    const calc = from && to ? calculateInPlaceUpdate(from, to) : undefined;
-    if (!calc) refusal = `revision ${podRevision(pod) || "(none)"} of pod ${name} is not known: nothing to diff`;
-    else if (!calc.ok) refusal = calc.reason;
+    const calc = calculateForPod(pod, updateRevision, templates);
+    if (!calc.ok) refusal = calc.reason;
     else {
       const step = startInPlaceUpdate(pod, updateRevision, calc.spec, ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0, now);
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };

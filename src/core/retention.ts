@@ -10,8 +10,10 @@ import { newSetRef } from "../objects/pod.ts";
  * reconciler — deletes claims, and only when the policy says so.
  */
 
-const hasRef = (claim: PersistentVolumeClaim, uid: string | undefined) =>
-  !!uid && (claim.metadata?.ownerReferences ?? []).some((r) => r.uid === uid);
+/** ownerRefsOf returns the claim's ownerReferences ([] when it has none). */
+const ownerRefsOf = (claim: PersistentVolumeClaim): OwnerReference[] => claim.metadata?.ownerReferences ?? [];
+
+const hasRef = (claim: PersistentVolumeClaim, uid: string | undefined) => !!uid && ownerRefsOf(claim).some((r) => r.uid === uid);
 
 const podRef = (pod: Pod): OwnerReference => ({
   apiVersion: "v1",
@@ -27,14 +29,15 @@ const inRange = (set: StatefulSet, ordinal: number) => ordinal >= getStartOrdina
  * under the set's retention policy; references to other owners are kept as they are.
  */
 export function wantedClaimOwners(set: StatefulSet, claim: PersistentVolumeClaim, pod: Pod | undefined, ordinal: number): OwnerReference[] {
-  const policy = set.spec.persistentVolumeClaimRetentionPolicy ?? { whenDeleted: "Retain", whenScaled: "Retain" };
+  // No policy is Retain/Retain: neither is Delete.
+  const { whenDeleted, whenScaled } = set.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const setUid = set.metadata.uid;
   const podUid = pod?.metadata?.uid;
-  const others = (claim.metadata?.ownerReferences ?? []).filter((r) => r.uid !== setUid && (!podUid || r.uid !== podUid));
-  const wantSet = policy.whenDeleted === "Delete" && !(policy.whenScaled === "Delete" && !inRange(set, ordinal));
-  const wantPod = !!pod && policy.whenScaled === "Delete" && !inRange(set, ordinal);
-  const existingSet = (claim.metadata?.ownerReferences ?? []).find((r) => r.uid === setUid);
-  const existingPod = (claim.metadata?.ownerReferences ?? []).find((r) => podUid && r.uid === podUid);
+  const others = ownerRefsOf(claim).filter((r) => r.uid !== setUid && (!podUid || r.uid !== podUid));
+  const wantSet = whenDeleted === "Delete" && !(whenScaled === "Delete" && !inRange(set, ordinal));
+  const wantPod = !!pod && whenScaled === "Delete" && !inRange(set, ordinal);
+  const existingSet = ownerRefsOf(claim).find((r) => r.uid === setUid);
+  const existingPod = ownerRefsOf(claim).find((r) => podUid && r.uid === podUid);
   const refs = [...others];
   if (wantSet) refs.push(existingSet ?? newSetRef(set));
   if (wantPod && pod) refs.push(existingPod ?? podRef(pod));

@@ -3,7 +3,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { canonicalJson, hashRevisionData } from "./hash.ts";
-import type { JsonObject } from "../validation/json.ts";
+import { isObject, type JsonObject } from "../validation/json.ts";
 import { defaultPodSpec } from "../validation/pod-defaults.ts";
 import { nameOf } from "../objects/names.ts";
 import { newControllerRef } from "../objects/pod.ts";
@@ -38,32 +38,32 @@ export function revisionKey(data: unknown): string {
   return canonicalJson(dropEmpty(copy));
 }
 
-/** defaultModes applies the two defaults apps/v1 stores that pod validation does not need: volume file modes (0644) and fieldRef apiVersion. */
+/**
+ * defaultModes applies the default apps/v1 stores that pod validation does not need: volume file
+ * modes (0644). (defaultPodSpec already sets fieldRef apiVersion.) Revision data is any JSON.
+ */
 function defaultModes(spec: JsonObject): void {
-  for (const v of (spec.volumes as JsonObject[] | undefined) ?? []) {
+  if (!Array.isArray(spec.volumes)) return;
+  for (const v of spec.volumes) {
+    if (!isObject(v)) continue;
     for (const k of ["configMap", "secret", "downwardAPI", "projected"]) {
-      const src = v?.[k] as JsonObject | undefined;
-      if (src && typeof src === "object" && src.defaultMode === undefined) src.defaultMode = 420;
-    }
-  }
-  for (const list of [spec.containers, spec.initContainers] as (JsonObject[] | undefined)[]) {
-    for (const c of list ?? []) {
-      for (const e of (c?.env as JsonObject[] | undefined) ?? []) {
-        const ref = (e?.valueFrom as JsonObject | undefined)?.fieldRef as JsonObject | undefined;
-        if (ref && typeof ref === "object" && ref.apiVersion === undefined) ref.apiVersion = "v1";
-      }
+      const src = v[k];
+      if (isObject(src) && src.defaultMode === undefined) src.defaultMode = 420;
     }
   }
 }
 
-/** dropEmpty returns a copy without null values and empty objects (`resources: {}`, `creationTimestamp: null`). */
+/**
+ * dropEmpty returns a copy without null or undefined values, empty objects (`resources: {}`,
+ * `creationTimestamp: null`) and empty lists (Go's omitempty drops them from what apps/v1 stores).
+ */
 function dropEmpty(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropEmpty);
   if (!v || typeof v !== "object") return v;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     const y = dropEmpty(x);
-    if (y === null || y === undefined || (typeof y === "object" && !Array.isArray(y) && Object.keys(y).length === 0)) continue;
+    if (y === null || y === undefined || (typeof y === "object" && Object.keys(y).length === 0)) continue;
     out[k] = y;
   }
   return out;
@@ -152,7 +152,7 @@ export function resolveRevisions(set: StatefulSet, owned: ControllerRevision[]):
     actions.push({ type: "createRevision", revision: candidate });
     revisions.push(candidate);
   }
-  const current = revisions.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update;
+  const current = revisions.find((r) => nameOf(r) === set.status?.currentRevision) ?? update;
   return { current, update, collisionCount, actions, revisions };
 }
 
@@ -165,11 +165,10 @@ export function truncateHistory(
   revisions: ControllerRevision[],
   liveNames: Set<string>,
 ): Action[] {
-  const history = revisions.filter((r) => !liveNames.has(r.metadata?.name ?? ""));
+  const history = revisions.filter((r) => !liveNames.has(nameOf(r)));
   const excess = history.length - set.spec.revisionHistoryLimit;
-  if (excess <= 0) return [];
   return history
-    .slice(0, excess)
+    .slice(0, Math.max(excess, 0))
     .map((r): Action => ({ type: "deleteRevision", name: nameOf(r), uid: r.metadata?.uid }));
 }
 

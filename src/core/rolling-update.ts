@@ -50,11 +50,14 @@ export function podsToUpdate(set: StatefulSet, replicas: readonly (Pod | undefin
     if (isUnavailable(p, minReady, now)) unavailable.add(i);
   });
   const candidates: number[] = [];
+  const pods: Pod[] = [];
   for (let t = replicas.length - 1; t >= partition; t--) {
     const pod = replicas[t];
-    if (pod && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) candidates.push(t);
+    if (pod && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) {
+      candidates.push(t);
+      pods.push(pod);
+    }
   }
-  const pods = candidates.flatMap((t) => replicas[t] ?? []);
   if (ru?.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
   const max = resolveMaxUnavailable(set);
   let limit = 0;
@@ -101,7 +104,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: readonly (Pod | un
     }
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
-  const waiting = (limit > 0 && blocked.length < limit) || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
+  const waiting = blocked.length < limit || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
   const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;

@@ -100,7 +100,7 @@ export function planStatus(
   counts: ReplicaCounts,
   revisions: SetRevisions,
   pods: readonly Pod[],
-  rollout: RolloutFacts = { paused: false, blocked: [] },
+  rollout: RolloutFacts,
   now?: Date,
 ): { status: StatefulSetStatus; actions: Action[] } {
   const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount);

@@ -19,7 +19,8 @@ export function resolveMaxUnavailable(set: StatefulSet): number {
   if (typeof mu === "number") n = mu;
   else if (typeof mu === "string") {
     const m = /^(\d+)%$/.exec(mu);
-    n = m ? Math.ceil((Number(m[1]) * set.spec.replicas) / 100) : Number.parseInt(mu, 10) || 1;
+    // Not a percentage: the whole string as a number (Atoi), else the default.
+    n = m ? Math.ceil((Number(m[1]) * set.spec.replicas) / 100) : Number(mu) || 1;
   }
   return Math.max(1, n);
 }

@@ -21,7 +21,7 @@ export interface LeaseOptions {
 export const CURSOR_ANNOTATION = "ordinal.dev/cursor";
 
 /** microTime formats a Date as metav1.MicroTime (six fractional digits). */
-const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+const microTime = (d: Date): string => `${d.toISOString().slice(0, -1)}000Z`;
 
 /**
  * acquireLease returns true when `holder` now holds the lease (taken, renewed or taken over after
@@ -32,7 +32,7 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
   const duration = o.durationSeconds ?? 30;
   const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
   const existing = await client.get<Lease & { metadata: { resourceVersion?: string } }>(R.leases, o.namespace, name);
-  if (o.cursor) o.cursor.value = existing?.metadata?.annotations?.[CURSOR_ANNOTATION] || undefined;
+  if (o.cursor) o.cursor.value = existing?.metadata.annotations?.[CURSOR_ANNOTATION] || undefined;
   try {
     if (!existing) {
       await client.create(R.leases, o.namespace, {

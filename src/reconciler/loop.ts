@@ -55,7 +55,7 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
   };
   // A pass stops between sets once the request budget (and, after the first pass, the time
   // budget) is spent; the cursor on the Lease says where the next invocation resumes.
-  const requestsSpent = () => o.maxRequests !== undefined && client.requestCount + REQUESTS_PER_PASS_RESERVE >= o.maxRequests;
+  const requestsSpent = () => client.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
   if (!(await acquireLease(client, lease, now()))) {
     o.log.info("lease held elsewhere; skipping", { holder: o.holder });
@@ -79,11 +79,11 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
       passes.push(pass);
       if (!hinted) lease.cursor.value = pass.cursor;
       if (!pass.pending || o.signal?.aborted) break;
-      if (o.maxPasses !== undefined && passes.length >= o.maxPasses) break;
+      if (passes.length >= (o.maxPasses ?? Infinity)) break;
       // Idle passes poll every idleMs, but never later than a set asked to be looked at again.
       const pause = pass.actionCount > 0 ? 0 : Math.min(o.idleMs ?? 1000, pass.requeueAfterMs ?? Infinity);
       if (now().getTime() - started + pause >= o.budgetMs) break;
-      if (o.maxRequests !== undefined && client.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= o.maxRequests) break;
+      if (client.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= (o.maxRequests ?? Infinity)) break;
       if (pause) await sleep(pause);
       if (!(await acquireLease(client, lease, now()))) break;
     }

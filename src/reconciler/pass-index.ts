@@ -46,7 +46,7 @@ export function indexObjects(
   pods: readonly Pod[],
   claims: readonly PersistentVolumeClaim[],
   revisions: readonly ControllerRevision[],
-  imageLists: readonly ImageList[] = [],
+  imageLists: readonly ImageList[],
 ): PassIndex {
   const podsByOwner = new Map<string, Pod[]>();
   const orphanPods = new Map<string, Pod[]>();
@@ -54,8 +54,8 @@ export function indexObjects(
     const ref = controllerOf(p);
     if (ref) push(podsByOwner, ref.uid, p);
     else {
-      const parent = getParentNameAndOrdinal(nameOf(p))?.parent;
-      if (parent !== undefined) push(orphanPods, `${p.metadata?.namespace ?? ""}/${parent}`, p);
+      const parsed = getParentNameAndOrdinal(nameOf(p));
+      if (parsed) push(orphanPods, `${p.metadata?.namespace ?? ""}/${parsed.parent}`, p);
     }
   }
   const revsByOwner = new Map<string, ControllerRevision[]>();

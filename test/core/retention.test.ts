@@ -46,3 +46,27 @@ describe("claimOwnersMatch", () => {
     expect(claimOwnersMatch(set, claimWith(ordinal, refs), newPod(set, ordinal, "r"), ordinal)).toBe(want);
   });
 });
+
+describe("wantedClaimOwners: the policy's edges", () => {
+  it("no policy is Retain/Retain: a stale set or pod reference goes, foreign ones stay", () => {
+    const set = newSet({ replicas: 2, metadata: { uid: "set-uid" } });
+    expect(wantedClaimOwners(set, claimWith(3, [foreign, setRef, podRef(3, "pod-3-r")]), newPod(set, 3, "r"), 3)).toEqual([foreign]);
+  });
+  it.each<[string, number, unknown[]]>([
+    // ordinals.start 2, 2 replicas: ordinals 2 and 3 are in range; 0 and 1 were condemned by the start.
+    ["below the start ordinal: scaled away, the pod owns it", 0, [podRef(0, "pod-0-r")]],
+    ["at the start ordinal: the set owns it", 2, [setRef]],
+    ["the last ordinal in range", 3, [setRef]],
+    ["past the end", 4, [podRef(4, "pod-4-r")]],
+  ])("%s", (_, ordinal, want) => {
+    const set = newSet({ replicas: 2, metadata: { uid: "set-uid" }, spec: { ordinals: { start: 2 }, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Delete" } } });
+    expect(wantedClaimOwners(set, claimWith(ordinal, []), newPod(set, ordinal, "r"), ordinal)).toEqual(want);
+  });
+  it("a claim with no ownerReferences, or no metadata at all, gets just what the policy wants", () => {
+    const set = setWith("Delete", "Retain");
+    expect(wantedClaimOwners(set, newClaim(set, 0), newPod(set, 0, "r"), 0)).toEqual([setRef]);
+    expect(wantedClaimOwners(set, {}, newPod(set, 0, "r"), 0)).toEqual([setRef]);
+    expect(claimOwnersMatch(set, {}, newPod(set, 0, "r"), 0)).toBe(false);
+    expect(claimOwnersMatch(setWith("Retain", "Retain"), {}, newPod(set, 0, "r"), 0)).toBe(true);
+  });
+});

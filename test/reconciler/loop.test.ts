@@ -1,7 +1,10 @@
 /** runReconcile's budgets: passes, time and the first pass's guarantee, on the fake apiserver. */
 import { describe, expect, it } from "vitest";
+import type { Lease } from "../../src/api/k8s.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { silentLogger } from "../../src/log/log.ts";
+import { silentLogger, type Logger } from "../../src/log/log.ts";
+import { CURSOR_ANNOTATION } from "../../src/reconciler/lease.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -15,7 +18,17 @@ async function world(sets = 1) {
   const clock = { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
   for (let i = 0; i < sets; i++) fake.seed(setManifest({ name: `s${i}`, replicas: 2, policy: "OrderedReady" }));
   await reconcilePass(client, { now: clock.now, log: silentLogger });
-  return { client, clock };
+  return { fake, client, clock };
+}
+
+/** counting returns `client` with its request count pinned at `n` (the budgets' arithmetic, exactly). */
+const counting = (client: KubeClient, n: number): KubeClient => ({ ...client, get requestCount() { return n; } });
+
+/** recorder returns a Logger that keeps `level msg` lines and their fields. */
+function recorder() {
+  const lines: { line: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ line: `${level} ${msg}`, fields });
+  return { log: { info: at("info"), warn: at("warn"), error: at("error") } satisfies Logger, lines };
 }
 
 const base = { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", idleMs: 1, sleep: async () => {} };
@@ -51,5 +64,96 @@ describe("runReconcile", () => {
     const r = await runReconcile(client, { ...base, now: clock.now, budgetMs: 5_000, maxPasses: 2, beforePass });
     expect(r.passes.map((p) => p.sets.map((s) => s.set))).toEqual([["default/s0", "default/s1"], []]);
     expect(r.passes[1].pending).toBe(true);
+  });
+
+  it.each([
+    // A pass reserves 20 requests: with 80 made of 100 the budget is spent before the first set.
+    ["the request budget is spent when 20 requests remain: the first pass stops before any set", 80, []],
+    ["with 21 left the first pass visits every set", 79, ["default/s0", "default/s1"]],
+  ])("%s", async (_, made, visited) => {
+    const { client, clock } = await world(2);
+    const r = await runReconcile(counting(client, made), { ...base, now: clock.now, budgetMs: 3_600_000, maxRequests: 100, maxPasses: 3 });
+    expect(r.passes[0].sets.map((s) => s.set)).toEqual(visited);
+    expect(r.passes[0].pending).toBe(true);
+  });
+
+  it.each([
+    // Another pass needs two reserves left: 60 made of 100 is too many, 59 is not.
+    ["no further pass when fewer than 41 requests remain", 60, 1],
+    ["a further pass with 41 left", 59, 2],
+  ])("%s", async (_, made, passes) => {
+    const { client, clock } = await world();
+    const r = await runReconcile(counting(client, made), { ...base, now: clock.now, budgetMs: 3_600_000, maxRequests: 100, maxPasses: 2 });
+    expect(r.passes).toHaveLength(passes);
+  });
+
+  it.each([
+    ["a later pass stops when exactly the time budget has passed", 5_000, []],
+    ["it visits its sets a millisecond before", 4_999, ["default/s0"]],
+  ])("%s", async (_, advance, visited) => {
+    const { client, clock } = await world();
+    let calls = 0;
+    const beforePass = async () => void (calls++ === 1 && clock.advance(advance));
+    const r = await runReconcile(client, { ...base, now: clock.now, budgetMs: 5_000, maxPasses: 2, beforePass });
+    expect(r.passes[1].sets.map((s) => s.set)).toEqual(visited);
+  });
+
+  it("one pass when nothing is pending, whatever maxPasses allows", async () => {
+    const { client, clock } = await world(0);
+    const r = await runReconcile(client, { ...base, now: clock.now, budgetMs: 3_600_000, maxPasses: 5 });
+    expect(r.passes.map((p) => p.pending)).toEqual([false]);
+  });
+
+  it("an aborted signal ends the invocation after the current pass, and the lease is released", async () => {
+    const { fake, client, clock } = await world();
+    const signal = AbortSignal.abort();
+    const r = await runReconcile(client, { ...base, now: clock.now, budgetMs: 3_600_000, maxPasses: 5, signal });
+    expect(r.passes.map((p) => p.pending)).toEqual([true]);
+    expect(fake.get<Lease>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler")?.spec?.holderIdentity).toBeUndefined();
+  });
+
+  it("sleeps idleMs between idle passes and not at all after a pass that acted", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    fake.seed(setManifest({ name: "s0", replicas: 1, policy: "OrderedReady" }));
+    const sleeps: number[] = [];
+    const r = await runReconcile(client, { ...base, idleMs: 7, maxPasses: 4, budgetMs: 3_600_000, sleep: async (ms) => void sleeps.push(ms) });
+    // The first passes create web-0 and write status (they acted); the later ones wait for it to be Ready.
+    const acted = r.passes.map((p) => p.actionCount > 0);
+    expect(acted).toEqual([true, true, false, false]);
+    // No pause after passes 1 and 2 (they acted), idleMs after pass 3, none after the last.
+    expect(sleeps).toEqual([7]);
+  });
+
+  it("a hinted invocation (one set) leaves the cursor of the full passes as it was", async () => {
+    const { fake, client, clock } = await world(2);
+    const path = "/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler";
+    fake.put({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ordinal-reconciler", namespace: "ordinal-system", annotations: { [CURSOR_ANNOTATION]: "default/s0" } }, spec: {} });
+    const r = await runReconcile(client, { ...base, now: clock.now, budgetMs: 3_600_000, maxPasses: 1, namespace: "default", setName: "s1", maxRequests: 1_000 });
+    expect(r.passes[0].sets.map((s) => s.set)).toEqual(["default/s1"]);
+    expect(fake.get<Lease>(path)?.metadata?.annotations?.[CURSOR_ANNOTATION]).toBe("default/s0");
+  });
+
+  it("a failing beforePass is logged and the pass still runs", async () => {
+    const { client, clock } = await world();
+    const { log, lines } = recorder();
+    const r = await runReconcile(client, { ...base, log, now: clock.now, budgetMs: 3_600_000, maxPasses: 1, beforePass: () => Promise.reject(new Error("registration down")) });
+    expect(r.passes).toHaveLength(1);
+    expect(lines).toContainEqual({ line: "warn beforePass failed", fields: { error: "Error: registration down" } });
+  });
+
+  it("a lease held elsewhere is logged and skipped; a failed release is logged, not thrown", async () => {
+    const { fake, client, clock } = await world();
+    const { log, lines } = recorder();
+    const other = await runReconcile(client, { ...base, log, holder: "other", now: clock.now, budgetMs: 3_600_000, maxPasses: 1 });
+    expect(other.acquired).toBe(true);
+    // Its lease exists: taking it is one update, releasing it the next.
+    fake.faults.add({ verb: "update", resource: "leases", fault: "internal", skip: 1, times: 1 });
+    const r = await runReconcile(client, { ...base, log, now: clock.now, budgetMs: 3_600_000, maxPasses: 1 });
+    expect(r.acquired).toBe(true);
+    expect(lines).toContainEqual({ line: "warn lease release failed", fields: { error: expect.stringMatching(/injected fault/) } });
+    const skipped = await runReconcile(client, { ...base, log, holder: "third", now: clock.now, budgetMs: 3_600_000 });
+    expect(skipped).toEqual({ acquired: false, passes: [] });
+    expect(lines).toContainEqual({ line: "info lease held elsewhere; skipping", fields: { holder: "third" } });
   });
 });

@@ -28,21 +28,23 @@ describe("indexObjects", () => {
   ];
   const revisions = [revOf("web-r1", "default", "uid-web"), revOf("orphan-r", "default"), revOf("orphan-b", "b"), revOf("db-r1", "default", "uid-db")];
   const claims = [claimOf("data-web-0", "default", "web"), claimOf("data-web-0", "b", "web"), claimOf("data-db-0", "default", "db"), claimOf("unlabelled-web-0", "default")];
-  const index = indexObjects(pods, claims, revisions);
+  // Built inside each test, so that mutation testing sees which test runs which line.
+  const index = () => indexObjects(pods, claims, revisions, []);
 
   it.each([
     ["web: its own pods (any name) and orphans named web-<n> of its namespace", web, ["renamed", "web-0", "web-3"], ["data-web-0"], ["orphan-r", "web-r1"]],
     ["web in b: only b's orphan pod, claim and revision", webB, ["web-1"], ["data-web-0"], ["orphan-b"]],
     ["db: its own pods, even one named like web's", db, ["db-0", "web-2"], ["data-db-0"], ["db-r1", "orphan-r"]],
   ])("%s", (_, set, wantPods, wantClaims, wantRevisions) => {
-    const got = index.objectsFor(set);
+    const got = index().objectsFor(set);
     expect(names(got.pods)).toEqual(wantPods);
     expect(names(got.claims)).toEqual(wantClaims);
     expect(names(got.revisions)).toEqual(wantRevisions);
     for (const c of got.claims) expect(c.metadata?.namespace).toBe(set.metadata.namespace);
   });
 
-  it("a set with nothing gets empty lists", () => {
-    expect(index.objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
+  it("a set with nothing gets empty lists (but its namespace's orphan revisions)", () => {
+    expect(index().objectsFor(newSet({ name: "none", namespace: "c", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: [] });
+    expect(index().objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
   });
 });

@@ -56,3 +56,20 @@ describe("claimRevisions", () => {
     expect(brief(claimRevisions(set, [orphan(labels)]).actions)).toEqual(want);
   });
 });
+
+describe("release and adoption write the references upstream's ClaimObject would", () => {
+  const other = { apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "cm" };
+  it("releasing a pod drops only the set's reference, naming the pod's uid", () => {
+    const p = podWith("web-1", { app: "db" }, [other, ours]);
+    p.metadata!.uid = "pod-uid";
+    expect(claimPods(set, [p]).actions).toEqual([{ type: "releasePod", name: "web-1", uid: "pod-uid", ownerReferences: [other] }]);
+  });
+  it("releasing a revision is a releaseRevision with the same references", () => {
+    const r: ControllerRevision = { ...revisionOf(set), metadata: { ...revisionOf(set).metadata, name: "web-old", uid: "rev-uid", labels: { app: "db" }, ownerReferences: [ours, other] } };
+    expect(claimRevisions(set, [r]).actions).toEqual([{ type: "releaseRevision", name: "web-old", uid: "rev-uid", ownerReferences: [other] }]);
+  });
+  it("adopting a revision names its uid and appends the set's controller reference", () => {
+    const r: ControllerRevision = { ...revisionOf(set), metadata: { ...revisionOf(set).metadata, name: "web-orphan", uid: "rev-uid", labels: { app: "web" }, ownerReferences: [other] } };
+    expect(claimRevisions(set, [r]).actions).toEqual([{ type: "adoptRevision", name: "web-orphan", uid: "rev-uid", ownerReferences: [other, ours] }]);
+  });
+});

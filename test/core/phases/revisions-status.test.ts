@@ -5,6 +5,8 @@ import { countReplicas, planStatus, statusAfter } from "../../../src/core/status
 import { brief, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
 
 const old = makeSet();
+/** A rollout neither paused nor blocked (the conditions are computed only with a \`now\`). */
+const noRollout = { paused: false, blocked: [] };
 const next = makeSet({ template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } } }, { generation: 2 }, { currentRevision: revisionOf(old).metadata?.name });
 
 describe("getStatefulSetRevisions", () => {
@@ -58,7 +60,7 @@ describe("planStatus", () => {
   const counts = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 0, updatedReplicas: 3 };
   it("completes a rolling update once all pods are updated and ready, and writes the change", () => {
     const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
-    const r = planStatus(next, counts, revs, []);
+    const r = planStatus(next, counts, revs, [], noRollout);
     expect(r.status).toMatchObject({ currentRevision: revs.updateName, currentReplicas: 3, observedGeneration: 2 });
     expect(brief(r.actions)).toEqual(["updateStatus"]);
   });
@@ -67,14 +69,14 @@ describe("planStatus", () => {
     ["one pod not updated", { ...counts, updatedReplicas: 2 }],
   ])("does not complete the rolling update with %s", (_, c) => {
     const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
-    const r = planStatus(next, c, revs, []);
+    const r = planStatus(next, c, revs, [], noRollout);
     expect(r.status).toMatchObject({ currentRevision: revs.currentName, currentReplicas: 0 });
     expect(revs.currentName).not.toBe(revs.updateName);
   });
   it("writes nothing when the status is unchanged", () => {
     const revs = getStatefulSetRevisions(old, [revisionOf(old)]);
-    const first = planStatus(old, counts, revs, []);
-    expect(planStatus({ ...old, status: first.status }, counts, revs, []).actions).toEqual([]);
+    const first = planStatus(old, counts, revs, [], noRollout);
+    expect(planStatus({ ...old, status: first.status }, counts, revs, [], noRollout).actions).toEqual([]);
   });
   it("truncates history, keeping revisions pods still use", () => {
     const third = { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:3" }] } } };
@@ -82,9 +84,9 @@ describe("planStatus", () => {
     const history = [revisionOf(old, 1), revisionOf(next, 2)];
     const revs = getStatefulSetRevisions(s, history);
     const inUse = pod(s, 0, revisionOf(next).metadata?.name ?? "");
-    const r = planStatus(s, counts, revs, [inUse]);
+    const r = planStatus(s, counts, revs, [inUse], noRollout);
     expect(brief(r.actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([]);
-    expect(brief(planStatus(s, counts, revs, []).actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([`deleteRevision ${revisionOf(next).metadata?.name}`]);
+    expect(brief(planStatus(s, counts, revs, [], noRollout).actions).filter((a) => a.startsWith("deleteRevision"))).toEqual([`deleteRevision ${revisionOf(next).metadata?.name}`]);
   });
 });
 

@@ -72,3 +72,67 @@ describe("planRollingUpdate", () => {
     expect(planRollingUpdate(ctx, replicas, before, templates).counts).toEqual({ ...before, currentReplicas: before.currentReplicas - 1 });
   });
 });
+
+describe("podsToUpdate: pause and the nearest blocker", () => {
+  const paused = makeSet(
+    { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } }, updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } },
+    { generation: 2 },
+    { currentRevision: o },
+  );
+  it.each([
+    ["paused with pods to update: none now, held by the pause", ["ready@o", "ready@o", "ready@o"], ["web-2", "web-1", "web-0"], "paused"],
+    ["paused with nothing to update: no blocker", ["ready@n", "ready@n", "ready@n"], [], undefined],
+  ])("%s", (_, specs, pods, blockedBy) => {
+    const got = podsToUpdate(paused, slots(specs, paused), n, NOW);
+    expect(got.pods.map((p) => p.metadata?.name)).toEqual(pods);
+    expect(got.limit).toBe(0);
+    expect(got.blockedBy).toBe(blockedBy);
+  });
+  it.each([
+    // Two unavailable updated pods: the rollout (highest first) waits on the highest.
+    ["web-0 and web-2 unhealthy: web-2", ["running@n", "ready@o", "running@n"], "web-2"],
+    ["web-0, web-1 missing and web-3 unhealthy: web-3", ["running@n", "-", "ready@o", "running@n"], "web-3"],
+  ])("%s", (_, specs, blockedBy) => {
+    const got = podsToUpdate(next, slots(specs), n, NOW);
+    expect(got.limit).toBe(0);
+    expect(got.blockedBy).toBe(blockedBy);
+  });
+});
+
+describe("planRollingUpdate: podUpdatePolicy", () => {
+  /** run plans the rolling update of three old Running and Ready pods to `template` under `policy`. */
+  function run(policy: string, container: Record<string, unknown>, specs = ["ready@o", "ready@o", "ready@o"]) {
+    const set = makeSet(
+      { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", ...container }] } }, updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: policy } } },
+      { generation: 2 },
+      { currentRevision: o },
+    );
+    const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(old, 1), revisionOf(set, 2)]), [], NOW);
+    const templates = new Map(ctx.revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
+    const replicas = specs.map((s, i) => pod(set, i, s.endsWith("@n") ? (ctx.revisions.updateName) : o, s.split("@")[0] as PodState));
+    const counts = countsOf(ctx, present(replicas));
+    return { counts, r: planRollingUpdate(ctx, replicas, counts, templates) };
+  }
+  const envChange = { image: "img:2", env: [{ name: "A", value: "1" }] };
+
+  it("InPlaceOnly that cannot: every pod to update is blocked, once, naming the pointer; nothing written, not waiting", () => {
+    const { r } = run("InPlaceOnly", envChange);
+    expect(r.actions).toEqual([]);
+    expect(r.blocked).toEqual(["web-2", "web-1", "web-0"].map((p) => `pod ${p}: patch cannot use in-place update: /spec/containers/0/env`));
+    expect(r.waiting).toBe(false);
+  });
+
+  it("InPlaceOnly that can: the pod within the limit is updated in place, none blocked, counts unchanged, waiting", () => {
+    const { r, counts } = run("InPlaceOnly", { image: "img:2" });
+    expect(brief(r.actions)).toEqual(["gate web-2 False StartInPlaceUpdate"]);
+    expect(r.blocked).toEqual([]);
+    expect(r.counts).toEqual(counts);
+    expect(r.waiting).toBe(true);
+  });
+
+  it("InPlaceIfPossible that can: updated in place, counts unchanged", () => {
+    const { r, counts } = run("InPlaceIfPossible", { image: "img:2" });
+    expect(brief(r.actions)).toEqual(["gate web-2 False StartInPlaceUpdate"]);
+    expect(r.counts).toEqual(counts);
+  });
+});

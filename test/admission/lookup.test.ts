@@ -1,0 +1,52 @@
+/** lookupStatefulSetWith's cache (src/admission/lookup.ts): its time-to-live on a real clock, and its size bound. */
+import { describe, expect, it } from "vitest";
+import { lookupStatefulSetWith, SET_CACHE_TTL_MS } from "../../src/admission/lookup.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
+import { sampleSet } from "./helpers.ts";
+
+/** client answers a GET of `<ns>/<name>` with a set of that name and uid `uid-<name>`, and records it. */
+function client() {
+  const calls: string[] = [];
+  const get = async (_r: unknown, ns: string, name: string) => {
+    calls.push(`${ns}/${name}`);
+    return { ...structuredClone(sampleSet()), metadata: { name, namespace: ns, uid: `uid-${name}` } };
+  };
+  return { c: { get } as unknown as KubeClient, calls };
+}
+
+describe("lookupStatefulSetWith", () => {
+  it.each<[string, number, number]>([
+    ["a millisecond before the time-to-live: cached", SET_CACHE_TTL_MS - 1, 1],
+    ["at the time-to-live: fetched again", SET_CACHE_TTL_MS, 2],
+  ])("%s", async (_, later, gets) => {
+    let t = Date.parse("2026-11-21T12:00:00Z");
+    const { c, calls } = client();
+    const lookup = lookupStatefulSetWith(c, () => t);
+    await lookup("default", "web", "uid-web");
+    t += later;
+    expect((await lookup("default", "web", "uid-web"))?.metadata.name).toBe("web");
+    expect(calls).toHaveLength(gets);
+  });
+
+  it("remembers 256 sets: the oldest is dropped for the 257th, the others stay", async () => {
+    const { c, calls } = client();
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    const names = Array.from({ length: 257 }, (_, i) => `s${i}`);
+    for (const n of names) await lookup("default", n, `uid-${n}`);
+    expect(calls).toHaveLength(257);
+    await lookup("default", "s1", "uid-s1");
+    await lookup("default", "s256", "uid-s256");
+    expect(calls).toHaveLength(257);
+    await lookup("default", "s0", "uid-s0");
+    expect(calls.slice(257)).toEqual(["default/s0"]);
+  });
+
+  it("sets of the same name in two namespaces are two entries", async () => {
+    const { c, calls } = client();
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    expect((await lookup("a", "web", "uid-web"))?.metadata.namespace).toBe("a");
+    expect((await lookup("b", "web", "uid-web"))?.metadata.namespace).toBe("b");
+    expect((await lookup("a", "web", "uid-web"))?.metadata.namespace).toBe("a");
+    expect(calls).toEqual(["a/web", "b/web"]);
+  });
+});

@@ -1,0 +1,39 @@
+/** calculateInPlaceUpdate's edges (src/core/inplace-calculate.ts): what is an image change, pointer order, templates without metadata. */
+import { describe, expect, it } from "vitest";
+import type { PodTemplateSpec } from "../../src/api/k8s.ts";
+import { calculateInPlaceUpdate } from "../../src/core/inplace-calculate.ts";
+
+const tpl = (containers: Record<string, unknown>[], extra: Record<string, unknown> = {}, metadata?: Record<string, unknown>): PodTemplateSpec =>
+  ({ ...(metadata ? { metadata } : {}), spec: { containers, ...extra } }) as unknown as PodTemplateSpec;
+const reason = (from: PodTemplateSpec, to: PodTemplateSpec) => {
+  const got = calculateInPlaceUpdate(from, to);
+  return got.ok ? "ok" : got.reason;
+};
+
+describe("calculateInPlaceUpdate: only a replaced image string is an image change", () => {
+  it.each<[string, PodTemplateSpec, PodTemplateSpec, string]>([
+    ["an image added where the template had none", tpl([{ name: "a" }]), tpl([{ name: "a", image: "x:1" }]), "patch cannot use in-place update: /spec/containers/0/image"],
+    ["an image replaced by a non-string", tpl([{ name: "a", image: "x:1" }]), tpl([{ name: "a", image: 7 }]), "patch cannot use in-place update: /spec/containers/0/image"],
+    ["imagePullPolicy is not the image", tpl([{ name: "a", image: "x:1", imagePullPolicy: "Always" }]), tpl([{ name: "a", image: "x:1", imagePullPolicy: "IfNotPresent" }]), "patch cannot use in-place update: /spec/containers/0/imagePullPolicy"],
+    ["the image of the eleventh container", tpl(Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: "x:1" }))), tpl(Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: i === 10 ? "x:2" : "x:1" }))), "ok"],
+  ])("%s", (_, from, to, want) => {
+    expect(reason(from, to)).toBe(want);
+  });
+
+  it("pointers come sorted whatever order the diff finds them in", () => {
+    const from = tpl([{ name: "a", image: "x:1" }], { dnsPolicy: "ClusterFirst" });
+    const to = tpl([{ name: "a", image: "x:1", args: ["-v"] }], { dnsPolicy: "Default" });
+    expect(reason(from, to)).toBe("patch cannot use in-place update: /spec/containers/0/args, /spec/dnsPolicy");
+  });
+
+  it("templates without metadata: labels and annotations appear or go as a whole", () => {
+    const got = calculateInPlaceUpdate(tpl([{ name: "a", image: "x:1" }]), tpl([{ name: "a", image: "x:2" }], {}, { labels: { app: "web" }, annotations: { n: "1" } }));
+    expect(got).toEqual({ ok: true, spec: { images: [{ field: "containers", index: 0, name: "a", image: "x:2" }], labels: { app: "web" }, annotations: { n: "1" } } });
+    const back = calculateInPlaceUpdate(tpl([{ name: "a", image: "x:1" }], {}, { labels: { app: "web" }, annotations: { n: "1" } }), tpl([{ name: "a", image: "x:1" }]));
+    expect(back).toEqual({ ok: true, spec: { images: [], labels: { app: null }, annotations: { n: null } } });
+  });
+
+  it("a template without a spec diffs as an empty one", () => {
+    expect(reason({ metadata: {} } as PodTemplateSpec, tpl([{ name: "a", image: "x:1" }]))).toBe("patch cannot use in-place update: /spec/containers");
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * EventRecorder (src/reconciler/events.ts) on the fake apiserver: the Event it writes, kube's
+ * dedupe (count), aggregation of similar events in one flush, the spam filter (repeats written at
+ * most once per minIntervalMs, the rest on close) and best effort on failures.
+ */
+import { describe, expect, it } from "vitest";
+import { createKubeClient } from "../../src/kube/http.ts";
+import type { Logger } from "../../src/log/log.ts";
+import { EventRecorder } from "../../src/reconciler/events.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { newSet } from "../support/fixtures.ts";
+
+interface Ev {
+  metadata: { name: string; namespace: string };
+  reason: string;
+  message: string;
+  type: string;
+  count: number;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  involvedObject: Record<string, unknown>;
+  source: unknown;
+  reportingComponent: string;
+  reportingInstance: string;
+}
+
+const T0 = Date.parse("2026-11-21T12:00:00.250Z");
+const at = (s: number) => new Date(T0 + s * 1000);
+const web = newSet({ metadata: { uid: "uid-web", resourceVersion: "7" } });
+
+function setup(minIntervalMs?: number) {
+  const fake = createFakeApiServer({ namespaces: ["default"] });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+  const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const log: Logger = { info() {}, error() {}, warn: (msg, fields) => void warnings.push({ msg, fields }) };
+  const recorder = new EventRecorder(client, log, minIntervalMs === undefined ? {} : { minIntervalMs });
+  const events = () => fake.list<Ev>("/api/v1/namespaces/default/events");
+  const writes = () => fake.log.entries.filter((e) => e.resource === "events").map((e) => e.verb);
+  return { fake, recorder, events, writes, warnings };
+}
+
+describe("EventRecorder", () => {
+  it("writes one Event as kube's recorder names and fills it", async () => {
+    const { recorder, events } = setup();
+    recorder.record(web, "Normal", "SuccessfulCreate", "create Pod web-0 in StatefulSet web successful");
+    await recorder.flush(at(0));
+    const [e] = events();
+    expect(e.metadata.name).toMatch(new RegExp(`^web\\.${T0.toString(16)}[0-9a-f]{6}$`));
+    expect(e).toMatchObject({
+      metadata: { namespace: "default" },
+      involvedObject: { apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "web", namespace: "default", uid: "uid-web", resourceVersion: "7" },
+      reason: "SuccessfulCreate",
+      message: "create Pod web-0 in StatefulSet web successful",
+      type: "Normal",
+      source: { component: "ordinal" },
+      reportingComponent: "ordinal",
+      reportingInstance: "ordinal",
+      firstTimestamp: "2026-11-21T12:00:00Z",
+      lastTimestamp: "2026-11-21T12:00:00Z",
+      count: 1,
+    });
+  });
+
+  it("identical events in one flush are one Event with their count", async () => {
+    const { recorder, events } = setup();
+    for (let i = 0; i < 3; i++) recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    expect(events().map((e) => [e.message, e.count])).toEqual([["quota exceeded", 3]]);
+  });
+
+  it("similar events (other messages) in one flush are one aggregate Event naming the last", async () => {
+    const { recorder, events } = setup();
+    for (const p of ["web-0", "web-1", "web-2"]) recorder.record(web, "Normal", "SuccessfulCreate", `create Pod ${p}`);
+    recorder.record(web, "Warning", "SuccessfulCreate", "same reason, other type");
+    await recorder.flush(at(0));
+    expect(events().map((e) => [e.type, e.message, e.count]).sort()).toEqual([
+      ["Normal", "(combined from similar events): create Pod web-2", 3],
+      ["Warning", "same reason, other type", 1],
+    ]);
+  });
+
+  it("sets of the same name but another uid get their own Events", async () => {
+    const { recorder, events } = setup();
+    recorder.record(web, "Normal", "SuccessfulCreate", "x");
+    recorder.record(newSet({ metadata: { uid: "uid-other" } }), "Normal", "SuccessfulCreate", "x");
+    await recorder.flush(at(0));
+    expect(events().map((e) => e.involvedObject.uid).sort()).toEqual(["uid-other", "uid-web"]);
+  });
+
+  it("cuts a message at 1024 characters", async () => {
+    const { recorder, events } = setup();
+    recorder.record(web, "Warning", "FailedCreate", "x".repeat(5000));
+    await recorder.flush(at(0));
+    expect(events()[0].message).toHaveLength(1024);
+  });
+
+  it("repeats are counted and patched at most once per interval; close writes the rest", async () => {
+    const { recorder, events, writes } = setup(10_000);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(9.999));
+    expect(writes()).toEqual(["create"]);
+    await recorder.flush(at(10));
+    expect(writes()).toEqual(["create", "patch"]);
+    expect(events()[0]).toMatchObject({ count: 2, lastTimestamp: "2026-11-21T12:00:10Z", firstTimestamp: "2026-11-21T12:00:00Z" });
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(11));
+    await recorder.flush(at(12));
+    expect(writes()).toEqual(["create", "patch"]);
+    await recorder.close(at(13));
+    expect(writes()).toEqual(["create", "patch", "patch"]);
+    expect(events()[0]).toMatchObject({ count: 3, lastTimestamp: "2026-11-21T12:00:13Z" });
+    await recorder.close(at(14));
+    expect(writes()).toEqual(["create", "patch", "patch"]);
+  });
+
+  it("the default interval is a minute", async () => {
+    const { recorder, writes } = setup();
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(59.999));
+    expect(writes()).toEqual(["create"]);
+    await recorder.flush(at(60));
+    expect(writes()).toEqual(["create", "patch"]);
+  });
+
+  it("a different message in a later flush is a new Event, not a repeat", async () => {
+    const { recorder, events } = setup(0);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "FailedCreate", "node not ready");
+    await recorder.flush(at(1));
+    expect(events().map((e) => [e.message, e.count]).sort()).toEqual([["node not ready", 1], ["quota exceeded", 1]]);
+  });
+
+  it("an aggregate's message follows the latest repeats", async () => {
+    const { recorder, events } = setup(0);
+    recorder.record(web, "Normal", "SuccessfulDelete", "delete Pod web-1");
+    recorder.record(web, "Normal", "SuccessfulDelete", "delete Pod web-2");
+    await recorder.flush(at(0));
+    recorder.record(web, "Normal", "SuccessfulDelete", "delete Pod web-3");
+    recorder.record(web, "Normal", "SuccessfulDelete", "delete Pod web-4");
+    await recorder.flush(at(1));
+    expect(events().map((e) => [e.message, e.count])).toEqual([["(combined from similar events): delete Pod web-4", 4]]);
+  });
+
+  it("a failed write is logged, never thrown, and a failed create is tried again at the next flush", async () => {
+    const { fake, recorder, events, warnings } = setup();
+    fake.faults.add({ verb: "create", resource: "events", fault: { status: 403, reason: "Forbidden", message: "events is forbidden" }, times: 1 });
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await expect(recorder.flush(at(0))).resolves.toBeUndefined();
+    expect(events()).toEqual([]);
+    expect(warnings).toEqual([{ msg: "event not recorded", fields: { event: expect.stringMatching(/^default\/web\./), error: expect.stringMatching(/events is forbidden/) } }]);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(1));
+    expect(events().map((e) => e.count)).toEqual([2]);
+  });
+});
