@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { mutatePod, mutatePodFailed, withOrdinalIdentity } from "../../src/admission/mutate-pods.ts";
 import { decodePatch } from "../../src/admission/patch.ts";
-import { INPLACE_READY_CONDITION, POD_NAME_LABEL } from "../../src/core/constants.ts";
+import { INPLACE_READY_CONDITION, POD_NAME_LABEL } from "../../src/objects/constants.ts";
 import { handMadePod, request, sampleSet } from "./helpers.ts";
 
 /** run answers a CREATE of `pod` with a lookup that records where it looked and finds `set` anywhere. */

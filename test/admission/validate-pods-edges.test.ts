@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest } from "../../src/admission/validate-pods.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, SET_NAME_LABEL } from "../../src/core/constants.ts";
-import { newStatefulSetPod } from "../../src/core/pod.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { RECONCILER, request, sampleSet } from "./helpers.ts";
 
 type Fields = Parameters<typeof request>[0];

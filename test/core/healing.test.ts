@@ -1,7 +1,7 @@
 /** Healing a stuck rollout: which pod may be replaced at once (src/core/healing.ts). */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../src/core/constants.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { isStuckAtAbandonedRevision, wasNeverReady } from "../../src/core/healing.ts";
 import { newPlanContext } from "../../src/core/plan-context.ts";
 import { getStatefulSetRevisions } from "../../src/core/revisions.ts";

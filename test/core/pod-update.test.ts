@@ -1,7 +1,7 @@
 /** planPodUpdate and inPlaceRefusal (src/core/pod-update.ts): each podUpdatePolicy, unknown revisions, and the words of their events. */
 import { describe, expect, it } from "vitest";
 import type { PodTemplateSpec } from "../../src/api/k8s.ts";
-import { REVISION_LABEL } from "../../src/core/constants.ts";
+import { REVISION_LABEL } from "../../src/objects/constants.ts";
 import { inPlaceRefusal, planPodUpdate } from "../../src/core/pod-update.ts";
 import { NOW, newPod, newSet } from "../support/fixtures.ts";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ControllerRevision } from "../../src/api/k8s.ts";
-import { SET_NAME_LABEL } from "../../src/core/constants.ts";
+import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { newRevision, resolveRevisions, revisionData, revisionKey, revisionTemplate, truncateHistory } from "../../src/core/revisions.ts";
 import { newSet } from "../support/fixtures.ts";
 
