@@ -1,19 +1,14 @@
 // The request log: every request the fake answered (or dropped), with counts per verb and resource.
 
-export type { RequestInfo } from "../faults/request-info.ts";
+import type { RequestInfo } from "../faults/request-info.ts";
 
-/** RequestRecord is one logged request and what became of it. */
-export interface RequestRecord {
+export type { RequestInfo };
+
+/** RequestRecord is one logged request (its RequestInfo, the query as text, no body) and what became of it. */
+export interface RequestRecord extends Omit<RequestInfo, "query" | "body"> {
   seq: number;
-  method: string;
-  path: string;
+  /** the query string, `?…` or '' */
   query: string;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
   /** HTTP status sent; 0 when no response reached the client (network fault, lost response, crash) */
   code: number;
   /** the injected fault, if any */
