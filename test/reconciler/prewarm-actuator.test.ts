@@ -111,20 +111,22 @@ describe("actuateImageLists", () => {
   });
 
   it("AlreadyExists on create is no failure: a pod of that name runs", async () => {
-    const { fake, client, seedList, pullers, opts } = setup();
+    const { fake, client, requests, seedList, pullers, opts } = setup();
     const list = seedList("node-a", [IMG]);
     await actuateImageLists(client, [list], opts);
     const [pod] = pullers();
     // The pod is there but the pass does not see it (not labelled as a puller any more).
     fake.put({ ...pod, metadata: { ...pod.metadata, labels: {} } });
+    requests.length = 0;
     const r = await actuateImageLists(client, [fake.get<ImageList>(`${LISTS}/node-a`)!], opts);
+    expect(requests).toContain("create pods");
     expect(r.errors).toBe(0);
     expect(r.actions.filter((a) => a.startsWith("createPod"))).toEqual([]);
     expect(fake.get<ImageList>(`${LISTS}/node-a`)!.status!.images![IMG].phase).not.toBe("Failed");
   });
 
   it("handles the lists in namespace/name order and stops when asked", async () => {
-    const { client, requests, seedList, opts } = setup();
+    const { client, requests, seedList, opts, logged } = setup();
     const b = seedList("node-b", [IMG]);
     const a = seedList("node-a", [IMG]);
     await actuateImageLists(client, [b, a], opts);
@@ -135,6 +137,20 @@ describe("actuateImageLists", () => {
     const r = await actuateImageLists(client, [c], { ...opts, shouldStop: () => ++calls > 0 });
     expect(r).toEqual({ actions: [], errors: 0, pending: true });
     expect(requests).toEqual(["list pods"]);
+    expect(logged.filter((l) => l.msg === "image lists reconciled")).toHaveLength(1);
+  });
+});
+
+describe("actuateImageLists: the status patch", () => {
+  it("patches an image's status key by key: keys the new status lacks are removed", async () => {
+    const { fake, client, seedList, opts } = setup();
+    const seeded = seedList("node-a", [IMG]);
+    const old = { phase: "Failed", attempts: 1, message: "old failure", nextAttemptTime: "2026-11-21T11:00:00Z", lastPullTime: "2026-11-20T11:00:00Z" };
+    fake.put({ ...seeded, status: { observedGeneration: seeded.metadata.generation, images: { [IMG]: old } } });
+    await actuateImageLists(client, [fake.get<ImageList>(`${LISTS}/node-a`)!], opts);
+    const st = fake.get<ImageList>(`${LISTS}/node-a`)!.status!.images![IMG];
+    expect(st.phase).toBe("Pulling");
+    expect(st).not.toHaveProperty("nextAttemptTime");
   });
 });
 
