@@ -154,6 +154,20 @@ describe("actuateImageLists: the status patch", () => {
   });
 });
 
+describe("actuateImageLists: a lost puller", () => {
+  it("writes Failed when the puller pod of a Pulling image cannot be created again", async () => {
+    const { fake, client, seedList, pullers, opts } = setup();
+    seedList("node-a", [IMG]);
+    await actuateImageLists(client, [fake.get<ImageList>(`${LISTS}/node-a`)!], opts);
+    const [pod] = pullers();
+    fake.remove(`/api/v1/namespaces/default/pods/${pod.metadata!.name}`);
+    fake.faults.add({ fault: { status: 403, reason: "Forbidden", message: "exceeded quota" }, verb: "create", resource: "pods" });
+    const r = await actuateImageLists(client, [fake.get<ImageList>(`${LISTS}/node-a`)!], opts);
+    expect(r.errors).toBe(1);
+    expect(fake.get<ImageList>(`${LISTS}/node-a`)!.status!.images![IMG]).toMatchObject({ phase: "Failed" });
+  });
+});
+
 describe("releaseGoneSets", () => {
   it("removes the entries of deleted sets and returns the lists as written; a failure is logged and skipped", async () => {
     const { fake, client, log, logged, seedList } = setup();
