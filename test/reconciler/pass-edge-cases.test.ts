@@ -1,6 +1,7 @@
 /**
- * reconcilePass (src/reconciler/pass.ts) with a stored set that does not parse (written around
- * the webhook): it is skipped with "invalid spec" and a warning, the other sets are reconciled.
+ * reconcilePass (src/reconciler/pass.ts) at its edges: a stored set that does not parse (written
+ * around the webhook) is skipped with "invalid spec" and a warning while the other sets are
+ * reconciled; without the ImageList CRD (an older install) the sets are still reconciled.
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
@@ -8,6 +9,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { ordinalCustomResources } from "../../src/sim/fake-apiserver/kinds/custom.ts";
 import { NOW, setManifest } from "../support/fixtures.ts";
 
 describe("reconcilePass with a set that does not parse", () => {
@@ -31,5 +33,20 @@ describe("reconcilePass with a set that does not parse", () => {
     expect(warning!.error).toContain("replicas");
     const pods = fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
     expect(pods).toEqual(["good-0"]);
+  });
+});
+
+describe("reconcilePass without the ImageList CRD (an older install)", () => {
+  it("reconciles the sets: the ImageLists' 404 is no ImageList", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default"], customResources: ordinalCustomResources().filter((c) => c.plural !== "imagelists") });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    fake.seed(setManifest({ name: "web", replicas: 2, policy: "Parallel" }));
+    const warnings: unknown[] = [];
+    const log: Logger = { info() {}, error() {}, warn: (msg) => void warnings.push(msg) };
+    const r = await reconcilePass(client, { now: () => NOW, log });
+    expect(r.sets).toHaveLength(1);
+    expect(r.sets[0].error).toBeUndefined();
+    expect(fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name).sort()).toEqual(["web-0", "web-1"]);
+    expect(fake.log.entries.some((e) => e.resource === "imagelists" && e.code === 404)).toBe(true);
   });
 });
