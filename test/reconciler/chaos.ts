@@ -33,7 +33,7 @@ export function crashingReconciler(
   const faults = new Faults();
   const injected: Record<string, number> = {};
   const seed = () => Math.floor(o.random() * 2 ** 32);
-  faults.random({ seed: seed(), rate: 0.08, kinds: CHAOS_KINDS });
+  faults.random({ seed: seed(), rate: 0.08, kinds: CHAOS_KINDS, when: () => o.chaos() });
   const fetch = faultFetch(inner, faults, {
     after: async (info, outcome) => {
       if (outcome.fault !== undefined) {
@@ -43,14 +43,9 @@ export function crashingReconciler(
       if (outcome.applied) await o.observe?.(info.method, info.path, outcome.status, info.body ? JSON.parse(info.body) : undefined);
     },
   });
-  const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {} , maxAttempts: 2 });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 2 });
   let holder = 0;
-  let chaosOn = true;
   const invoke = async () => {
-    if (chaosOn && !o.chaos()) {
-      faults.stopRandom();
-      chaosOn = false;
-    }
     const crash = o.chaos() && o.random() < 0.3 ? faults.add({ fault: "crash", skip: Math.floor(o.random() * 12), times: 1 }) : undefined;
     try {
       await runReconcile(client, { log: silentLogger, holder: `h${holder}`, leaseNamespace: o.leaseNamespace, budgetMs: 1, maxPasses: 1, now: o.now });

@@ -72,12 +72,6 @@ export interface FakeApiServer {
 
 const DEFAULT_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
-async function readBody(body: RequestInit["body"]): Promise<string> {
-  if (body === undefined || body === null) return "";
-  if (typeof body === "string") return body;
-  return new Response(body).text();
-}
-
 function toResponse(r: HttpResult): Response {
   const headers: Record<string, string> = { "content-type": r.text ? "text/plain; charset=utf-8" : "application/json", ...r.headers };
   return new Response(r.text ? String(r.body) : JSON.stringify(r.body), { status: r.code, headers });
@@ -124,12 +118,16 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
     return route;
   }
 
-  /** serve answers a request as the apiserver would (faults, hooks and the log are the layer around it). */
+  /**
+   * serve answers a request as the apiserver would. Faults, hooks and the log are the layer around
+   * it (faultFetch), which has read the request already and forwards its URL as text and its body
+   * as a string.
+   */
   async function serve(input: Request | string | URL, init?: RequestInit): Promise<Response> {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-    const body = input instanceof Request ? await input.text() : await readBody(init?.body);
-    const contentType = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get("content-type") ?? "";
+    const url = new URL(String(input));
+    const method = (init?.method ?? "GET").toUpperCase();
+    const body = typeof init?.body === "string" ? init.body : "";
+    const contentType = new Headers(init?.headers).get("content-type") ?? "";
     if (init?.signal?.aborted) throw init.signal.reason;
     const route = parseRoute(url.pathname, registry);
     let result: HttpResult;
