@@ -36,7 +36,10 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
-  /** Event recorder shared by the passes of one invocation (default: one for this pass, closed at its end). */
+  /**
+   * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
+   * events are flushed once, after the set, so nothing is left to close).
+   */
   events?: EventRecorder;
   /** Resume after this set (`namespace/name`, from the Lease's cursor); sets are visited in that order, wrapping around. */
   startAfter?: string;
@@ -134,7 +137,6 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     }
     await events.flush(o.now());
   }
-  if (!o.events) await events.close(o.now());
   if (result.cursor === undefined) {
     // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
     if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
@@ -182,7 +184,7 @@ function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): Kube
   const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : setId(a) > setId(b) ? 1 : 0));
   if (!startAfter) return sorted;
   const i = sorted.findIndex((s) => setId(s) > startAfter);
-  return i <= 0 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
+  return i === -1 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
 }
 
 /**

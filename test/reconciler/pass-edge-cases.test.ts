@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
 import { reconcilePass, shardOf } from "../../src/reconciler/pass.ts";
@@ -53,9 +54,11 @@ describe("reconcilePass without the ImageList CRD (an older install)", () => {
 
 describe("reconcilePass visits sets in namespace/name order from the Lease's cursor, wrapping around", () => {
   const SETS = ["b/web", "a/web", "c/web", "a/db"];
-  const order = async (startAfter: string | undefined) => {
+  /** order returns the sets in the order a pass visits them; `reversed`: the apiserver lists them in reverse key order. */
+  const order = async (startAfter: string | undefined, reversed: boolean) => {
     const fake = createFakeApiServer({ namespaces: ["a", "b", "c"] });
-    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    const plain = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    const client: KubeClient = reversed ? { ...plain, list: async (...args: Parameters<KubeClient["list"]>) => (await plain.list(...args)).reverse() as never } : plain;
     for (const id of SETS) {
       const [namespace, name] = id.split("/");
       fake.seed(setManifest({ name, namespace, replicas: 0 }));
@@ -71,8 +74,9 @@ describe("reconcilePass visits sets in namespace/name order from the Lease's cur
     ["b/web", ["c/web", "a/db", "a/web", "b/web"]],
     ["c/web", ["a/db", "a/web", "b/web", "c/web"]],
     ["0", ["a/db", "a/web", "b/web", "c/web"]],
-  ] as const)("after %j: %j", async (startAfter, want) => {
-    expect(await order(startAfter)).toEqual(want);
+  ] as const)("after %j: %j, whatever the order the apiserver lists them in", async (startAfter, want) => {
+    expect(await order(startAfter, false)).toEqual(want);
+    expect(await order(startAfter, true)).toEqual(want);
   });
 });
 
@@ -90,5 +94,67 @@ describe("reconcilePass with a shard", () => {
     await reconcilePass(client, { now: () => NOW, log: { info() {}, warn() {}, error() {} }, shard });
     const withPullers = namespaces.filter((n) => fake.list<Pod>(`/api/v1/namespaces/${n}/pods`).length > 0);
     expect(withPullers).toEqual(mine);
+  });
+});
+
+describe("the lists a pass makes", () => {
+  const quiet = { info() {}, warn() {}, error() {} };
+  /** passLists seeds `sets` (namespace/name) and ImageLists, runs one pass and returns its lists as `resource path?query`. */
+  const passLists = async (sets: string[], o: { shard?: { index: number; count: number }; imageLists?: string[] } = {}) => {
+    const namespaces = ["a", "b", "c", "d", "e", "f"];
+    const fake = createFakeApiServer({ namespaces });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    for (const id of sets) {
+      const [namespace, name] = id.split("/");
+      fake.seed(setManifest({ name, namespace, replicas: 1, policy: "Parallel" }));
+    }
+    for (const namespace of o.imageLists ?? [])
+      fake.seed({ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-1", namespace }, spec: { images: { "nginx:1.25": {} } } });
+    const result = await reconcilePass(client, { now: () => NOW, log: quiet, shard: o.shard });
+    const lists = fake.log.entries.filter((e) => e.verb === "list" && !e.query.includes("app%3D")).map((e) => `${e.resource} ${e.path}`);
+    const pullersIn = (ns: string) => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).filter((p) => p.metadata?.labels?.["ordinal.dev/image-puller"]).length;
+    return { fake, client, result, lists, pullersIn, queries: fake.log.entries.filter((e) => e.verb === "list").map((e) => e.query) };
+  };
+  /** A namespace pair on shard 0 of 2 and one on shard 1. */
+  const [s0a, s0b] = ["a", "b", "c", "d", "e", "f"].filter((n) => shardOf(n, 2) === 0);
+  const s1 = ["a", "b", "c", "d", "e", "f"].find((n) => shardOf(n, 2) === 1)!;
+
+  it("without a shard: every namespace, so ImageLists where no set lives are made so too", async () => {
+    const { lists, pullersIn } = await passLists(["a/web"], { imageLists: ["b"] });
+    expect(lists.filter((l) => l.startsWith("pods") || l.startsWith("imagelists"))).toEqual(["pods /api/v1/pods", "imagelists /apis/apps.ordinal.dev/v1/imagelists", "pods /api/v1/pods"]);
+    expect(pullersIn("b")).toBe(1);
+  });
+
+  it("a shard whose sets live in one namespace lists that namespace only", async () => {
+    const { lists } = await passLists([`${s0a}/web`, `${s0a}/db`, `${s1}/web`], { shard: { index: 0, count: 2 } });
+    expect(lists.filter((l) => !l.startsWith("statefulsets")).map((l) => l.split(" ")[1])).toEqual([
+      `/api/v1/namespaces/${s0a}/pods`,
+      `/api/v1/namespaces/${s0a}/persistentvolumeclaims`,
+      `/apis/apps/v1/namespaces/${s0a}/controllerrevisions`,
+      `/apis/apps.ordinal.dev/v1/namespaces/${s0a}/imagelists`,
+    ]);
+  });
+
+  it("a shard whose sets live in two namespaces lists all and converges in both", async () => {
+    const { lists, client, fake } = await passLists([`${s0a}/web`, `${s0b}/web`], { shard: { index: 0, count: 2 } });
+    expect(lists.filter((l) => l.startsWith("pods"))).toEqual(["pods /api/v1/pods"]);
+    fake.log.clear();
+    const again = await reconcilePass(client, { now: () => NOW, log: quiet, shard: { index: 0, count: 2 } });
+    expect(again.sets.map((s) => [s.set, s.error])).toEqual([
+      [`${s0a}/web`, undefined],
+      [`${s0b}/web`, undefined],
+    ]);
+    expect(fake.log.count({ verb: "create" })).toBe(0);
+  });
+
+  it("no set anywhere: the sets and the ImageLists, nothing else", async () => {
+    const { lists } = await passLists([], { imageLists: [] });
+    expect(lists).toEqual(["statefulsets /apis/apps.ordinal.dev/v1/statefulsets", "imagelists /apis/apps.ordinal.dev/v1/imagelists"]);
+  });
+
+  it("every list is paged", async () => {
+    const { queries } = await passLists(["a/web"], { imageLists: ["a"] });
+    expect(queries.length).toBeGreaterThan(5);
+    for (const q of queries) expect(q).toContain("limit=5000");
   });
 });

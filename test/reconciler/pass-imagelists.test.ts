@@ -1,0 +1,161 @@
+/**
+ * The ImageLists in a whole reconcile pass (src/reconciler/pass.ts): sets that pre-warm the same
+ * node in one pass plan from each other's writes; entries of deleted sets are released only by a
+ * pass that saw every set (not a hinted one, not one stopped early) and the actuator then works
+ * from the lists as written; what the actuator did is part of the pass's result; a failing
+ * ImageList list fails the pass (only a missing CRD is "no ImageLists").
+ */
+import { describe, expect, it } from "vitest";
+import type { ImageList } from "../../src/api/imagelist.ts";
+import type { Pod } from "../../src/api/k8s.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { R } from "../../src/kube/resources.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { PREWARM_ADDED_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
+import { reconcilePass, type PassOptions } from "../../src/reconciler/pass.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { setManifest } from "../support/fixtures.ts";
+
+const LISTS = "/apis/apps.ordinal.dev/v1/namespaces/default/imagelists";
+const OLD = "docker.io/library/nginx:1.25";
+const NEW = "docker.io/library/nginx:1.26";
+
+function setup() {
+  let clock = Date.parse("2026-11-21T12:00:00Z");
+  const now = () => new Date(clock);
+  const fake = createFakeApiServer({ now, namespaces: ["default"] });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+  const pass = (o: Partial<PassOptions> = {}) => reconcilePass(client, { now, log: silentLogger, ...o });
+  const pullers = () => fake.list<Pod>("/api/v1/namespaces/default/pods", { labelSelector: `${PULLER_LABEL}=true` });
+  const list = (node: string) => fake.get<ImageList>(`${LISTS}/${node}`);
+  const recordOf = (node: string) => JSON.parse(list(node)?.metadata.annotations?.[PREWARM_ADDED_ANNOTATION] ?? "{}") as Record<string, string[]>;
+  /** seedList stores node's ImageList with `images`, recorded as added by `sets` (none: a user's list). */
+  const seedList = (node: string, images: string[], sets?: string[]) =>
+    fake.seed({
+      apiVersion: "apps.ordinal.dev/v1",
+      kind: "ImageList",
+      metadata: { name: node, namespace: "default", ...(sets ? { annotations: { [PREWARM_ADDED_ANNOTATION]: JSON.stringify(Object.fromEntries(images.map((i) => [i, sets]))) } } : {}) },
+      spec: { images: Object.fromEntries(images.map((i) => [i, { alwaysPull: false }])) },
+    });
+  const seedSet = (name: string, replicas = 0) => fake.seed(setManifest({ name, replicas, policy: "Parallel" }));
+  return { fake, client, pass, pullers, list, recordOf, seedList, seedSet, advance: () => (clock += 1000), now };
+}
+
+describe("sets that pre-warm the same node in one pass", () => {
+  it("plan from each other's writes: the first creates the node's ImageList, the next adds itself to it", async () => {
+    const { fake, client, pass, recordOf, advance, now } = setup();
+    const kubelet = new KubeletPlayer(client, { namespace: "default", now, nodes: ["node-0", "node-1"] });
+    const strategy = { updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible", imagePrewarm: { parallelism: 1 } } } };
+    for (const name of ["a", "b"]) fake.seed(setManifest({ name, replicas: 2, policy: "Parallel", image: "nginx:1.25", spec: strategy }));
+    for (let i = 0; i < 6; i++) {
+      await pass();
+      await kubelet.step();
+      advance();
+    }
+    // a-0 and b-0 run on node-0: both sets update their ordinal 1 first and pre-warm node-0.
+    expect(fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => `${p.metadata!.name} ${p.spec!.nodeName}`)).toEqual(["a-0 node-0", "a-1 node-1", "b-0 node-0", "b-1 node-1"]);
+    for (const name of ["a", "b"]) {
+      await client.patch(R.statefulSets, "default", name, { spec: { template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "nginx:1.26" }] } } } }, "merge");
+    }
+    const r = await pass();
+    expect(r.sets.map((s) => [s.set, s.error, s.actions.filter((x) => x.includes("ImageList"))])).toEqual([
+      ["default/a", undefined, ["createImageList node-0"]],
+      ["default/b", undefined, ["patchImageList node-0"]],
+    ]);
+    expect(recordOf("node-0")).toEqual({ [NEW]: ["a", "b"] });
+    // The actuator works from the list as last written: one puller, its status written.
+    expect(r.imageListActions).toEqual([expect.stringMatching(/^createPod node-0-pull-/), "updateStatus node-0"]);
+    expect(fake.log.count({ code: 409 })).toBe(0);
+  });
+});
+
+describe("releasing the entries of deleted sets", () => {
+  it("a pass that saw every set releases them, and the actuator works from the lists as written", async () => {
+    const { pass, pullers, list, seedList, seedSet } = setup();
+    seedSet("web");
+    seedList("node-0", [OLD], ["gone"]);
+    const r = await pass();
+    expect(list("node-0")?.spec.images).toEqual({});
+    expect(pullers()).toEqual([]);
+    expect(r.imageListActions?.some((a) => a.startsWith("createPod"))).toBe(false);
+  });
+
+  it("the same without any set: the lists as written, no puller for a released image", async () => {
+    const { pass, pullers, list, seedList } = setup();
+    seedList("node-0", [OLD], ["gone"]);
+    const r = await pass();
+    expect(list("node-0")?.spec.images).toEqual({});
+    expect(pullers()).toEqual([]);
+    expect(r.imageListActions?.some((a) => a.startsWith("createPod"))).toBe(false);
+  });
+
+  it.each([
+    ["a hinted pass of one set", { namespace: "default", setName: "a" }],
+    ["a hinted pass of a set that is gone", { namespace: "default", setName: "gone" }],
+  ])("%s leaves the other sets' entries alone", async (_, hint) => {
+    const { pass, recordOf, seedList, seedSet } = setup();
+    seedSet("a");
+    seedSet("b");
+    seedList("node-0", [OLD], ["b"]);
+    await pass(hint);
+    expect(recordOf("node-0")).toEqual({ [OLD]: ["b"] });
+  });
+
+  it("a pass stopped before its last set leaves the ImageLists to the pass that finishes", async () => {
+    const { pass, pullers, list, seedList, seedSet } = setup();
+    seedSet("a");
+    seedSet("b");
+    seedList("node-0", [OLD], ["gone"]);
+    seedList("node-1", [NEW]);
+    let calls = 0;
+    // Stops before the second set, then would let anything after it go on.
+    const r = await pass({ shouldStop: () => ++calls === 2 });
+    expect(r.cursor).toBe("default/a");
+    expect(r.imageListActions).toBeUndefined();
+    expect(pullers()).toEqual([]);
+    expect(list("node-0")?.spec.images).toHaveProperty([OLD]);
+    const rest = await pass({ startAfter: r.cursor });
+    expect(rest.cursor).toBeUndefined();
+    expect(list("node-0")?.spec.images).toEqual({});
+    expect(pullers().map((p) => p.spec!.nodeName)).toEqual(["node-1"]);
+  });
+});
+
+describe("what the actuator did is part of the pass's result", () => {
+  it("its writes count as actions, and running pullers keep the pass pending", async () => {
+    const { pass, seedList, seedSet } = setup();
+    seedSet("web");
+    await pass();
+    expect((await pass()).pending).toBe(false);
+    seedList("node-0", [NEW, OLD]);
+    const r = await pass();
+    expect(r.imageListActions).toHaveLength(3);
+    expect(r.actionCount).toBe(3);
+    expect(r.pending).toBe(true);
+    expect(r.requeueAfterMs).toBe(2000);
+  });
+
+  it("a puller pod it cannot create keeps the pass pending (its image backs off)", async () => {
+    const { fake, pass, seedList, seedSet } = setup();
+    seedSet("web");
+    await pass();
+    seedList("node-0", [NEW]);
+    fake.faults.add({ verb: "create", resource: "pods", fault: "internal" });
+    const r = await pass();
+    expect(r.imageListActions).toEqual(["updateStatus node-0"]);
+    expect(r.actionCount).toBe(1);
+    expect(r.pending).toBe(true);
+    expect(r.requeueAfterMs).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ["with sets", true],
+    ["without sets", false],
+  ])("a failing ImageList list fails the pass (%s): only a missing CRD is no ImageLists", async (_, withSet) => {
+    const { fake, pass, seedSet } = setup();
+    if (withSet) seedSet("web");
+    fake.faults.add({ verb: "list", resource: "imagelists", fault: "internal" });
+    await expect(pass()).rejects.toThrow(/500|internal/i);
+  });
+});
