@@ -17,7 +17,6 @@ import { NOW, revisionOf, setManifest } from "../support/fixtures.ts";
 
 const PODS = "/api/v1/namespaces/default/pods";
 const REVS = "/apis/apps/v1/namespaces/default/controllerrevisions";
-const SET = "/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web";
 
 function setup() {
   const fake = createFakeApiServer({ namespaces: ["default"] });
