@@ -2,14 +2,14 @@ import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "../core/hash.ts";
-import { plan } from "../core/planner.ts";
+import { plan, type Plan } from "../core/planner.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
 import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
 import { controllerOf } from "../core/ownership.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
-import { describe, executePlan } from "./executor.ts";
+import { describe, executePlan, type Execution } from "./executor.ts";
 import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
@@ -181,7 +181,8 @@ async function listImageLists(client: KubeClient, ns: string | undefined): Promi
 
 /** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
 function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): KubeObject[] {
-  const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : setId(a) > setId(b) ? 1 : 0));
+  // Ids are unique (namespace/name): no two compare equal.
+  const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : 1));
   if (!startAfter) return sorted;
   const i = sorted.findIndex((s) => setId(s) > startAfter);
   return i === -1 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
@@ -220,39 +221,35 @@ async function reconcileSet(
 ): Promise<{ result: SetResult; done: number }> {
   let objects: SetObjects = index.objectsFor(set);
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
+  const ns = set.metadata.namespace ?? "";
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
   let done = 0;
-  let waiting = false;
-  let requeueAfterMs: number | undefined;
-  let error: string | undefined;
   if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const p = plan({ set, ...objects, now: o.now(), matches });
-    const ex = await executePlan(client, set, p, o.log, events);
-    if (ex.imageLists.length) {
-      for (const l of ex.imageLists) index.putImageList(l);
-      objects = { ...objects, imageLists: index.imageListsIn(set.metadata.namespace ?? "") };
-    }
+  let p: Plan;
+  let ex: Execution;
+  // Plans at most twice: the second time with the pods the first met unseen.
+  for (let plans = 1; ; plans++) {
+    p = plan({ set, ...objects, now: o.now(), matches });
+    ex = await executePlan(client, set, p, o.log, events);
+    for (const l of ex.imageLists) index.putImageList(l);
     names.push(...ex.done.map(describe));
     done += ex.done.length;
-    waiting = p.waiting;
-    requeueAfterMs = p.requeueAfterMs;
-    error = ex.error?.message;
-    if (!ex.unseenPods.length || attempt === 1) break;
-    const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, set.metadata.namespace, n)));
+    if (!ex.unseenPods.length || plans === 2) break;
+    const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, ns, n)));
     const extra = found.filter((p): p is Pod & KubeObject => !!p);
     if (!extra.length) break;
     o.log.info("pods found without Ordinal's label", { set: id, pods: extra.map((p) => p.metadata?.name) });
-    objects = { ...objects, pods: [...objects.pods, ...extra] };
     // The set's status may have been written above: plan from the stored one.
-    const fresh = await client.get<KubeObject>(R.statefulSets, set.metadata.namespace, set.metadata.name ?? "");
+    const fresh = await client.get<KubeObject>(R.statefulSets, ns, set.metadata.name ?? "");
     const reparsed = fresh && StatefulSetSchema.safeParse(fresh);
     if (!reparsed?.success) break;
     set = reparsed.data;
+    objects = { ...objects, pods: [...objects.pods, ...extra], imageLists: index.imageListsIn(ns) };
   }
+  const error = ex.error?.message;
   if (names.length) o.log.info("set reconciled", { set: id, actions: names, error });
-  const result: SetResult = { set: id, actions: names, error, waiting };
-  if (requeueAfterMs !== undefined) result.requeueAfterMs = requeueAfterMs;
+  const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
+  if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
   return { result, done };
 }
