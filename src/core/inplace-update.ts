@@ -2,6 +2,7 @@ import type { Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
 import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
+import { normalizeImageReference } from "../validation/image-ref.ts";
 import {
   CANCEL_REASON,
   DONE_REASON,
@@ -41,8 +42,10 @@ const KUBELET_RETRY_MS = 1000;
 /**
  * containerUpdated is true when the pod's container `name` runs what the update asked for: its
  * imageID differs from the one recorded before the update (startedAt alone lies when the old
- * image comes back), it is running and started at or after the update (imageID alone lies when a
- * local image restarts before the status is reported), and it is ready.
+ * image comes back) or, as Kruise accepts, the imageID is the same but the container reports the
+ * image the update set (a retag to the same digest: the same content under the new name; without
+ * this such a pod would stay gated forever); it is running and started at or after the update
+ * (imageID alone lies when a local image restarts before the status is reported), and it is ready.
  * Times are compared at whole seconds, as the apiserver stores them: the update time is floored
  * when recorded and a container restarted by it starts after it, so its floored startedAt is >=
  * the recorded time. Equal seconds therefore count as "after" (a strict > would wait forever for a
@@ -50,11 +53,24 @@ const KUBELET_RETRY_MS = 1000;
  */
 export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateState): boolean {
   const s = pod.status?.containerStatuses?.find((c) => c.name === name);
-  if (!s || !s.imageID || s.imageID === state.oldImageIDs[name]) return false;
+  if (!s || !s.imageID) return false;
+  if (s.imageID === state.oldImageIDs[name] && !sameImage(s.image, state.images[name])) return false;
   const started = timeMs(s.state?.running?.startedAt);
   const since = timeMs(state.updateTime);
   if (Number.isNaN(started) || Number.isNaN(since)) return false;
   return Math.floor(started / 1000) * 1000 >= since && s.ready === true;
+}
+
+/**
+ * sameImage is true when a container status's `image` names the image `want` (both normalized as
+ * a runtime pulls them: `app:2` and `docker.io/library/app:2` are one image); false when either
+ * is missing.
+ */
+function sameImage(reported: string | undefined, want: string | undefined): boolean {
+  if (!reported || !want) return false;
+  const a = normalizeImageReference(reported);
+  const b = normalizeImageReference(want);
+  return a.ok && b.ok ? a.ref === b.ref : reported === want;
 }
 
 /** isInPlaceUpdateDone is true when every container the update changed is updated (containerUpdated). */

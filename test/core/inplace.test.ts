@@ -184,7 +184,12 @@ describe("finishInPlaceUpdate and containerUpdated", () => {
     ["pulling (waiting, no imageID): wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "", ready: false, waiting: true } }, []],
     ["new imageID but not ready: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:03Z", ready: false } }, []],
     ["new imageID, ready, but started before the update (a stale report): wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T11:59:59Z", ready: true } }, []],
-    ["old imageID back, restarted after the update: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, []],
+    ["old image back, restarted after the update: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:1", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, []],
+    ["old imageID, the new image's name, restarted after the update (a retag to the same digest): done", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
+    ["a retag reported fully qualified (docker.io/library/app:2): done", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "docker.io/library/app:2", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
+    ["a retag not yet restarted (old container, new name reported): wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-1", startedAt: "2026-11-21T11:00:00Z", ready: true } }, []],
+    ["a retag restarted, not ready: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: false } }, []],
+    ["old imageID, another image's name: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:3", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, []],
     ["restarted within the same second as the update: done", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:00Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
     ["done: gate True first", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
     ["gate True already (crash after step 5a): remove the annotation", { rev: "web-2", state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true } }, ["clearInPlaceState"]],
@@ -196,6 +201,14 @@ describe("finishInPlaceUpdate and containerUpdated", () => {
 
   it("containerUpdated is false for a container the pod does not report", () => {
     expect(containerUpdated(mkPod(), "ghost", updating)).toBe(false);
+  });
+
+  it("containerUpdated compares names it cannot parse as written (same imageID, restarted, ready)", () => {
+    const app = { image: "Not/A:Ref!", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true };
+    expect(containerUpdated(mkPod({ rev: "web-2", app }), "app", { ...updating, images: { app: "Not/A:Ref!" } })).toBe(true);
+    expect(containerUpdated(mkPod({ rev: "web-2", app }), "app", { ...updating, images: { app: "Not/A:Ref?" } })).toBe(false);
+    expect(containerUpdated(mkPod({ rev: "web-2", app: { ...app, image: "" } }), "app", { ...updating, images: { app: "" } })).toBe(false);
+    expect(containerUpdated(mkPod({ rev: "web-2", app }), "app", { ...updating, images: {} })).toBe(false);
   });
 });
 
