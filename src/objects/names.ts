@@ -45,5 +45,8 @@ export function isMemberOf(set: StatefulSet, podName: string): boolean {
 /** nameOf returns an object's metadata.name ("" when unset: objects the planner builds always have one). */
 export const nameOf = (o: { metadata?: { name?: string } }): string => o.metadata?.name ?? "";
 
+/** namespaceOf returns an object's metadata.namespace ("" when unset: objects read from the apiserver always have one). */
+export const namespaceOf = (o: { metadata?: { namespace?: string } }): string => o.metadata?.namespace ?? "";
+
 /** uidOf returns an object's metadata.uid ("" for an object not created yet). */
 export const uidOf = (o: { metadata?: { uid?: string } }): string => o.metadata?.uid ?? "";
