@@ -10,7 +10,7 @@ export function getPodName(set: StatefulSet, ordinal: number): string {
  * the name does not end in `-<non-negative integer>` (upstream's statefulPodRegex).
  */
 export function getParentNameAndOrdinal(podName: string): { parent: string; ordinal: number } | undefined {
-  const m = /^(.*)-([0-9]+)$/.exec(podName);
+  const m = /(.*)-([0-9]+)$/.exec(podName);
   if (!m) return undefined;
   const ordinal = Number(m[2]);
   if (!Number.isSafeInteger(ordinal)) return undefined;
