@@ -10,7 +10,9 @@ export function getPodName(set: StatefulSet, ordinal: number): string {
  * the name does not end in `-<non-negative integer>` (upstream's statefulPodRegex).
  */
 export function getParentNameAndOrdinal(podName: string): { parent: string; ordinal: number } | undefined {
-  const m = /(.*)-([0-9]+)$/.exec(podName);
+  // Anchored at the start (upstream's regex is not): unanchored, a long name without a match is
+  // tried from every position, quadratic work on a hostile name. The matches are the same.
+  const m = /^(.*)-([0-9]+)$/.exec(podName);
   if (!m) return undefined;
   const ordinal = Number(m[2]);
   if (!Number.isSafeInteger(ordinal)) return undefined;
