@@ -13,6 +13,9 @@ import { normalizeImageReference } from "../validation/image-ref.ts";
 
 export type PrewarmRecord = Map<string, Set<string>>;
 
+/** A writeImageList action that merge-patches an existing ImageList (what releasing sets writes). */
+export type ImageListPatchAction = Extract<Action, { type: "writeImageList" }> & { patch: ImageListPatch };
+
 /** readPrewarmRecord returns the record of an ImageList; a value that does not parse reads as empty (nothing is Ordinal's). */
 export function readPrewarmRecord(list: ImageList | undefined): PrewarmRecord {
   const out: PrewarmRecord = new Map();
@@ -120,7 +123,7 @@ function dropFromRecord(record: PrewarmRecord, listed: ReadonlyMap<string, strin
  * releaseSets returns the patch that drops the sets `names` from the ImageList's record, removing
  * the entries no set is recorded for any more; undefined when none of them is recorded.
  */
-export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action | undefined {
+export function releaseSets(list: ImageList, names: ReadonlySet<string>): ImageListPatchAction | undefined {
   const record = readPrewarmRecord(list);
   const images: ImageListPatch["spec"]["images"] = {};
   if (!dropFromRecord(record, normalizedKeys(list), images, () => names)) return undefined;

@@ -5,7 +5,7 @@ import { normalizeImageReference } from "../validation/image-ref.ts";
 import type { Action } from "./actions.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { nameOf } from "../objects/names.ts";
-import { imageListWrite, readPrewarmRecord, releaseSets } from "./prewarm-record.ts";
+import { imageListWrite, readPrewarmRecord, releaseSets, type ImageListPatchAction } from "./prewarm-record.ts";
 import { podsToUpdate } from "./rolling-update.ts";
 
 /**
@@ -94,8 +94,8 @@ export function planPrewarm(input: PrewarmInput): Action[] {
  * `liveSets` holds `namespace/name` of every set the pass saw; only call it from a pass that saw
  * every set of the ImageLists' namespaces.
  */
-export function releaseGoneSets(imageLists: readonly ImageList[], liveSets: ReadonlySet<string>): { namespace: string; action: Action }[] {
-  const out: { namespace: string; action: Action }[] = [];
+export function releaseGoneSets(imageLists: readonly ImageList[], liveSets: ReadonlySet<string>): { namespace: string; action: ImageListPatchAction }[] {
+  const out: { namespace: string; action: ImageListPatchAction }[] = [];
   for (const list of imageLists) {
     const ns = list.metadata.namespace ?? "";
     const gone = new Set<string>();

@@ -10,6 +10,8 @@ export function getPodName(set: StatefulSet, ordinal: number): string {
  * the name does not end in `-<non-negative integer>` (upstream's statefulPodRegex).
  */
 export function getParentNameAndOrdinal(podName: string): { parent: string; ordinal: number } | undefined {
+  // Anchored at the start (upstream's regex is not): unanchored, a long name without a match is
+  // tried from every position, quadratic work on a hostile name. The matches are the same.
   const m = /^(.*)-([0-9]+)$/.exec(podName);
   if (!m) return undefined;
   const ordinal = Number(m[2]);
@@ -44,6 +46,9 @@ export function isMemberOf(set: StatefulSet, podName: string): boolean {
 
 /** nameOf returns an object's metadata.name ("" when unset: objects the planner builds always have one). */
 export const nameOf = (o: { metadata?: { name?: string } }): string => o.metadata?.name ?? "";
+
+/** namespaceOf returns an object's metadata.namespace ("" when unset: objects read from the apiserver always have one). */
+export const namespaceOf = (o: { metadata?: { namespace?: string } }): string => o.metadata?.namespace ?? "";
 
 /** uidOf returns an object's metadata.uid ("" for an object not created yet). */
 export const uidOf = (o: { metadata?: { uid?: string } }): string => o.metadata?.uid ?? "";

@@ -3,6 +3,8 @@ import { COMPONENT } from "../objects/constants.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
+import { wholeSeconds } from "../core/inplace-state.ts";
+import { namespaceOf, nameOf } from "../objects/names.ts";
 
 /**
  * Events about sets, aggregated the way kube's EventCorrelator does it, with what a controller
@@ -71,6 +73,7 @@ export class EventRecorder {
 
   /** flush writes the queued events (one write per group) and repeats that are due; `force` writes every repeat. */
   async flush(now: Date, force = false): Promise<void> {
+    // The group is set for an Event never written (created with its fields), undefined for a repeat (patched).
     const due: [string, Known, Group | undefined][] = [];
     for (const [key, g] of this.groups) {
       const distinct = new Set(g.messages);
@@ -85,8 +88,8 @@ export class EventRecorder {
         if (k.count === 0) due.push([eventKey, k, g]);
       } else {
         // Named like kube's recorder: `<object>.<hex time>` (plus a salted sequence: one flush may create several).
-        const name = `${g.set.metadata.name ?? ""}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
-        const created: Known = { name, namespace: g.set.metadata.namespace ?? "", count: 0, unwritten: g.messages.length, message, writtenAt: 0, lastSeen: now };
+        const name = `${nameOf(g.set)}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
+        const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: g.messages.length, message, writtenAt: 0, lastSeen: now };
         this.known.set(eventKey, created);
         due.push([eventKey, created, g]);
       }
@@ -110,8 +113,8 @@ export class EventRecorder {
   }
 
   private async write(k: Known, g: Group | undefined, now: Date): Promise<void> {
-    const ts = now.toISOString().replace(/\.\d+Z$/, "Z");
-    if (g && k.count === 0) {
+    const ts = wholeSeconds(now);
+    if (g) {
       await this.client.create(R.events, k.namespace, newEvent(g, k, ts));
       k.count = k.unwritten;
       k.unwritten = 0;

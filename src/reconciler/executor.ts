@@ -6,6 +6,7 @@ import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
 import type { Logger } from "../log/log.ts";
@@ -34,8 +35,6 @@ export interface Execution {
 
 type Unit = Action[];
 
-const PRELUDE = new Set<Action["type"]>(["adoptPod", "releasePod", "adoptRevision", "releaseRevision", "createRevision", "updateRevisionNumber"]);
-
 export async function executePlan(
   client: KubeClient,
   set: StatefulSet,
@@ -43,14 +42,14 @@ export async function executePlan(
   log: Logger,
   events: EventRecorder,
 ): Promise<Execution> {
-  const id = `${set.metadata.namespace}/${set.metadata.name ?? ""}`;
+  const id = `${namespaceOf(set)}/${nameOf(set)}`;
   const ex: Execution = { done: [], unseenPods: [], imageLists: [] };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
     log.info("action failed", { set: id, action: describe(a), error: error.message });
-    const failure = failureEvent(a, set.metadata.name ?? "", error);
+    const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
-    if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(a.pod.metadata?.name ?? "");
+    if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
     ex.error ??= error;
     return error;
   };
@@ -66,10 +65,13 @@ export async function executePlan(
     }
   };
 
+  // Ownership and revision writes come first; history, pre-warm and the status after the pods. The
+  // plan's own updateStatus is not run: the status written is computed from the writes done.
+  const PRELUDE = new Set<Action["type"]>(["adoptPod", "releasePod", "adoptRevision", "releaseRevision", "createRevision", "updateRevisionNumber"]);
+  const LATER = new Set<Action["type"]>(["deleteRevision", "writeImageList", "updateStatus"]);
   const prelude = plan.actions.filter((a) => PRELUDE.has(a.type));
   for (const a of prelude) if (!(await run(a))) return ex;
 
-  const LATER = new Set<Action["type"]>(["deleteRevision", "writeImageList", "updateStatus"]);
   const units = podUnits(plan.actions.filter((a) => !PRELUDE.has(a.type) && !LATER.has(a.type)));
   const runUnit = async (u: Unit): Promise<boolean> => {
     for (const a of u) if (!(await run(a))) return false;
@@ -112,7 +114,7 @@ function podOf(a: Action): string | undefined {
     case "setClaimOwners":
       return a.pod;
     case "createPod":
-      return a.pod.metadata?.name;
+      return nameOf(a.pod);
     case "deletePod":
     case "repairPodLabels":
     case "setPodCondition":
@@ -126,7 +128,7 @@ function podOf(a: Action): string | undefined {
 
 async function execute(client: KubeClient, set: StatefulSet, a: Action, events: EventRecorder, ex: Execution): Promise<void> {
   const ns = set.metadata.namespace;
-  const setName = set.metadata.name ?? "";
+  const setName = nameOf(set);
   switch (a.type) {
     case "createRevision":
       try {
@@ -156,7 +158,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "createClaim":
       try {
         await client.create(R.pvcs, ns, a.claim);
-        events.record(set, "Normal", "SuccessfulCreate", `create Claim ${a.claim.metadata?.name} Pod ${a.pod} in StatefulSet ${setName} success`);
+        events.record(set, "Normal", "SuccessfulCreate", `create Claim ${nameOf(a.claim)} Pod ${a.pod} in StatefulSet ${setName} success`);
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
       }
@@ -166,7 +168,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       return;
     case "createPod":
       await client.create<Pod>(R.pods, ns, a.pod);
-      events.record(set, "Normal", "SuccessfulCreate", `create Pod ${a.pod.metadata?.name} in StatefulSet ${setName} successful`);
+      events.record(set, "Normal", "SuccessfulCreate", `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} successful`);
       return;
     case "deletePod":
       await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
@@ -219,11 +221,11 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
   const why = e instanceof ApiError ? e.message : String(e);
   switch (a.type) {
     case "createPod":
-      return { reason: "FailedCreate", message: `create Pod ${a.pod.metadata?.name} in StatefulSet ${setName} failed error: ${why}` };
+      return { reason: "FailedCreate", message: `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} failed error: ${why}` };
     case "deletePod":
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
-      return { reason: "FailedCreate", message: `create Claim ${a.claim.metadata?.name} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+      return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
     case "updatePodInPlace":
       return { reason: "FailedUpdatePodInPlace", message: `failed to update pod ${a.name} in-place(revision ${a.revision}): ${why}` };
     case "repairPodLabels":
@@ -238,11 +240,11 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
 export function describe(a: Action): string {
   switch (a.type) {
     case "createRevision":
-      return `createRevision ${a.revision.metadata?.name}`;
+      return `createRevision ${nameOf(a.revision)}`;
     case "createClaim":
-      return `createClaim ${a.claim.metadata?.name}`;
+      return `createClaim ${nameOf(a.claim)}`;
     case "createPod":
-      return `createPod ${a.pod.metadata?.name}`;
+      return `createPod ${nameOf(a.pod)}`;
     case "updateStatus":
       return "updateStatus";
     case "event":

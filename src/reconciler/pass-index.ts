@@ -2,7 +2,7 @@ import type { ImageList } from "../api/imagelist.ts";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { getParentNameAndOrdinal, nameOf } from "../objects/names.ts";
+import { getParentNameAndOrdinal, namespaceOf, nameOf, uidOf } from "../objects/names.ts";
 import { controllerOf } from "../core/ownership.ts";
 
 /**
@@ -55,7 +55,7 @@ export function indexObjects(
     if (ref) push(podsByOwner, ref.uid, p);
     else {
       const parsed = getParentNameAndOrdinal(nameOf(p));
-      if (parsed) push(orphanPods, `${p.metadata?.namespace ?? ""}/${parsed.parent}`, p);
+      if (parsed) push(orphanPods, `${namespaceOf(p)}/${parsed.parent}`, p);
     }
   }
   const revsByOwner = new Map<string, ControllerRevision[]>();
@@ -63,18 +63,18 @@ export function indexObjects(
   for (const r of revisions) {
     const ref = controllerOf(r);
     if (ref) push(revsByOwner, ref.uid, r);
-    else push(orphanRevs, r.metadata?.namespace ?? "", r);
+    else push(orphanRevs, namespaceOf(r), r);
   }
   const claimsBySet = new Map<string, PersistentVolumeClaim[]>();
   for (const c of claims) {
     const setName = c.metadata?.labels?.[SET_NAME_LABEL];
-    if (setName !== undefined) push(claimsBySet, `${c.metadata?.namespace ?? ""}/${setName}`, c);
+    if (setName !== undefined) push(claimsBySet, `${namespaceOf(c)}/${setName}`, c);
   }
   const listsByNs = new Map<string, Map<string, ImageList>>();
   const putImageList = (l: ImageList) => {
-    const ns = l.metadata.namespace ?? "";
+    const ns = namespaceOf(l);
     const m = listsByNs.get(ns) ?? new Map<string, ImageList>();
-    m.set(l.metadata.name ?? "", l);
+    m.set(nameOf(l), l);
     listsByNs.set(ns, m);
   };
   for (const l of imageLists) putImageList(l);
@@ -84,9 +84,9 @@ export function indexObjects(
     imageListsIn,
     imageLists: () => [...listsByNs.values()].flatMap((m) => [...m.values()]),
     objectsFor(set) {
-      const ns = set.metadata.namespace ?? "";
-      const key = `${ns}/${set.metadata.name ?? ""}`;
-      const uid = set.metadata.uid ?? "";
+      const ns = namespaceOf(set);
+      const key = `${ns}/${nameOf(set)}`;
+      const uid = uidOf(set);
       return {
         pods: [...(podsByOwner.get(uid) ?? []), ...(orphanPods.get(key) ?? [])],
         claims: claimsBySet.get(key) ?? [],

@@ -8,6 +8,7 @@ import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
+import { namespaceOf, nameOf, uidOf } from "../objects/names.ts";
 
 /**
  * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
@@ -25,7 +26,6 @@ import { earlierMs } from "../core/requeue.ts";
 export async function releaseGoneSets(client: KubeClient, lists: readonly ImageList[], liveSets: ReadonlySet<string>, log: Logger): Promise<ImageList[]> {
   const written: ImageList[] = [];
   for (const { namespace, action } of planReleaseGoneSets(lists, liveSets)) {
-    if (action.type !== "writeImageList" || !action.patch) continue;
     try {
       written.push(await client.patch<ImageList>(R.imageLists, namespace, action.node, action.patch, "merge"));
       log.info("pre-warm entries of deleted sets removed", { imageList: `${namespace}/${action.node}` });
@@ -62,8 +62,8 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
   const pods = await client.list<Pod>(R.pods, o.namespace, { labelSelector: `${PULLER_LABEL}=true`, limit: 5000 });
   const byOwner = new Map<string, Pod[]>();
   for (const p of pods) {
-    const uid = controllerOf(p)?.uid;
-    if (uid) byOwner.set(uid, [...(byOwner.get(uid) ?? []), p]);
+    const owner = controllerOf(p);
+    if (owner) byOwner.set(owner.uid, [...(byOwner.get(owner.uid) ?? []), p]);
   }
   const budget = { left: PULLERS_PER_PASS };
   const sorted = [...lists].sort((a, b) => key(a).localeCompare(key(b)));
@@ -73,9 +73,9 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
       break;
     }
     const ns = list.metadata.namespace;
-    const name = list.metadata.name ?? "";
+    const name = nameOf(list);
     const now = o.now();
-    const plan = planImagePulls(list, byOwner.get(list.metadata.uid ?? "") ?? [], now, budget);
+    const plan = planImagePulls(list, byOwner.get(uidOf(list)) ?? [], now, budget);
     /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
       try {
@@ -92,14 +92,14 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     };
     let statusChanged = plan.statusChanged;
     for (const c of plan.create) {
-      const error = await attempt(`createPod ${c.pod.metadata?.name}`, () => client.create(R.pods, ns, c.pod));
+      const error = await attempt(`createPod ${nameOf(c.pod)}`, () => client.create(R.pods, ns, c.pod));
       if (error === undefined) continue;
       for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], error, now);
       statusChanged = true;
     }
     for (const d of plan.delete) await attempt(`deletePod ${d.name}`, () => client.delete(R.pods, ns, d.name, { gracePeriodSeconds: 0, preconditions: { uid: d.uid } }));
     const generation = list.metadata.generation;
-    if (statusChanged || (generation !== undefined && list.status?.observedGeneration !== generation)) {
+    if (statusChanged || list.status?.observedGeneration !== generation) {
       const images = mergePatch(list.status?.images ?? {}, plan.images);
       await attempt(`updateStatus ${name}`, () =>
         client.patch(R.imageLists, ns, name, { status: { observedGeneration: generation, images } }, "merge", "status"),
@@ -115,12 +115,12 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
   return result;
 }
 
-const key = (l: ImageList) => `${l.metadata.namespace ?? ""}/${l.metadata.name ?? ""}`;
+const key = (l: ImageList) => `${namespaceOf(l)}/${nameOf(l)}`;
 
 /** mergePatch returns the JSON merge patch that turns `from` into `to` (null removes a key; objects patched key by key). */
 function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(from)) if (!(k in to)) out[k] = null;
+  for (const k of Object.keys(from)) out[k] = null; // removed, unless `to` has it (below)
   for (const [k, v] of Object.entries(to)) {
     const was = from[k];
     const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);

@@ -3,7 +3,7 @@
  * dedupe (count), aggregation of similar events in one flush, the spam filter (repeats written at
  * most once per minIntervalMs, the rest on close) and best effort on failures.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
 import { EventRecorder } from "../../src/reconciler/events.ts";
@@ -76,6 +76,35 @@ describe("EventRecorder", () => {
     expect(events().map((e) => [e.type, e.message, e.count]).sort()).toEqual([
       ["Normal", "(combined from similar events): create Pod web-2", 3],
       ["Warning", "same reason, other type", 1],
+    ]);
+  });
+
+  it("Events created in one flush get distinct names `<set>.<hex ms><6 hex digits>`", async () => {
+    // The salt that keeps two invocations' names apart is random: pin it at its lowest.
+    const random = vi.spyOn(Math, "random").mockReturnValue(0);
+    try {
+      const { recorder, events } = setup();
+      recorder.record(web, "Normal", "SuccessfulCreate", "create Pod web-0");
+      recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+      await recorder.flush(at(0));
+      const names = events().map((e) => e.metadata.name);
+      expect(new Set(names).size).toBe(2);
+      for (const n of names) expect(n).toMatch(new RegExp(`^web\\.${T0.toString(16)}[0-9a-f]{6}$`));
+    } finally {
+      random.mockRestore();
+    }
+  });
+
+  it("similar events of two sets (or two reasons) in one flush are one aggregate Event each", async () => {
+    const { recorder, events } = setup();
+    const db = newSet({ name: "db", metadata: { uid: "uid-db" } });
+    for (const s of [web, db]) for (const i of [0, 1]) recorder.record(s, "Normal", "SuccessfulCreate", `create Pod ${s.metadata.name}-${i}`);
+    for (const i of [0, 1]) recorder.record(web, "Normal", "SuccessfulDelete", `delete Pod web-${i + 5}`);
+    await recorder.flush(at(0));
+    expect(events().map((e) => [e.involvedObject.name, e.reason, e.message, e.count]).sort()).toEqual([
+      ["db", "SuccessfulCreate", "(combined from similar events): create Pod db-1", 2],
+      ["web", "SuccessfulCreate", "(combined from similar events): create Pod web-1", 2],
+      ["web", "SuccessfulDelete", "(combined from similar events): delete Pod web-6", 2],
     ]);
   });
 

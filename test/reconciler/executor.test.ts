@@ -396,6 +396,32 @@ describe("executePlan: order", () => {
     expect(ex.done).toEqual([]);
   });
 
+  const preludes: Record<string, (set: StatefulSet) => Action> = {
+    adoptPod: () => ({ type: "adoptPod", name: "web-0", uid: "u", ownerReferences: [] }),
+    releasePod: () => ({ type: "releasePod", name: "web-0", uid: "u", ownerReferences: [] }),
+    adoptRevision: () => ({ type: "adoptRevision", name: "web-0", uid: "u", ownerReferences: [] }),
+    releaseRevision: () => ({ type: "releaseRevision", name: "web-0", uid: "u", ownerReferences: [] }),
+    createRevision: (set) => ({ type: "createRevision", revision: { ...revisionOf(set, 1), metadata: { name: "web-0", namespace: "default" } } }),
+    updateRevisionNumber: () => ({ type: "updateRevisionNumber", name: "web-0", revision: 2 }),
+  };
+  for (const [kind, make] of Object.entries(preludes)) {
+    it(`${kind} is a prelude write: it goes first, and its failure stops the set (no pod write, no status)`, async () => {
+      const { set, exec, writes, fail } = setup({ pods: 1, policy: "Parallel" });
+      fail("web-0");
+      const ex = await exec([pod(set, 1), { type: "deleteRevision", name: "old" }, make(set)], false);
+      expect(writes()).toHaveLength(1);
+      expect(writes()[0]).toMatch(/ web-0$/);
+      expect(ex.done).toEqual([]);
+    });
+  }
+
+  it("the plan's own updateStatus is not run: the status is written once, last, from the writes done", async () => {
+    const { fake, set, exec } = setup();
+    await exec([{ type: "updateStatus", status: { replicas: 7 } }, pod(set, 0)]);
+    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ""}`)).toEqual(["create pods", "patch statefulsets/status"]);
+    expect(fake.get<StatefulSet>(`${SETS}/web`)!.status!.replicas).toBe(1);
+  });
+
   it("OrderedReady runs every unit in order when all succeed, and stops at the first failure", async () => {
     const { fake, set, exec, writes, fail } = setup();
     await exec([pod(set, 0), pod(set, 1), pod(set, 2)]);
@@ -448,13 +474,14 @@ describe("executePlan: order", () => {
   }
 
   it("writes the status last, removing the keys the new status does not have", async () => {
-    const { fake, set, exec } = setup({ status: { replicas: 9, currentRevision: "stale", collisionCount: 0 } });
+    const { fake, set, exec } = setup({ status: { replicas: 9, currentRevision: "stale", collisionCount: 0, updatedReadyReplicas: 9 } });
     await exec([pod(set, 0)]);
     const last = fake.log.entries[fake.log.entries.length - 1];
     expect(`${last.verb} ${last.resource}/${last.subresource}`).toBe("patch statefulsets/status");
     const status = fake.get<StatefulSet>(`${SETS}/web`)!.status!;
     expect(status.replicas).toBe(1);
     expect(status).not.toHaveProperty("currentRevision", "stale");
+    expect(status).not.toHaveProperty("updatedReadyReplicas");
   });
 });
 

@@ -1,10 +1,11 @@
 /** runReconcile's budgets: passes, time and the first pass's guarantee, on the fake apiserver. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Lease } from "../../src/api/k8s.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger, type Logger } from "../../src/log/log.ts";
 import { CURSOR_ANNOTATION } from "../../src/reconciler/lease.ts";
+import { EventRecorder } from "../../src/reconciler/events.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -123,6 +124,41 @@ describe("runReconcile", () => {
     expect(acted).toEqual([true, true, false, false]);
     // No pause after passes 1 and 2 (they acted), idleMs after pass 3, none after the last.
     expect(sleeps).toEqual([7]);
+  });
+
+  it("without a sleep option an idle pause is a timer of idleMs: the next pass waits for it", async () => {
+    const { client, clock } = await world();
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      let finished = false;
+      const run = runReconcile(client, { ...base, sleep: undefined, idleMs: 5_000, now: clock.now, budgetMs: 3_600_000, maxPasses: 3 }).then((r) => {
+        finished = true;
+        return r;
+      });
+      for (let i = 0; i < 1_000 && vi.getTimerCount() === 0; i++) await new Promise<void>((r) => setImmediate(r));
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(finished).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const r = await run;
+      // The first pass acted (no pause); the second waited on web-0, then paused.
+      expect(r.passes.map((p) => p.actionCount > 0)).toEqual([true, false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("events that cannot be closed are logged, and the lease is still released", async () => {
+    const { fake, client, clock } = await world();
+    const { log, lines } = recorder();
+    const close = vi.spyOn(EventRecorder.prototype, "close").mockRejectedValueOnce(new Error("events down"));
+    try {
+      await runReconcile(client, { ...base, log, now: clock.now, budgetMs: 3_600_000, maxPasses: 1 });
+    } finally {
+      close.mockRestore();
+    }
+    expect(lines).toContainEqual({ line: "warn events not recorded", fields: { error: "Error: events down" } });
+    expect(fake.get<Lease>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler")?.spec?.holderIdentity).toBeUndefined();
   });
 
   it("a hinted invocation (one set) leaves the cursor of the full passes as it was", async () => {

@@ -47,4 +47,8 @@ describe("indexObjects", () => {
     expect(index().objectsFor(newSet({ name: "none", namespace: "c", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: [] });
     expect(index().objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
   });
+
+  it("claims without the set label belong to no set, not even one named \"undefined\"", () => {
+    expect(index().objectsFor(newSet({ name: "undefined", metadata: { uid: "uid-undefined" } })).claims).toEqual([]);
+  });
 });

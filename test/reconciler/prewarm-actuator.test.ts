@@ -18,8 +18,8 @@ const LISTS = "/apis/apps.ordinal.dev/v1/namespaces/default/imagelists";
 const IMG = "docker.io/library/nginx:1.26";
 const IMG2 = "docker.io/library/redis:7";
 
-function setup() {
-  const fake = createFakeApiServer({ namespaces: ["default"] });
+function setup(namespaces = ["default"]) {
+  const fake = createFakeApiServer({ namespaces });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const logged: Record<string, unknown>[] = [];
   const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn() {}, error() {} };
@@ -27,14 +27,14 @@ function setup() {
   const nameOf = (r: RequestInfo) => r.name || ((r.body ? JSON.parse(r.body) : {}) as { metadata?: { name?: string } }).metadata?.name || "";
   fake.onRequest((r) => void requests.push(`${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ""} ${r.method === "POST" ? "" : nameOf(r)}`.trim()));
   /** seedList stores the ImageList of `node` with `images` and returns it as the apiserver has it. */
-  const seedList = (node: string, images: string[], annotations?: Record<string, string>): ImageList => {
+  const seedList = (node: string, images: string[], annotations?: Record<string, string>, namespace = "default"): ImageList => {
     fake.seed({
       apiVersion: "apps.ordinal.dev/v1",
       kind: "ImageList",
-      metadata: { name: node, namespace: "default", ...(annotations ? { annotations } : {}) },
+      metadata: { name: node, namespace, ...(annotations ? { annotations } : {}) },
       spec: { images: Object.fromEntries(images.map((i) => [i, { alwaysPull: false }])) },
     });
-    return fake.get<ImageList>(`${LISTS}/${node}`)!;
+    return fake.get<ImageList>(`/apis/apps.ordinal.dev/v1/namespaces/${namespace}/imagelists/${node}`)!;
   };
   const pullers = () => fake.list<Pod>("/api/v1/namespaces/default/pods", { labelSelector: `${PULLER_LABEL}=true` });
   const opts = { now: () => NOW, log, namespace: "default" };
@@ -138,6 +138,65 @@ describe("actuateImageLists", () => {
     expect(r).toEqual({ actions: [], errors: 0, pending: true });
     expect(requests).toEqual(["list pods"]);
     expect(logged.filter((l) => l.msg === "image lists reconciled")).toHaveLength(1);
+  });
+
+  it("orders the lists by namespace first, then name", async () => {
+    const { client, requests, seedList, opts } = setup(["default", "apps"]);
+    const lists = [seedList("node-a", [IMG]), seedList("node-b", [IMG], undefined, "apps")];
+    await actuateImageLists(client, lists, { ...opts, namespace: undefined });
+    expect(requests.filter((q) => q.startsWith("patch"))).toEqual(["patch imagelists/status node-b", "patch imagelists/status node-a"]);
+  });
+
+  it("writes the observed generation of a list that has nothing to pull", async () => {
+    const { fake, client, requests, seedList, opts } = setup();
+    const list = seedList("node-a", []);
+    expect(list.status).toBeUndefined();
+    expect(await actuateImageLists(client, [list], opts)).toEqual({ actions: ["updateStatus node-a"], errors: 0, pending: false });
+    expect(requests).toEqual(["list pods", "patch imagelists/status node-a"]);
+    expect(fake.get<ImageList>(`${LISTS}/node-a`)!.status).toEqual({ observedGeneration: list.metadata.generation, images: {} });
+  });
+
+  it("a pod labelled as a puller but controlled by nothing is no list's puller", async () => {
+    const { fake, client, seedList, pullers, opts } = setup();
+    fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: "stray", namespace: "default", labels: { [PULLER_LABEL]: "true" } }, spec: { containers: [{ name: "c", image: IMG }] } });
+    const r = await actuateImageLists(client, [seedList("node-a", [IMG])], opts);
+    expect(r.errors).toBe(0);
+    expect(pullers().filter((p) => p.metadata!.name !== "stray").map((p) => p.spec!.nodeName)).toEqual(["node-a"]);
+  });
+});
+
+describe("actuateImageLists: deleting pullers", () => {
+  /** unlisted returns the setup after one pass started the puller of IMG on node-a and IMG was then taken off the list. */
+  async function unlisted() {
+    const s = setup();
+    s.seedList("node-a", [IMG]);
+    await actuateImageLists(s.client, [s.fake.get<ImageList>(`${LISTS}/node-a`)!], s.opts);
+    const list = s.fake.get<ImageList>(`${LISTS}/node-a`)!;
+    s.fake.put({ ...list, spec: { images: {} } });
+    const [pod] = s.pullers();
+    return { ...s, pod, list: s.fake.get<ImageList>(`${LISTS}/node-a`)! };
+  }
+
+  it("deletes the puller of an image no longer listed: gone at once, not left terminating", async () => {
+    const { client, pullers, opts, pod, list } = await unlisted();
+    expect(pod.spec!.nodeName).toBe("node-a");
+    const r = await actuateImageLists(client, [list], opts);
+    expect(r.actions).toContain(`deletePod ${pod.metadata!.name}`);
+    expect(pullers()).toEqual([]);
+  });
+
+  it("deletes only the pod it saw: one replaced since (another uid) stays", async () => {
+    const { fake, client, pullers, opts, pod, list, logged } = await unlisted();
+    const path = `/api/v1/namespaces/default/pods/${pod.metadata!.name}`;
+    fake.onRequest((r) => {
+      if (r.verb !== "delete") return;
+      fake.remove(path);
+      fake.put({ ...pod, metadata: { ...pod.metadata, uid: "uid-replacement", resourceVersion: undefined } });
+    });
+    const r = await actuateImageLists(client, [list], opts);
+    expect(r.errors).toBe(1);
+    expect(logged.find((l) => l.msg === "action failed")).toMatchObject({ action: `deletePod ${pod.metadata!.name}` });
+    expect(pullers().map((p) => p.metadata!.uid)).toEqual(["uid-replacement"]);
   });
 });
 
