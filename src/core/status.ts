@@ -18,6 +18,8 @@ export interface ReplicaCounts {
   availableReplicas: number;
   currentReplicas: number;
   updatedReplicas: number;
+  /** Running and ready pods at the update revision (Kruise's updatedReadyReplicas). */
+  updatedReadyReplicas: number;
 }
 
 /** countedRevision returns the revision a pod counts at: none ("") while an in-place update holds it. */
@@ -31,7 +33,7 @@ export function countReplicas(
   minReadySeconds: number,
   now: Date,
 ): ReplicaCounts {
-  const c: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, currentReplicas: 0, updatedReplicas: 0 };
+  const c: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, currentReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0 };
   for (const pod of pods) {
     if (!isCreated(pod)) continue;
     c.replicas++;
@@ -41,7 +43,9 @@ export function countReplicas(
     if (isTerminating(pod)) continue;
     const rev = countedRevision(pod);
     if (rev === currentRevision) c.currentReplicas++;
-    if (rev === updateRevision) c.updatedReplicas++;
+    if (rev !== updateRevision) continue;
+    c.updatedReplicas++;
+    if (isRunningAndReady(pod)) c.updatedReadyReplicas++;
   }
   return c;
 }
@@ -64,6 +68,9 @@ function newStatus(
     readyReplicas: counts.readyReplicas,
     currentReplicas: counts.currentReplicas,
     updatedReplicas: counts.updatedReplicas,
+    // Counted from the pods observed; a pod deleted since leaves updatedReplicas at once, so
+    // this never exceeds it.
+    updatedReadyReplicas: Math.min(counts.updatedReadyReplicas, counts.updatedReplicas),
     availableReplicas: counts.availableReplicas,
     currentRevision,
     updateRevision,

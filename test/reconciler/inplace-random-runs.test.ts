@@ -214,7 +214,7 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
         pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision) &&
         st?.readyReplicas === replicas &&
         st.observedGeneration === set.metadata.generation &&
-        (start > 0 || (st.updatedReplicas === replicas && st.conditions?.find((c) => c.type === "Progressing")?.reason === "RolloutComplete"));
+        (start > 0 || (st.updatedReplicas === replicas && st.updatedReadyReplicas === replicas && st.conditions?.find((c) => c.type === "Progressing")?.reason === "RolloutComplete"));
       if (converged) {
         const images = pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).map((p) => p.spec!.containers[0].image);
         expect(images.every((i) => i === `app:${image}`), `seed ${seed}: images ${images.join(",")} != app:${image}`).toBe(true);

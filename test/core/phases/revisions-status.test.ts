@@ -38,13 +38,13 @@ describe("countReplicas", () => {
   it("counts a terminating pod in replicas and readyReplicas, never at a revision (upstream computeReplicaStatus)", () => {
     const rev = revisionOf(old).metadata!.name!;
     const c = countReplicas([pod(old, 0, rev, "ready"), pod(old, 1, rev, "readyTerminating"), pod(old, 2, rev, "terminating")], rev, rev, 0, new Date("2026-11-21T12:00:00Z"));
-    expect(c).toEqual({ replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 1, updatedReplicas: 1 });
+    expect(c).toEqual({ replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1 });
   });
 });
 
 describe("adjustCounts", () => {
   const ctx = ctxFor(old);
-  const base = { replicas: 2, readyReplicas: 2, availableReplicas: 2, currentReplicas: 2, updatedReplicas: 2 };
+  const base = { replicas: 2, readyReplicas: 2, availableReplicas: 2, currentReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2 };
   it.each([
     ["+1 at the revision, replicas too", +1, true, { ...base, replicas: 3, currentReplicas: 3, updatedReplicas: 3 }],
     ["-1 at the revision only", -1, false, { ...base, currentReplicas: 1, updatedReplicas: 1 }],
@@ -57,7 +57,7 @@ describe("adjustCounts", () => {
 });
 
 describe("planStatus", () => {
-  const counts = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 0, updatedReplicas: 3 };
+  const counts = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 0, updatedReplicas: 3, updatedReadyReplicas: 3 };
   it("completes a rolling update once all pods are updated and ready, and writes the change", () => {
     const revs = getStatefulSetRevisions(next, [revisionOf(old, 1), revisionOf(next, 2)]);
     const r = planStatus(next, counts, revs, [], noRollout);
@@ -91,17 +91,19 @@ describe("planStatus", () => {
 });
 
 describe("statusAfter", () => {
-  const observed = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 2, updatedReplicas: 1 };
+  const observed = { replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 2, updatedReplicas: 1, updatedReadyReplicas: 1 };
   const basis = { observed, currentRevision: "cur", updateRevision: "upd", collisionCount: 0 };
   const created = (rev: string) => ({ type: "createPod" as const, pod: pod(old, 3, rev), reason: "create" as const });
   const deleted = (reason: "failed" | "update", revision: string) => ({ type: "deletePod" as const, name: "web-0", uid: "u", reason, revision });
   it.each([
-    ["nothing done: the observed counts", [], { replicas: 3, currentReplicas: 2, updatedReplicas: 1 }],
-    ["a pod created at the update revision", [created("upd")], { replicas: 4, currentReplicas: 2, updatedReplicas: 2 }],
-    ["a pod created at the current revision", [created("cur")], { replicas: 4, currentReplicas: 3, updatedReplicas: 1 }],
-    ["an update deletion leaves replicas, leaves its revision", [deleted("update", "cur")], { replicas: 3, currentReplicas: 1, updatedReplicas: 1 }],
-    ["a failed pod deleted leaves replicas too", [deleted("failed", "upd")], { replicas: 2, currentReplicas: 2, updatedReplicas: 0 }],
-    ["a pod at neither revision moves only replicas", [created("other")], { replicas: 4, currentReplicas: 2, updatedReplicas: 1 }],
+    ["nothing done: the observed counts", [], { replicas: 3, currentReplicas: 2, updatedReplicas: 1, updatedReadyReplicas: 1 }],
+    // A created pod is not ready yet: updatedReadyReplicas stays.
+    ["a pod created at the update revision", [created("upd")], { replicas: 4, currentReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 1 }],
+    ["a pod created at the current revision", [created("cur")], { replicas: 4, currentReplicas: 3, updatedReplicas: 1, updatedReadyReplicas: 1 }],
+    ["an update deletion leaves replicas, leaves its revision", [deleted("update", "cur")], { replicas: 3, currentReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1 }],
+    // Never above updatedReplicas, even when the pod counted ready is the one deleted.
+    ["a failed pod deleted leaves replicas too", [deleted("failed", "upd")], { replicas: 2, currentReplicas: 2, updatedReplicas: 0, updatedReadyReplicas: 0 }],
+    ["a pod at neither revision moves only replicas", [created("other")], { replicas: 4, currentReplicas: 2, updatedReplicas: 1, updatedReadyReplicas: 1 }],
   ])("%s", (_, done, want) => {
     expect(statusAfter(old, basis, done)).toMatchObject({ ...want, currentRevision: "cur", updateRevision: "upd" });
   });
