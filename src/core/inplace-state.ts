@@ -24,8 +24,8 @@ export const START_REASON = "StartInPlaceUpdate";
 export const DONE_REASON = "InPlaceUpdateDone";
 export const CANCEL_REASON = "InPlaceUpdateCancelled";
 
-const isStringMap = (v: unknown): v is Record<string, string> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isStringMap = (v: unknown): v is Record<string, string> => isRecord(v) && Object.values(v).every((x) => typeof x === "string");
 
 /**
  * readInPlaceState returns the pod's in-place update state, or undefined when the annotation is
@@ -35,16 +35,15 @@ const isStringMap = (v: unknown): v is Record<string, string> =>
 export function readInPlaceState(pod: Pod): InPlaceUpdateState | undefined {
   const raw = pod.metadata?.annotations?.[INPLACE_STATE_ANNOTATION];
   if (raw === undefined) return undefined;
-  const broken: InPlaceUpdateState = { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
-  let v: unknown;
+  let s: unknown;
   try {
-    v = JSON.parse(raw);
+    s = JSON.parse(raw);
   } catch {
-    return broken;
+    // Not JSON: s stays undefined and reads as broken below.
   }
-  if (typeof v !== "object" || v === null) return broken;
-  const s = v as Record<string, unknown>;
-  if (typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) return broken;
+  if (!isRecord(s) || typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) {
+    return { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
+  }
   return { revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images };
 }
 
@@ -55,7 +54,6 @@ export function writeInPlaceState(s: InPlaceUpdateState): string {
 
 /** gateCondition returns the pod's InPlaceUpdateReady condition, if any. */
 export const gateCondition = (pod: Pod): PodCondition | undefined => pod.status?.conditions?.find((c) => c.type === INPLACE_READY_CONDITION);
-
 
 /** isGateFalse is true when the pod's InPlaceUpdateReady condition is False (an update holds it out of traffic). */
 export const isGateFalse = (pod: Pod): boolean => gateCondition(pod)?.status === "False";
@@ -70,7 +68,7 @@ export const isInPlaceUpdating = (pod: Pod): boolean => isGateFalse(pod) || read
 export const podRevision = (pod: Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? "";
 
 /** wholeSeconds returns the RFC 3339 text of `d` floored to the second, as metav1.Time stores it. */
-export const wholeSeconds = (d: Date): string => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+export const wholeSeconds = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
 
 /** timeMs returns the epoch milliseconds of an apiserver time (string or Date), NaN when absent or bad. */
 export const timeMs = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === "string" ? Date.parse(v) : NaN);
