@@ -1,5 +1,5 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
 
 /**
  * What an in-place update keeps on the pod, after Kruise's InPlaceUpdateState: one JSON
@@ -63,9 +63,6 @@ export const isGateFalse = (pod: Pod): boolean => gateCondition(pod)?.status ===
  * state annotation is present. Such a pod counts as unavailable (once) and is not yet updated.
  */
 export const isInPlaceUpdating = (pod: Pod): boolean => isGateFalse(pod) || readInPlaceState(pod) !== undefined;
-
-/** podRevision returns the pod's controller-revision-hash ("" when unset). */
-export const podRevision = (pod: Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? "";
 
 /** wholeSeconds returns the RFC 3339 text of `d` floored to the second, as metav1.Time stores it. */
 export const wholeSeconds = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;

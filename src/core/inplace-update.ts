@@ -7,13 +7,13 @@ import {
   DONE_REASON,
   START_REASON,
   gateCondition,
-  podRevision,
   readInPlaceState,
   timeMs,
   wholeSeconds,
   writeInPlaceState,
   type InPlaceUpdateState,
 } from "./inplace-state.ts";
+import { getPodRevision } from "./pod-state.ts";
 
 /**
  * The apply half of an in-place update: a per-pod state machine whose every state is read from
@@ -91,7 +91,7 @@ export function startInPlaceUpdate(
   now: Date,
 ): InPlaceStep & { refused?: string } {
   const prev = readInPlaceState(pod);
-  if (prev && prev.revision === podRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
+  if (prev && prev.revision === getPodRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
   for (const c of spec.images) {
     if (!(pod.spec?.[c.field] ?? []).some((x) => x.name === c.name))
       return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${pod.metadata?.name}` };
@@ -162,7 +162,7 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
 export function finishInPlaceUpdate(pod: Pod, now: Date): InPlaceStep {
   const state = readInPlaceState(pod);
   if (!state) return { actions: [] };
-  const stale = state.revision !== podRevision(pod);
+  const stale = state.revision !== getPodRevision(pod);
   if (!stale && !isInPlaceUpdateDone(pod, state)) return { actions: [] };
   if (gateCondition(pod)?.status !== "True") {
     const reason = stale ? CANCEL_REASON : DONE_REASON;
