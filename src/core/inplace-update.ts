@@ -1,6 +1,7 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
+import { nameOf, uidOf } from "../objects/names.ts";
 import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
 import {
   CANCEL_REASON,
@@ -51,10 +52,9 @@ const KUBELET_RETRY_MS = 1000;
 export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateState): boolean {
   const s = pod.status?.containerStatuses?.find((c) => c.name === name);
   if (!s || !s.imageID || s.imageID === state.oldImageIDs[name]) return false;
+  // A missing or unparsable time is NaN, and NaN compares false: not updated.
   const started = timeMs(s.state?.running?.startedAt);
-  const since = timeMs(state.updateTime);
-  if (Number.isNaN(started) || Number.isNaN(since)) return false;
-  return Math.floor(started / 1000) * 1000 >= since && s.ready === true;
+  return Math.floor(started / 1000) * 1000 >= timeMs(state.updateTime) && s.ready === true;
 }
 
 /** isInPlaceUpdateDone is true when every container the update changed is updated (containerUpdated). */
@@ -68,8 +68,8 @@ function gateAction(pod: Pod, status: "True" | "False", reason: string, message:
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
   return {
     type: "setPodCondition",
-    name: pod.metadata?.name ?? "",
-    uid: pod.metadata?.uid ?? "",
+    name: nameOf(pod),
+    uid: uidOf(pod),
     resourceVersion: pod.metadata?.resourceVersion ?? "",
     conditions: [...others, cond],
   };
@@ -94,7 +94,7 @@ export function startInPlaceUpdate(
   if (prev && prev.revision === getPodRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
   for (const c of spec.images) {
     if (!(pod.spec?.[c.field] ?? []).some((x) => x.name === c.name))
-      return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${pod.metadata?.name}` };
+      return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${nameOf(pod)}` };
   }
   const gate = gateCondition(pod);
   if (gate?.status !== "False") {
@@ -106,7 +106,7 @@ export function startInPlaceUpdate(
   const since = timeMs(gate.lastTransitionTime);
   const end = Number.isNaN(since) || gracePeriodSeconds <= 0 ? 0 : since + (gracePeriodSeconds + 1) * 1000;
   if (now.getTime() < end) return { actions: [], requeueAfterMs: end - now.getTime() };
-  return { actions: [{ type: "updatePodInPlace", name: pod.metadata?.name ?? "", revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
+  return { actions: [{ type: "updatePodInPlace", name: nameOf(pod), revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
 }
 
 /**
@@ -127,7 +127,7 @@ function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, no
   }
   return {
     metadata: {
-      uid: pod.metadata?.uid ?? "",
+      uid: uidOf(pod),
       resourceVersion: pod.metadata?.resourceVersion ?? "",
       labels: { ...spec.labels, [REVISION_LABEL]: revision },
       annotations: { ...spec.annotations, [INPLACE_STATE_ANNOTATION]: writeInPlaceState(state) },
@@ -148,7 +148,8 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
     if (!again.has(name)) return containerUpdated(pod, name, prev);
     const s = pod.status?.containerStatuses?.find((c) => c.name === name);
     const started = timeMs(s?.state?.running?.startedAt);
-    const oldStillRunning = !!s && !Number.isNaN(started) && s.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
+    // Not reported, or not running (NaN compares false): the old container is gone.
+    const oldStillRunning = s?.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
     return !oldStillRunning;
   });
 }
@@ -169,7 +170,7 @@ export function finishInPlaceUpdate(pod: Pod, now: Date): InPlaceStep {
     const message = stale ? "in-place update state does not match the pod's revision" : `in-place update to revision ${state.revision} done`;
     return { actions: [gateAction(pod, "True", reason, message, now)] };
   }
-  return { actions: [{ type: "clearInPlaceState", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" }] };
+  return { actions: [{ type: "clearInPlaceState", name: nameOf(pod), uid: uidOf(pod) }] };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
+import { nameOf } from "../objects/names.ts";
 import { getPodRevision } from "./pod-state.ts";
 
 /** Container waiting reasons that do not go away by waiting. */
@@ -44,7 +45,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     for (const cs of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
       const waiting = cs.state?.waiting;
       if (waiting?.reason && FAILING_REASONS.has(waiting.reason)) {
-        return { done: false, blocked: "failing", message: `pod ${p.metadata?.name} container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}` };
+        return { done: false, blocked: "failing", message: `pod ${nameOf(p)} container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}` };
       }
     }
   }
