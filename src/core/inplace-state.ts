@@ -1,5 +1,6 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { isObject } from "../validation/json.ts";
 
 /**
  * What an in-place update keeps on the pod, after Kruise's InPlaceUpdateState: one JSON
@@ -24,8 +25,7 @@ export const START_REASON = "StartInPlaceUpdate";
 export const DONE_REASON = "InPlaceUpdateDone";
 export const CANCEL_REASON = "InPlaceUpdateCancelled";
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isStringMap = (v: unknown): v is Record<string, string> => isRecord(v) && Object.values(v).every((x) => typeof x === "string");
+const isStringMap = (v: unknown): v is Record<string, string> => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 
 /**
  * readInPlaceState returns the pod's in-place update state, or undefined when the annotation is
@@ -41,7 +41,7 @@ export function readInPlaceState(pod: Pod): InPlaceUpdateState | undefined {
   } catch {
     // Not JSON: s stays undefined and reads as broken below.
   }
-  if (!isRecord(s) || typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) {
+  if (!isObject(s) || typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) {
     return { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
   }
   return { revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images };

@@ -282,8 +282,11 @@ describe("startInPlaceUpdate: pod shapes and which container", () => {
     });
   });
 
-  it("records an empty imageID for a container the kubelet has not reported", () => {
-    expect(patchOf({ edit: (p) => delete p.status!.containerStatuses }, spec.images)).toEqual({
+  it.each<[string, (p: Pod) => void]>([
+    ["no container statuses", (p) => delete p.status!.containerStatuses],
+    ["only another container's status", (p) => void p.status!.containerStatuses!.shift()],
+  ])("records an empty imageID for a container the kubelet has not reported: %s", (_, edit) => {
+    expect(patchOf({ edit }, spec.images)).toEqual({
       spec: { containers: [{ name: "app", image: "app:2" }, { name: "side", image: "side:1" }] },
       state: stateOf({ app: "" }, { app: "app:2" }),
     });

@@ -118,6 +118,26 @@ function applyWrite(before: ImageList | undefined, a: Action): ImageList {
   return { ...before!, metadata: { ...before!.metadata, annotations, resourceVersion: "8" }, spec: { images } };
 }
 
+describe("readPrewarmRecord", () => {
+  it.each<[string, string | undefined, Record<string, string[]>]>([
+    ["no annotation", undefined, {}],
+    ["not JSON", "{not json", {}],
+    ["null", "null", {}],
+    ["a string", '"web"', {}],
+    ["an array", '[["web"]]', {}],
+    ["a set name instead of a list", '{"img:1":"web"}', {}],
+    ["an empty list: not Ordinal's", '{"img:1":[]}', {}],
+    ["names that are not strings are left out", '{"img:1":["web",3,null],"img:2":[4]}', { "img:1": ["web"] }],
+    ["a record", '{"img:1":["web"],"img:2":["db","web"]}', { "img:1": ["web"], "img:2": ["db", "web"] }],
+  ])("%s", (_, record, want) => {
+    expect(readPrewarmRecord(list("n", {}, record))).toEqual(new Map(Object.entries(want).map(([k, v]) => [k, new Set(v)])));
+  });
+
+  it("no ImageList: empty", () => {
+    expect(readPrewarmRecord(undefined)).toEqual(new Map());
+  });
+});
+
 describe("imageListWrite", () => {
   const want = new Set([IMG2]);
   const none = new Set<string>();
@@ -130,6 +150,9 @@ describe("imageListWrite", () => {
     ["rollout done, entry shared with db: only the record changes", list("n", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["db", "web"] }), none, none, { patch: { images: {}, record: { [IMG2]: ["db"] } } }],
     ["kept while the rollout goes on", list("n", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] }), none, want, undefined],
     ["a record that does not parse: nothing is Ordinal's, nothing removed", list("n", { [IMG2]: { alwaysPull: false } }, "{not json"), none, none, undefined],
+    ["Ordinal's entry removed by hand: only the record changes", list("n", {}, { [IMG2]: ["web"] }), none, none, { patch: { images: {}, record: null } }],
+    ["an image listed both as Ordinal wrote it and by a person under its short name: Ordinal removes its own", list("n", { "img:2": { alwaysPull: true }, [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] }), none, none, { patch: { images: { [IMG2]: null }, record: null } }],
+    ["the same, listed in the other order", list("n", { [IMG2]: { alwaysPull: false }, "img:2": { alwaysPull: true } }, { [IMG2]: ["web"] }), none, none, { patch: { images: { [IMG2]: null }, record: null } }],
     ["an entry of a superseded release goes, the new one comes", list("n", { "docker.io/library/img:3": { alwaysPull: false } }, { "docker.io/library/img:3": ["web"] }), want, want, {
       patch: { images: { "docker.io/library/img:3": null, [IMG2]: { alwaysPull: false } }, record: { [IMG2]: ["web"] } },
     }],
@@ -147,6 +170,32 @@ describe("imageListWrite", () => {
     expect(a.patch?.spec.images).toEqual(expected.patch.images);
     const rec = a.patch?.metadata.annotations[PREWARM_ADDED_ANNOTATION];
     expect(rec === null ? null : JSON.parse(rec!)).toEqual(expected.patch.record);
+  });
+});
+
+describe("imageListWrite: the record as written", () => {
+  it("keys and set names sorted, whatever order they were read in", () => {
+    const before = list("n", { "z.io/x:1": { alwaysPull: false }, "a.io/y:1": { alwaysPull: false } }, '{"z.io/x:1":["db","cache"],"a.io/y:1":["db"]}');
+    const a = imageListWrite("ns", "n", before, "web", new Set([IMG2]), new Set());
+    expect(a).toEqual({
+      type: "writeImageList",
+      node: "n",
+      patch: { metadata: { resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: `{"a.io/y:1":["db"],"${IMG2}":["web"],"z.io/x:1":["cache","db"]}` } }, spec: { images: { [IMG2]: { alwaysPull: false } } } },
+    });
+  });
+
+  it("a new ImageList holds every wanted image, recorded for the set", () => {
+    const img3 = "docker.io/library/img:3";
+    expect(imageListWrite("ns", "node-1", undefined, "web", new Set([img3, IMG2]), new Set())).toEqual({
+      type: "writeImageList",
+      node: "node-1",
+      create: {
+        apiVersion: "apps.ordinal.dev/v1",
+        kind: "ImageList",
+        metadata: { name: "node-1", namespace: "ns", annotations: { [PREWARM_ADDED_ANNOTATION]: `{"${IMG2}":["web"],"${img3}":["web"]}` } },
+        spec: { images: { [img3]: { alwaysPull: false }, [IMG2]: { alwaysPull: false } } },
+      },
+    });
   });
 });
 
