@@ -1,7 +1,7 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
-import { nameOf, uidOf } from "../objects/names.ts";
+import { nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
 import {
   CANCEL_REASON,
@@ -70,7 +70,7 @@ function gateAction(pod: Pod, status: "True" | "False", reason: string, message:
     type: "setPodCondition",
     name: nameOf(pod),
     uid: uidOf(pod),
-    resourceVersion: pod.metadata?.resourceVersion ?? "",
+    resourceVersion: resourceVersionOf(pod),
     conditions: [...others, cond],
   };
 }
@@ -128,7 +128,7 @@ function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, no
   return {
     metadata: {
       uid: uidOf(pod),
-      resourceVersion: pod.metadata?.resourceVersion ?? "",
+      resourceVersion: resourceVersionOf(pod),
       labels: { ...spec.labels, [REVISION_LABEL]: revision },
       annotations: { ...spec.annotations, [INPLACE_STATE_ANNOTATION]: writeInPlaceState(state) },
     },

@@ -2,7 +2,7 @@ import type { ImageList } from "../api/imagelist.ts";
 import { API_VERSION } from "../api/statefulset.ts";
 import type { Action, ImageListPatch } from "./actions.ts";
 import { PREWARM_ADDED_ANNOTATION } from "../objects/constants.ts";
-import { nameOf } from "../objects/names.ts";
+import { nameOf, resourceVersionOf } from "../objects/names.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import { isObject } from "../validation/json.ts";
 
@@ -103,7 +103,7 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
     return { type: "writeImageList", node, create };
   }
   const patch: ImageListPatch = {
-    metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } },
+    metadata: { resourceVersion: resourceVersionOf(list), annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } },
     spec: { images: { ...removed, ...added } },
   };
   return { type: "writeImageList", node, patch };
@@ -137,6 +137,6 @@ export function releaseSets(list: ImageList, names: ReadonlySet<string>): Action
   return {
     type: "writeImageList",
     node: nameOf(list),
-    patch: { metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
+    patch: { metadata: { resourceVersion: resourceVersionOf(list), annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
   };
 }
