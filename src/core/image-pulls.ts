@@ -5,6 +5,7 @@ import { PULLER_IMAGE_ANNOTATION } from "../objects/constants.ts";
 import { canonicalJson } from "./hash.ts";
 import { timeMs, wholeSeconds } from "./inplace-state.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
+import { isTerminating } from "./pod-state.ts";
 import { newPullerPod, pullOutcome } from "./puller-pod.ts";
 
 /**
@@ -77,9 +78,9 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
   for (const p of pods) {
     const image = p.metadata?.annotations?.[PULLER_IMAGE_ANNOTATION] ?? "";
     if (wanted.has(image) && !podsByImage.has(image)) podsByImage.set(image, p);
-    else if (!p.metadata?.deletionTimestamp) plan.delete.push({ name: nameOf(p), uid: uidOf(p) });
+    else if (!isTerminating(p)) plan.delete.push({ name: nameOf(p), uid: uidOf(p) });
   }
-  let active = [...podsByImage.values()].filter((p) => !p.metadata?.deletionTimestamp && pullOutcome(p, now).state === "pulling").length;
+  let active = [...podsByImage.values()].filter((p) => !isTerminating(p) && pullOutcome(p, now).state === "pulling").length;
   // Absent or unreadable (NaN compares false): due now.
   const due = (t: string | undefined) => !(timeMs(t) > now.getTime());
   const noteDue = (t: string | undefined) => {
@@ -90,7 +91,7 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
     const prev: ImagePullStatus = old[w.keys[0]] ?? { phase: "Pending", attempts: 0 };
     let next: ImagePullStatus = prev;
     const pod = podsByImage.get(image);
-    if (pod?.metadata?.deletionTimestamp) {
+    if (pod && isTerminating(pod)) {
       plan.inFlight = true;
     } else if (pod) {
       const out = pullOutcome(pod, now);
