@@ -77,12 +77,23 @@ describe("prewarmWants", () => {
     ["a pod not bound to a node is skipped", { prewarm: { parallelism: 1 } }, ["o", "o", "o:unbound", "o"], {}, [IMG2, "docker.io/library/sidecar:1"]],
     ["the partition keeps lower ordinals out", { partition: 2, prewarm: { parallelism: 3 } }, ["o", "o", "o", "o"], { "node-2": [IMG2] }, [IMG2, "docker.io/library/sidecar:1"]],
     ["an init container's new image is wanted too", { init: "busybox:1.36" }, ["o", "o", "o", "o"], { "node-2": ["docker.io/library/busybox:1.36", IMG2] }, ["docker.io/library/busybox:1.36", IMG2, "docker.io/library/sidecar:1"]],
+    ["an init image that does not parse is left out", { init: "Bad Ref" }, ["o", "o", "o", "o"], { "node-2": [IMG2] }, [IMG2, "docker.io/library/sidecar:1"]],
+    ["the update brings no new image: nothing wanted, its images kept", { image: "img:1" }, ["o", "o", "o", "o"], {}, ["docker.io/library/img:1", "docker.io/library/sidecar:1"]],
     ["rollout done: nothing wanted, nothing kept", {}, ["n", "n", "n", "n"], {}, []],
     ["last pod updating in place: nothing wanted, entries kept until it is done", {}, ["n:updating", "n", "n", "n"], {}, [IMG2, "docker.io/library/sidecar:1"]],
   ])("%s", (_, opts, specs, want, keep) => {
     const got = prewarmWants(inputFor(nextSet(opts as SetOpts), specs as string[]));
     expect(wantsOf(got.want)).toEqual(want);
     expect([...got.keep].sort()).toEqual(keep);
+  });
+
+  it.each<[string, (s: ReturnType<typeof nextSet>) => void]>([
+    ["OnDelete, imagePrewarm left in rollingUpdate", (s) => void (s.spec.updateStrategy.type = "OnDelete")],
+    ["OnDelete without rollingUpdate", (s) => void ((s.spec.updateStrategy.type = "OnDelete"), delete s.spec.updateStrategy.rollingUpdate)],
+  ])("%s: wants and keeps nothing", (_, edit) => {
+    const set = nextSet();
+    edit(set);
+    expect(prewarmWants(inputFor(set, ["o", "o", "o", "o"]))).toEqual({ want: new Map(), keep: new Set() });
   });
 
   it("a set being deleted wants and keeps nothing", () => {
