@@ -154,7 +154,36 @@ describe("plan: fallbacks", () => {
     const set = setWith({ podUpdatePolicy: "InPlaceIfPossible" }, env);
     const pods = [0, 1, 2].map((i) => running(set, i, o));
     setGate(pods[2], "False");
-    expect(run(set, pods).got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    const r = run(set, pods);
+    expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    // The deleted pod no longer counts at the current revision (upstream's CurrentReplicas--).
+    expect(r.status).toMatchObject({ replicas: 3, currentReplicas: 2, updatedReplicas: 0 });
+  });
+
+  it("the earliest requeue of all phases wins (Parallel): web-2's grace period ends before web-1's", () => {
+    const set = setWith({ podUpdatePolicy: "InPlaceIfPossible", maxUnavailable: 2, inPlaceUpdateStrategy: { gracePeriodSeconds: 30 } }, tpl("img:2"), { podManagementPolicy: "Parallel" });
+    const pods = [running(set, 0, o), running(set, 1, o), setGate(running(set, 2, o), "False", "2026-11-21T11:59:50Z")];
+    const r = run(set, pods);
+    expect(r.got).toEqual(["gate web-1 False StartInPlaceUpdate"]);
+    expect(r.requeueAfterMs).toBe(21_000);
+  });
+});
+
+describe("plan: OnDelete with rollingUpdate settings left over", () => {
+  const od = (ru: Record<string, unknown>) => makeSet({ template: tpl("img:2"), updateStrategy: { type: "OnDelete", rollingUpdate: ru } }, { generation: 2 }, { currentRevision: o });
+  it.each<[string, Record<string, unknown>]>([
+    ["an in-place policy", { podUpdatePolicy: "InPlaceIfPossible" }],
+    ["paused", { podUpdatePolicy: "InPlaceIfPossible", paused: true }],
+  ])("%s: updates nothing and is not reported paused", (_, ru) => {
+    const set = od(ru);
+    const r = run(set, [0, 1, 2].map((i) => running(set, i, o)));
+    expect(r.got).toEqual([]);
+    expect(r.status.conditions?.map((c) => `${c.type}=${c.status}`)).not.toContain("Paused=True");
+  });
+  it("puts a gated pod back into traffic", () => {
+    const set = od({ podUpdatePolicy: "InPlaceIfPossible" });
+    const r = run(set, [running(set, 0, o), running(set, 1, o), setGate(running(set, 2, o), "False")]);
+    expect(r.got).toEqual(["gate web-2 True InPlaceUpdateCancelled"]);
   });
 });
 
