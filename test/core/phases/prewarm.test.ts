@@ -233,6 +233,11 @@ describe("planPrewarm", () => {
     expect(step(["n", "n", "n", "n"])).toEqual([]);
   });
 
+  it("creates a missing ImageList in the set's namespace", () => {
+    const actions = planPrewarm(inputFor(nextSet(), ["o", "o", "o", "o"]));
+    expect(actions.map((a) => (a.type === "writeImageList" ? a.create?.metadata : a.type))).toMatchObject([{ name: "node-2", namespace: "ns" }]);
+  });
+
   it("a set no longer opting in removes its entries", () => {
     const lists = [list("node-2", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] })];
     const actions = planPrewarm(inputFor(nextSet({ prewarm: null }), ["o", "o", "o", "o"], lists));
