@@ -26,7 +26,7 @@ export interface InPlaceUpdateSpec {
   annotations: Record<string, string | null>;
 }
 
-export type InPlaceCalculation = { ok: true; spec: InPlaceUpdateSpec } | { ok: false; reason: string; pointers: string[] };
+export type InPlaceCalculation = { ok: true; spec: InPlaceUpdateSpec } | { ok: false; reason: string };
 
 const IMAGE_POINTER = /^\/spec\/(containers|initContainers)\/(\d+)\/image$/;
 
@@ -53,8 +53,7 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
     refused.add(op.path);
   }
   if (refused.size) {
-    const pointers = [...refused].sort();
-    return { ok: false, reason: `patch cannot use in-place update: ${pointers.join(", ")}`, pointers };
+    return { ok: false, reason: `patch cannot use in-place update: ${[...refused].sort().join(", ")}` };
   }
   images.sort((a, b) => a.field.localeCompare(b.field) || a.index - b.index);
   return {

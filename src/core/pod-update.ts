@@ -1,6 +1,7 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
+import { nameOf, uidOf } from "../objects/names.ts";
 import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
 import { startInPlaceUpdate } from "./inplace-update.ts";
 import { getPodRevision } from "./pod-state.ts";
@@ -35,7 +36,7 @@ export function inPlaceRefusal(pod: Pod, updateRevision: string, templates: Map<
 function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string, PodTemplateSpec>): InPlaceCalculation {
   const from = templates.get(getPodRevision(pod));
   const to = templates.get(updateRevision);
-  if (!from || !to) return { ok: false, reason: `revision ${getPodRevision(pod) || "(none)"} of pod ${pod.metadata?.name ?? ""} is not known: nothing to diff`, pointers: [] };
+  if (!from || !to) return { ok: false, reason: `revision ${getPodRevision(pod) || "(none)"} of pod ${nameOf(pod)} is not known: nothing to diff` };
   return calculateInPlaceUpdate(from, to);
 }
 
@@ -54,7 +55,7 @@ export function planPodUpdate(
 ): PodUpdatePlan {
   const ru = set.spec.updateStrategy.rollingUpdate;
   const policy = ru?.podUpdatePolicy ?? "ReCreate";
-  const name = pod.metadata?.name ?? "";
+  const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined;
   if (policy !== "ReCreate") {
@@ -78,6 +79,6 @@ export function planPodUpdate(
       reason: "HealingRollout",
       message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
     });
-  actions.push({ type: "deletePod", name, uid: pod.metadata?.uid ?? "", reason: why, revision: countedRevision(pod) });
+  actions.push({ type: "deletePod", name, uid: uidOf(pod), reason: why, revision: countedRevision(pod) });
   return { actions, deleted: true };
 }

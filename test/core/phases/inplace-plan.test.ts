@@ -118,8 +118,9 @@ describe("plan: fallbacks", () => {
     const set = setWith({ podUpdatePolicy: "InPlaceIfPossible" }, env);
     const r = run(set, [0, 1, 2].map((i) => running(set, i, o)));
     expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
-    const ev = r.actions.find((a) => a.type === "event" && a.reason === "InPlaceUpdateFallback");
-    expect(ev?.type === "event" && ev.message).toMatch(/recreates Pod web-2: patch cannot use in-place update: \/spec\/containers\/0\/env$/);
+    expect(r.actions.filter((a) => a.type === "event")).toEqual([
+      { type: "event", eventType: "Normal", reason: "InPlaceUpdateFallback", message: "StatefulSet ns/web recreates Pod web-2: patch cannot use in-place update: /spec/containers/0/env" },
+    ]);
   });
 
   it("InPlaceOnly leaves the pods, sets InPlaceUpdateBlocked with the pointer and records a warning once", () => {
@@ -148,6 +149,7 @@ describe("plan: fallbacks", () => {
     pods[2].metadata!.labels!["controller-revision-hash"] = "web-gone";
     const r = run(set, pods);
     expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    expect(r.actions.find((a) => a.type === "event")).toMatchObject({ message: "StatefulSet ns/web recreates Pod web-2: revision web-gone of pod web-2 is not known: nothing to diff" });
   });
 
   it("a gated pod whose update became impossible (template changed again) is recreated at once", () => {
@@ -271,11 +273,15 @@ describe("plan: healing a stuck rollout (Forced rollback)", () => {
     else p.status!.conditions!.find((c) => c.type === "Ready")!.lastTransitionTime = "2026-11-21T10:00:00Z" as unknown as Date;
     return p;
   };
-  const planWith = (set: StatefulSet, web2: Pod) =>
-    brief(plan({ set, pods: [running(set, 0, o), running(set, 1, o), web2], claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [{ ...revisionOf(reverted, 3), metadata: { ...oRev.metadata } }, revisionOf(bad, 2)], now: NOW }).actions, true).filter((x) => x !== "updateStatus");
+  const actionsOf = (set: StatefulSet, web2: Pod) =>
+    plan({ set, pods: [running(set, 0, o), running(set, 1, o), web2], claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [{ ...revisionOf(reverted, 3), metadata: { ...oRev.metadata } }, revisionOf(bad, 2)], now: NOW }).actions;
+  const planWith = (set: StatefulSet, web2: Pod) => brief(actionsOf(set, web2), true).filter((x) => x !== "updateStatus");
 
   it("a pod never Ready at the abandoned revision is replaced at once", () => {
     expect(planWith(reverted, stuck(false))).toEqual(["event HealingRollout", "deletePod web-2 (heal)"]);
+    expect(actionsOf(reverted, stuck(false)).filter((a) => a.type === "event")).toEqual([
+      { type: "event", eventType: "Normal", reason: "HealingRollout", message: `StatefulSet ns/web is replacing Pod web-2, never Ready at its abandoned revision ${b}, to revision ${o}` },
+    ]);
   });
   it("a pod that was Ready at that revision is waited for, as upstream does", () => {
     expect(planWith(reverted, stuck(true))).toEqual([]);

@@ -20,7 +20,7 @@ function held(i: number, state: "running" | "terminating" = "running"): Pod {
 }
 const run = (rollingUpdate: Record<string, unknown>, to: string, replicas: (Pod | undefined)[], o: { condemned?: Pod[]; rolling?: boolean; updateMin?: number } = {}) => {
   const r = refreshInPlaceUpdates({ set: setWith(rollingUpdate), replicas, condemned: o.condemned ?? [], updateRevision: to, templates, updateMin: o.updateMin ?? 0, rolling: o.rolling ?? true, now: NOW });
-  return { ...r, actions: brief(r.actions, true) };
+  return { ...r, raw: r.actions, actions: brief(r.actions, true) };
 };
 
 describe("refreshInPlaceUpdates", () => {
@@ -56,9 +56,11 @@ describe("refreshInPlaceUpdates", () => {
     const r = run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", replicas, o);
     expect(r.actions).toEqual([`gate web-${o.condemned ? 5 : 0} True InPlaceUpdateCancelled`]);
     expect(r.deleted).toEqual([]);
+    const gate = r.raw[0].type === "setPodCondition" ? r.raw[0].conditions.find((c) => c.type === "InPlaceUpdateReady") : undefined;
+    expect(gate?.message).toBe("the rollout no longer updates this pod now");
   });
   it("a terminating pod and a pod without a held gate are left alone", () => {
     const free = pod(makeSet(), 1, "web-old", "running");
-    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ actions: [], deleted: [], blocked: [] });
+    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ raw: [], actions: [], deleted: [], blocked: [] });
   });
 });
