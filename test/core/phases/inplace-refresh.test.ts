@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod, PodTemplateSpec } from "../../../src/api/k8s.ts";
 import { refreshInPlaceUpdates } from "../../../src/core/inplace-refresh.ts";
+import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
 import { brief, makeSet, NOW, pod } from "./helpers.ts";
 
 const tpl = (image: string, env?: unknown[]): PodTemplateSpec => ({ metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image, ...(env ? { env } : {}) }] } }) as PodTemplateSpec;
@@ -40,6 +42,13 @@ describe("refreshInPlaceUpdates", () => {
   it("falls back to recreating when the template changed more than images, and says which index went", () => {
     const r = run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-env", [undefined, undefined, held(2)]);
     expect(r.actions).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    expect(r.deleted).toEqual([2]);
+  });
+  it("an unfinished in-place update to a revision the rollout abandoned is moved on: recreated, as healing", () => {
+    const p = pod(makeSet(), 2, "web-img", "running");
+    p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: writeInPlaceState({ revision: "web-img", updateTime: "2026-11-21T11:00:00Z", oldImageIDs: { c: "id-1" }, images: { c: "img:2" } }) };
+    const r = run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-env", [undefined, undefined, p]);
+    expect(r.actions).toEqual(["event InPlaceUpdateFallback", "event HealingRollout", "deletePod web-2 (heal)"]);
     expect(r.deleted).toEqual([2]);
   });
   it("InPlaceOnly that cannot: blocked, and the gate goes back True", () => {
