@@ -1,8 +1,11 @@
 /**
- * Revision hashing as upstream does it (history.HashControllerRevision): FNV-32a over the
+ * Revision hashing after upstream's history.HashControllerRevision: a 32-bit FNV hash of the
  * revision data plus the collision count, encoded with rand.SafeEncodeString's alphabet so the
- * hash never spells words. The data is canonical JSON (sorted keys), so equal templates hash
- * equally whatever the key order the apiserver returned.
+ * hash never spells words. Where it differs: the data is canonical JSON (sorted keys), so equal
+ * templates hash equally whatever the key order the apiserver returned; the hash is FNV-1a
+ * (upstream: FNV-1), and the count is appended only when above 0 (upstream: always). The names
+ * are Ordinal's own and must never change: a new name is a new revision, and every pod rolls
+ * (test/core/hash.test.ts pins them).
  */
 
 /** canonicalJson returns JSON with object keys sorted at every level. */

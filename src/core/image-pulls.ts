@@ -5,6 +5,7 @@ import { PULLER_IMAGE_ANNOTATION } from "../objects/constants.ts";
 import { canonicalJson } from "./hash.ts";
 import { timeMs, wholeSeconds } from "./inplace-state.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
+import { isTerminating } from "./pod-state.ts";
 import { newPullerPod, pullOutcome } from "./puller-pod.ts";
 
 /**
@@ -61,7 +62,7 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
   const old = list.status?.images ?? {};
   const images: Record<string, ImagePullStatus> = {};
   const wanted = new Map<string, Wanted>();
-  for (const [key, opts] of Object.entries(list.spec.images ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [key, opts] of Object.entries(list.spec.images ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const n = normalizeImageReference(key);
     if (!n.ok) {
       images[key] = { phase: "Failed", attempts: 0, message: `invalid image reference: ${n.reason}` };
@@ -72,15 +73,16 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
     w.alwaysPull ||= opts?.alwaysPull === true;
     wanted.set(n.ref, w);
   }
-  const plan: ImagePullPlan = { create: [], delete: [], images, statusChanged: false, inFlight: false };
+  const plan: Omit<ImagePullPlan, "statusChanged"> = { create: [], delete: [], images, inFlight: false };
   const podsByImage = new Map<string, Pod>();
   for (const p of pods) {
     const image = p.metadata?.annotations?.[PULLER_IMAGE_ANNOTATION] ?? "";
     if (wanted.has(image) && !podsByImage.has(image)) podsByImage.set(image, p);
-    else if (!p.metadata?.deletionTimestamp) plan.delete.push({ name: nameOf(p), uid: uidOf(p) });
+    else if (!isTerminating(p)) plan.delete.push({ name: nameOf(p), uid: uidOf(p) });
   }
-  let active = [...podsByImage.values()].filter((p) => !p.metadata?.deletionTimestamp && pullOutcome(p, now).state === "pulling").length;
-  const due = (t: string | undefined) => t === undefined || !(timeMs(t) > now.getTime());
+  let active = [...podsByImage.values()].filter((p) => !isTerminating(p) && pullOutcome(p, now).state === "pulling").length;
+  // Absent or unreadable (NaN compares false): due now.
+  const due = (t: string | undefined) => !(timeMs(t) > now.getTime());
   const noteDue = (t: string | undefined) => {
     const ms = timeMs(t) - now.getTime();
     if (ms > 0) plan.nextDueMs = Math.min(plan.nextDueMs ?? ms, ms);
@@ -89,7 +91,7 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
     const prev: ImagePullStatus = old[w.keys[0]] ?? { phase: "Pending", attempts: 0 };
     let next: ImagePullStatus = prev;
     const pod = podsByImage.get(image);
-    if (pod?.metadata?.deletionTimestamp) {
+    if (pod && isTerminating(pod)) {
       plan.inFlight = true;
     } else if (pod) {
       const out = pullOutcome(pod, now);
@@ -120,15 +122,14 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
         if (prev.phase === "Pending" || prev.phase === "Pulling")
           next = { ...prev, phase: "Pending", message: `waiting for a puller slot (at most ${perNode} puller pods per node at once)` };
       } else {
-        noteDue(prev.nextAttemptTime);
+        // alwaysPull turned off: no re-pull is due any more.
+        if (!w.alwaysPull && prev.phase === "Pulled") next = withoutUndefined({ ...prev, nextAttemptTime: undefined });
+        noteDue(next.nextAttemptTime);
       }
-      // alwaysPull turned off: no re-pull is due any more.
-      if (!w.alwaysPull && next.phase === "Pulled" && next.nextAttemptTime) next = withoutUndefined({ ...next, nextAttemptTime: undefined });
     }
     for (const key of w.keys) images[key] = next;
   }
-  plan.statusChanged = canonicalJson(images) !== canonicalJson(old);
-  return plan;
+  return { ...plan, statusChanged: canonicalJson(images) !== canonicalJson(old) };
 }
 
 function withoutUndefined<T extends object>(o: T): T {

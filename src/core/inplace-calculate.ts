@@ -26,10 +26,9 @@ export interface InPlaceUpdateSpec {
   annotations: Record<string, string | null>;
 }
 
-export type InPlaceCalculation = { ok: true; spec: InPlaceUpdateSpec } | { ok: false; reason: string; pointers: string[] };
+export type InPlaceCalculation = { ok: true; spec: InPlaceUpdateSpec } | { ok: false; reason: string };
 
 const IMAGE_POINTER = /^\/spec\/(containers|initContainers)\/(\d+)\/image$/;
-const META_POINTER = /^\/metadata\/(labels|annotations)(\/.*)?$/;
 
 /**
  * calculateInPlaceUpdate returns the in-place update that turns a pod of template `from` into
@@ -38,7 +37,9 @@ const META_POINTER = /^\/metadata\/(labels|annotations)(\/.*)?$/;
  * touches anything but images, labels and annotations. An identical pair gives an empty update.
  */
 export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpec): InPlaceCalculation {
-  const ops = jsonpatch.compare(normalize(from), normalize(to));
+  // Only the specs are diffed: of the template's metadata only labels and annotations are the
+  // pod's, and those are copied (mapChanges), never a reason to refuse.
+  const ops = jsonpatch.compare({ spec: from.spec ?? {} }, { spec: to.spec ?? {} });
   const refused = new Set<string>();
   const images: ImageChange[] = [];
   for (const op of ops) {
@@ -49,12 +50,10 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
       images.push({ field, index, name: to.spec?.[field]?.[index]?.name ?? "", image: op.value });
       continue;
     }
-    if (META_POINTER.test(op.path)) continue;
     refused.add(op.path);
   }
   if (refused.size) {
-    const pointers = [...refused].sort();
-    return { ok: false, reason: `patch cannot use in-place update: ${pointers.join(", ")}`, pointers };
+    return { ok: false, reason: `patch cannot use in-place update: ${[...refused].sort().join(", ")}` };
   }
   images.sort((a, b) => a.field.localeCompare(b.field) || a.index - b.index);
   return {
@@ -65,11 +64,6 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
       annotations: mapChanges(from.metadata?.annotations, to.metadata?.annotations),
     },
   };
-}
-
-/** normalize returns the template's metadata labels/annotations and spec only (names etc. are not the pod's). */
-function normalize(t: PodTemplateSpec): object {
-  return { metadata: { labels: t.metadata?.labels ?? {}, annotations: t.metadata?.annotations ?? {} }, spec: t.spec ?? {} };
 }
 
 /** mapChanges returns the keys whose value differs from `from` to `to` (null: removed). */

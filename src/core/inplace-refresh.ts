@@ -1,9 +1,9 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { isGateFalse, podRevision, readInPlaceState } from "./inplace-state.ts";
+import { isGateFalse, readInPlaceState } from "./inplace-state.ts";
 import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
-import { isTerminating } from "./pod-state.ts";
+import { getPodRevision, isTerminating } from "./pod-state.ts";
 import { planPodUpdate } from "./pod-update.ts";
 import { earlierMs } from "./requeue.ts";
 
@@ -55,7 +55,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
     if (isTerminating(pod)) return;
     const state = readInPlaceState(pod);
     if (!state && !isGateFalse(pod)) return;
-    const wanted = r.rolling && index !== undefined && index >= r.updateMin && podRevision(pod) !== r.updateRevision;
+    const wanted = r.rolling && index !== undefined && index >= r.updateMin && getPodRevision(pod) !== r.updateRevision;
     if (!wanted) {
       const step = state ? finishInPlaceUpdate(pod, r.now) : cancelInPlaceUpdate(pod, "the rollout no longer updates this pod now", r.now);
       out.actions.push(...step.actions);

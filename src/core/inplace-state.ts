@@ -1,5 +1,6 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { isObject } from "../validation/json.ts";
 
 /**
  * What an in-place update keeps on the pod, after Kruise's InPlaceUpdateState: one JSON
@@ -24,8 +25,7 @@ export const START_REASON = "StartInPlaceUpdate";
 export const DONE_REASON = "InPlaceUpdateDone";
 export const CANCEL_REASON = "InPlaceUpdateCancelled";
 
-const isStringMap = (v: unknown): v is Record<string, string> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+const isStringMap = (v: unknown): v is Record<string, string> => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 
 /**
  * readInPlaceState returns the pod's in-place update state, or undefined when the annotation is
@@ -35,16 +35,15 @@ const isStringMap = (v: unknown): v is Record<string, string> =>
 export function readInPlaceState(pod: Pod): InPlaceUpdateState | undefined {
   const raw = pod.metadata?.annotations?.[INPLACE_STATE_ANNOTATION];
   if (raw === undefined) return undefined;
-  const broken: InPlaceUpdateState = { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
-  let v: unknown;
+  let s: unknown;
   try {
-    v = JSON.parse(raw);
+    s = JSON.parse(raw);
   } catch {
-    return broken;
+    // Not JSON: s stays undefined and reads as broken below.
   }
-  if (typeof v !== "object" || v === null) return broken;
-  const s = v as Record<string, unknown>;
-  if (typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) return broken;
+  if (!isObject(s) || typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) {
+    return { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
+  }
   return { revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images };
 }
 
@@ -56,7 +55,6 @@ export function writeInPlaceState(s: InPlaceUpdateState): string {
 /** gateCondition returns the pod's InPlaceUpdateReady condition, if any. */
 export const gateCondition = (pod: Pod): PodCondition | undefined => pod.status?.conditions?.find((c) => c.type === INPLACE_READY_CONDITION);
 
-
 /** isGateFalse is true when the pod's InPlaceUpdateReady condition is False (an update holds it out of traffic). */
 export const isGateFalse = (pod: Pod): boolean => gateCondition(pod)?.status === "False";
 
@@ -66,11 +64,8 @@ export const isGateFalse = (pod: Pod): boolean => gateCondition(pod)?.status ===
  */
 export const isInPlaceUpdating = (pod: Pod): boolean => isGateFalse(pod) || readInPlaceState(pod) !== undefined;
 
-/** podRevision returns the pod's controller-revision-hash ("" when unset). */
-export const podRevision = (pod: Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? "";
-
 /** wholeSeconds returns the RFC 3339 text of `d` floored to the second, as metav1.Time stores it. */
-export const wholeSeconds = (d: Date): string => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+export const wholeSeconds = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
 
 /** timeMs returns the epoch milliseconds of an apiserver time (string or Date), NaN when absent or bad. */
 export const timeMs = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === "string" ? Date.parse(v) : NaN);

@@ -1,6 +1,7 @@
 import type { Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
+import { nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 import type { InPlaceUpdateSpec } from "./inplace-calculate.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import {
@@ -8,13 +9,13 @@ import {
   DONE_REASON,
   START_REASON,
   gateCondition,
-  podRevision,
   readInPlaceState,
   timeMs,
   wholeSeconds,
   writeInPlaceState,
   type InPlaceUpdateState,
 } from "./inplace-state.ts";
+import { getPodRevision } from "./pod-state.ts";
 
 /**
  * The apply half of an in-place update: a per-pod state machine whose every state is read from
@@ -55,10 +56,9 @@ export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateSta
   const s = pod.status?.containerStatuses?.find((c) => c.name === name);
   if (!s || !s.imageID) return false;
   if (s.imageID === state.oldImageIDs[name] && !sameImage(s.image, state.images[name])) return false;
+  // A missing or unparsable time is NaN, and NaN compares false: not updated.
   const started = timeMs(s.state?.running?.startedAt);
-  const since = timeMs(state.updateTime);
-  if (Number.isNaN(started) || Number.isNaN(since)) return false;
-  return Math.floor(started / 1000) * 1000 >= since && s.ready === true;
+  return Math.floor(started / 1000) * 1000 >= timeMs(state.updateTime) && s.ready === true;
 }
 
 /**
@@ -84,9 +84,9 @@ function gateAction(pod: Pod, status: "True" | "False", reason: string, message:
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
   return {
     type: "setPodCondition",
-    name: pod.metadata?.name ?? "",
-    uid: pod.metadata?.uid ?? "",
-    resourceVersion: pod.metadata?.resourceVersion ?? "",
+    name: nameOf(pod),
+    uid: uidOf(pod),
+    resourceVersion: resourceVersionOf(pod),
     conditions: [...others, cond],
   };
 }
@@ -107,10 +107,10 @@ export function startInPlaceUpdate(
   now: Date,
 ): InPlaceStep & { refused?: string } {
   const prev = readInPlaceState(pod);
-  if (prev && prev.revision === podRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
+  if (prev && prev.revision === getPodRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
   for (const c of spec.images) {
     if (!(pod.spec?.[c.field] ?? []).some((x) => x.name === c.name))
-      return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${pod.metadata?.name}` };
+      return { actions: [], refused: `container ${JSON.stringify(c.name)} of the template is not in pod ${nameOf(pod)}` };
   }
   const gate = gateCondition(pod);
   if (gate?.status !== "False") {
@@ -122,7 +122,7 @@ export function startInPlaceUpdate(
   const since = timeMs(gate.lastTransitionTime);
   const end = Number.isNaN(since) || gracePeriodSeconds <= 0 ? 0 : since + (gracePeriodSeconds + 1) * 1000;
   if (now.getTime() < end) return { actions: [], requeueAfterMs: end - now.getTime() };
-  return { actions: [{ type: "updatePodInPlace", name: pod.metadata?.name ?? "", revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
+  return { actions: [{ type: "updatePodInPlace", name: nameOf(pod), revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
 }
 
 /**
@@ -143,8 +143,8 @@ function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, no
   }
   return {
     metadata: {
-      uid: pod.metadata?.uid ?? "",
-      resourceVersion: pod.metadata?.resourceVersion ?? "",
+      uid: uidOf(pod),
+      resourceVersion: resourceVersionOf(pod),
       labels: { ...spec.labels, [REVISION_LABEL]: revision },
       annotations: { ...spec.annotations, [INPLACE_STATE_ANNOTATION]: writeInPlaceState(state) },
     },
@@ -164,7 +164,8 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
     if (!again.has(name)) return containerUpdated(pod, name, prev);
     const s = pod.status?.containerStatuses?.find((c) => c.name === name);
     const started = timeMs(s?.state?.running?.startedAt);
-    const oldStillRunning = !!s && !Number.isNaN(started) && s.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
+    // Not reported, or not running (NaN compares false): the old container is gone.
+    const oldStillRunning = s?.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
     return !oldStillRunning;
   });
 }
@@ -178,14 +179,14 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
 export function finishInPlaceUpdate(pod: Pod, now: Date): InPlaceStep {
   const state = readInPlaceState(pod);
   if (!state) return { actions: [] };
-  const stale = state.revision !== podRevision(pod);
+  const stale = state.revision !== getPodRevision(pod);
   if (!stale && !isInPlaceUpdateDone(pod, state)) return { actions: [] };
   if (gateCondition(pod)?.status !== "True") {
     const reason = stale ? CANCEL_REASON : DONE_REASON;
     const message = stale ? "in-place update state does not match the pod's revision" : `in-place update to revision ${state.revision} done`;
     return { actions: [gateAction(pod, "True", reason, message, now)] };
   }
-  return { actions: [{ type: "clearInPlaceState", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" }] };
+  return { actions: [{ type: "clearInPlaceState", name: nameOf(pod), uid: uidOf(pod) }] };
 }
 
 /**

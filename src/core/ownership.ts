@@ -1,7 +1,7 @@
 import type { ControllerRevision, OwnerReference, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { isMemberOf, nameOf } from "../objects/names.ts";
+import { isMemberOf, nameOf, uidOf } from "../objects/names.ts";
 import { newControllerRef } from "../objects/pod.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
@@ -66,8 +66,8 @@ function claimObjects<T extends Ownable>(
   for (const o of objects) {
     const ref = controllerOf(o);
     const matches = selectorMatches(o.metadata?.labels) && isMember(o);
-    const name = o.metadata?.name ?? "";
-    const uid = o.metadata?.uid ?? "";
+    const name = nameOf(o);
+    const uid = uidOf(o);
     if (ref) {
       if (ref.uid !== set.metadata.uid) continue;
       if (matches || setDeleting) {

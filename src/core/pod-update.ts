@@ -1,9 +1,10 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
+import { nameOf, uidOf } from "../objects/names.ts";
 import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
-import { podRevision } from "./inplace-state.ts";
 import { startInPlaceUpdate } from "./inplace-update.ts";
+import { getPodRevision } from "./pod-state.ts";
 import { countedRevision } from "./status.ts";
 
 /**
@@ -33,9 +34,9 @@ export function inPlaceRefusal(pod: Pod, updateRevision: string, templates: Map<
 
 /** calculateForPod is calculateInPlaceUpdate from the pod's revision's template; refused when either template is unknown. */
 function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string, PodTemplateSpec>): InPlaceCalculation {
-  const from = templates.get(podRevision(pod));
+  const from = templates.get(getPodRevision(pod));
   const to = templates.get(updateRevision);
-  if (!from || !to) return { ok: false, reason: `revision ${podRevision(pod) || "(none)"} of pod ${pod.metadata?.name ?? ""} is not known: nothing to diff`, pointers: [] };
+  if (!from || !to) return { ok: false, reason: `revision ${getPodRevision(pod) || "(none)"} of pod ${nameOf(pod)} is not known: nothing to diff` };
   return calculateInPlaceUpdate(from, to);
 }
 
@@ -54,7 +55,7 @@ export function planPodUpdate(
 ): PodUpdatePlan {
   const ru = set.spec.updateStrategy.rollingUpdate;
   const policy = ru?.podUpdatePolicy ?? "ReCreate";
-  const name = pod.metadata?.name ?? "";
+  const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined;
   if (policy !== "ReCreate") {
@@ -76,8 +77,8 @@ export function planPodUpdate(
       type: "event",
       eventType: "Normal",
       reason: "HealingRollout",
-      message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${podRevision(pod)}, to revision ${updateRevision}`,
+      message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
     });
-  actions.push({ type: "deletePod", name, uid: pod.metadata?.uid ?? "", reason: why, revision: countedRevision(pod) });
+  actions.push({ type: "deletePod", name, uid: uidOf(pod), reason: why, revision: countedRevision(pod) });
   return { actions, deleted: true };
 }

@@ -2,7 +2,9 @@ import type { ImageList } from "../api/imagelist.ts";
 import { API_VERSION } from "../api/statefulset.ts";
 import type { Action, ImageListPatch } from "./actions.ts";
 import { PREWARM_ADDED_ANNOTATION } from "../objects/constants.ts";
+import { nameOf, resourceVersionOf } from "../objects/names.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
+import { isObject } from "../validation/json.ts";
 
 /**
  * Which ImageList entries Ordinal's rollouts added, and for which sets: the
@@ -25,10 +27,10 @@ export function readPrewarmRecord(list: ImageList | undefined): PrewarmRecord {
   try {
     v = JSON.parse(raw);
   } catch {
-    return out;
+    // Not JSON: v stays undefined and reads as empty below.
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return out;
-  for (const [ref, sets] of Object.entries(v as Record<string, unknown>)) {
+  if (!isObject(v)) return out;
+  for (const [ref, sets] of Object.entries(v)) {
     if (!Array.isArray(sets)) continue;
     const names = sets.filter((s): s is string => typeof s === "string");
     if (names.length) out.set(ref, new Set(names));
@@ -36,19 +38,26 @@ export function readPrewarmRecord(list: ImageList | undefined): PrewarmRecord {
   return out;
 }
 
-/** writePrewarmRecord returns the annotation value (keys and names sorted), or null when the record is empty. */
+/**
+ * writePrewarmRecord returns the annotation value (keys and names sorted), or null when the record
+ * is empty. No set of a record is empty: reading skips empty lists and dropFromRecord removes an
+ * image once its last set goes.
+ */
 function writePrewarmRecord(r: PrewarmRecord): string | null {
-  const entries = [...r.entries()].filter(([, s]) => s.size > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (!entries.length) return null;
-  return JSON.stringify(Object.fromEntries(entries.map(([ref, s]) => [ref, [...s].sort()])));
+  if (!r.size) return null;
+  return JSON.stringify(Object.fromEntries([...r].sort(([a], [b]) => (a < b ? -1 : 1)).map(([ref, s]) => [ref, [...s].sort()])));
 }
 
-/** normalizedKeys returns the normalized form of each spec.images key (keys that do not parse are left out). */
+/**
+ * normalizedKeys maps the normalized form of each spec.images key to the key (keys that do not
+ * parse are left out). Of two keys naming one image, the one spelled as Ordinal writes it (the
+ * normalized form) wins, so that removing Ordinal's entry removes its own, not a person's.
+ */
 function normalizedKeys(list: ImageList | undefined): Map<string, string> {
   const out = new Map<string, string>();
   for (const key of Object.keys(list?.spec.images ?? {})) {
     const n = normalizeImageReference(key);
-    if (n.ok && !out.has(n.ref)) out.set(n.ref, key);
+    if (n.ok && (key === n.ref || !out.has(n.ref))) out.set(n.ref, key);
   }
   return out;
 }
@@ -68,9 +77,10 @@ function normalizedKeys(list: ImageList | undefined): Map<string, string> {
 export function imageListWrite(namespace: string, node: string, list: ImageList | undefined, setName: string, want: ReadonlySet<string>, keep: ReadonlySet<string>): Action | undefined {
   const record = readPrewarmRecord(list);
   const listed = normalizedKeys(list);
-  const images: ImageListPatch["spec"]["images"] = {};
+  const added: Record<string, { alwaysPull: boolean }> = {};
+  const removed: ImageListPatch["spec"]["images"] = {};
   let changed = false;
-  for (const ref of [...want].sort()) {
+  for (const ref of want) {
     const recorded = record.get(ref);
     if (listed.has(ref)) {
       if (recorded && !recorded.has(setName)) {
@@ -79,11 +89,11 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
       }
       continue;
     }
-    images[ref] = { alwaysPull: false };
+    added[ref] = { alwaysPull: false };
     record.set(ref, new Set([setName]));
     changed = true;
   }
-  if (dropFromRecord(record, listed, images, (ref) => (want.has(ref) || keep.has(ref) ? [] : [setName]))) changed = true;
+  if (dropFromRecord(record, listed, removed, (ref) => (want.has(ref) || keep.has(ref) ? [] : [setName]))) changed = true;
   if (!changed) return undefined;
   const annotation = writePrewarmRecord(record);
   if (!list) {
@@ -91,13 +101,13 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
       apiVersion: API_VERSION,
       kind: "ImageList",
       metadata: { name: node, namespace, ...(annotation ? { annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } } : {}) },
-      spec: { images: Object.fromEntries(Object.entries(images).filter((e): e is [string, { alwaysPull: boolean }] => e[1] !== null)) },
+      spec: { images: added },
     };
     return { type: "writeImageList", node, create };
   }
   const patch: ImageListPatch = {
-    metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } },
-    spec: { images },
+    metadata: { resourceVersion: resourceVersionOf(list), annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } },
+    spec: { images: { ...removed, ...added } },
   };
   return { type: "writeImageList", node, patch };
 }
@@ -129,7 +139,7 @@ export function releaseSets(list: ImageList, names: ReadonlySet<string>): ImageL
   if (!dropFromRecord(record, normalizedKeys(list), images, () => names)) return undefined;
   return {
     type: "writeImageList",
-    node: list.metadata.name ?? "",
-    patch: { metadata: { resourceVersion: list.metadata.resourceVersion ?? "", annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
+    node: nameOf(list),
+    patch: { metadata: { resourceVersion: resourceVersionOf(list), annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
   };
 }

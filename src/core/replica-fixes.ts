@@ -2,7 +2,7 @@ import type { PersistentVolumeClaim, Pod, PodCondition } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { INPLACE_READY_CONDITION, POD_INDEX_LABEL, POD_NAME_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
-import { getClaimName, getPodName, nameOf, uidOf } from "../objects/names.ts";
+import { getClaimName, getPodName, nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 import type { PlanContext } from "./plan-context.ts";
 import { newClaims } from "../objects/pod.ts";
 import { isTerminating } from "./pod-state.ts";
@@ -68,7 +68,7 @@ export function ensureGateCondition(pod: Pod, now: Date): Action[] {
       type: "setPodCondition",
       name: nameOf(pod),
       uid: uidOf(pod),
-      resourceVersion: pod.metadata?.resourceVersion ?? "",
+      resourceVersion: resourceVersionOf(pod),
       conditions: [...conditions, cond],
     },
   ];

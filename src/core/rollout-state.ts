@@ -4,6 +4,7 @@
  */
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
+import { nameOf } from "../objects/names.ts";
 import { getPodRevision } from "./pod-state.ts";
 
 /** Container waiting reasons that do not go away by waiting. */
@@ -42,9 +43,9 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;
     for (const cs of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
-      const reason = cs.state?.waiting?.reason;
-      if (reason && FAILING_REASONS.has(reason)) {
-        return { done: false, blocked: "failing", message: `pod ${p.metadata?.name} container ${cs.name}: ${reason}${cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : ""}` };
+      const waiting = cs.state?.waiting;
+      if (waiting?.reason && FAILING_REASONS.has(waiting.reason)) {
+        return { done: false, blocked: "failing", message: `pod ${nameOf(p)} container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}` };
       }
     }
   }
@@ -59,7 +60,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
   const partition = set.spec.updateStrategy.rollingUpdate?.partition ?? 0;
   if (partition > 0) {
-    const want = Math.max(0, replicas - partition);
+    const want = replicas - partition;
     if ((s.updatedReplicas ?? 0) < want) {
       return paused ? pausedState() : { done: false, message: `Waiting for partitioned roll out to finish: ${s.updatedReplicas ?? 0} out of ${want} new pods have been updated...` };
     }

@@ -52,3 +52,6 @@ export const namespaceOf = (o: { metadata?: { namespace?: string } }): string =>
 
 /** uidOf returns an object's metadata.uid ("" for an object not created yet). */
 export const uidOf = (o: { metadata?: { uid?: string } }): string => o.metadata?.uid ?? "";
+
+/** resourceVersionOf returns an object's metadata.resourceVersion ("" for an object not read from the apiserver). */
+export const resourceVersionOf = (o: { metadata?: { resourceVersion?: string } }): string => o.metadata?.resourceVersion ?? "";

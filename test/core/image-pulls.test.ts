@@ -175,3 +175,78 @@ describe("planImagePulls", () => {
     expect(p.inFlight).toBe(true);
   });
 });
+
+describe("planImagePulls: order, slots and the reported state", () => {
+  const plan = (l: ImageList, pods: Pod[] = [], budget = { left: 20 }) => {
+    const p = planImagePulls(l, pods, NOW, budget);
+    return { ...p, created: p.create.map((c) => c.pod.spec!.containers[0].image), deleted: p.delete.map((d) => d.name) };
+  };
+  const at = (s: number) => new Date(NOW.getTime() + s * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+  const pull = { alwaysPull: false };
+  const lib = (i: string) => `docker.io/library/${i}`;
+
+  it("images are taken in sorted order, whatever the order of the list's keys", () => {
+    expect(plan(list({ "d:1": pull, "c:1": pull, "b:1": pull, "a:1": pull })).created).toEqual([lib("a:1"), lib("b:1")]);
+  });
+
+  it("a null option (the CRD refuses it) reads as alwaysPull false", () => {
+    const p = plan(list({ "a:1": null as never }));
+    expect(p.create.map((c) => c.pod.spec!.containers[0].imagePullPolicy)).toEqual(["IfNotPresent"]);
+  });
+
+  it("the first pull of a new image is attempt 1; a Pulling image whose pod was lost gets attempt 2", () => {
+    const p = plan(list({ "a:1": pull, "b:1": pull }, { "b:1": { phase: "Pulling", attempts: 1, message: "puller pod running" } }));
+    expect(p.created).toEqual([lib("a:1"), lib("b:1")]);
+    expect(p.images).toEqual({
+      "a:1": { phase: "Pulling", attempts: 1, message: "puller pod created" },
+      "b:1": { phase: "Pulling", attempts: 2, message: "puller pod created (attempt 2)" },
+    });
+  });
+
+  it("no slot: new and lost pulls wait Pending, a due retry stays Failed; still in flight", () => {
+    const failed: ImagePullStatus = { phase: "Failed", attempts: 2, message: "ErrImagePull: m", nextAttemptTime: at(-1) };
+    const p = plan(list({ "a:1": pull, "b:1": pull, "c:1": pull }, { "b:1": { phase: "Pulling", attempts: 1 }, "c:1": failed }), [], { left: 0 });
+    const waiting = `waiting for a puller slot (at most ${PULLERS_PER_NODE} puller pods per node at once)`;
+    expect(p.images).toEqual({ "a:1": { phase: "Pending", attempts: 0, message: waiting }, "b:1": { phase: "Pending", attempts: 1, message: waiting }, "c:1": failed });
+    expect([p.created, p.inFlight]).toEqual([[], true]);
+  });
+
+  it("finished and terminating puller pods hold no slot", () => {
+    const l = list({ "a:1": pull, "b:1": pull, "c:1": pull, "d:1": pull }, { "a:1": { phase: "Pulling", attempts: 1 }, "b:1": { phase: "Pulling", attempts: 1 } });
+    const p = plan(l, [puller(lib("a:1"), { terminated: "Completed", phase: "Succeeded" }), puller(lib("b:1"), { deleting: true })]);
+    expect(p.created).toEqual([lib("c:1"), lib("d:1")]);
+    expect(p.deleted).toEqual([pullerPodName("node-a", lib("a:1"))]);
+  });
+
+  it("a terminating puller pod is waited for, whatever it reports: not deleted again, the state kept", () => {
+    const prev: ImagePullStatus = { phase: "Pulling", attempts: 1, message: "puller pod running" };
+    const p = plan(list({ [NGINX]: pull }, { [NGINX]: prev }), [puller(NGINX, { deleting: true, terminated: "Completed", phase: "Succeeded" })]);
+    expect([p.created, p.deleted, p.images, p.statusChanged, p.inFlight]).toEqual([[], [], { [NGINX]: prev }, false, true]);
+  });
+
+  it("a finished pull is still in flight until its pod is gone", () => {
+    const p = plan(list({ [NGINX]: pull }, { [NGINX]: { phase: "Pulling", attempts: 1 } }), [puller(NGINX, { running: true, phase: "Running" })]);
+    expect([p.deleted, p.inFlight]).toEqual([[pullerPodName("node-a", NGINX)], true]);
+  });
+
+  it("a pod without the image annotation is deleted; a terminating pod of an image no longer listed is not deleted again", () => {
+    const bare = puller(lib("x:1"));
+    delete bare.metadata!.annotations;
+    const p = plan(list({}), [bare, puller(lib("gone:1"), { deleting: true })]);
+    expect(p.deleted).toEqual([bare.metadata!.name]);
+  });
+
+  it("all pulled, nothing due: nothing in flight, nothing to wake up for (a re-pull planned before alwaysPull was turned off is dropped)", () => {
+    const pulled: ImagePullStatus = { phase: "Pulled", attempts: 1, lastPullTime: at(-100), message: "pulled (container Completed)" };
+    const p = plan(list({ "a:1": pull, "b:1": pull }, { "a:1": pulled, "b:1": { ...pulled, nextAttemptTime: at(50) } }));
+    expect(p.images).toEqual({ "a:1": pulled, "b:1": pulled });
+    expect([p.created, p.deleted, p.statusChanged, p.inFlight, p.nextDueMs]).toEqual([[], [], true, false, undefined]);
+  });
+
+  it("wakes up for the earliest retry or re-pull", () => {
+    const failed = (next: number): ImagePullStatus => ({ phase: "Failed", attempts: 1, nextAttemptTime: at(next) });
+    const repull: ImagePullStatus = { phase: "Pulled", attempts: 1, nextAttemptTime: at(20) };
+    const p = plan(list({ "a:1": pull, "b:1": pull, "c:1": { alwaysPull: true } }, { "a:1": failed(30), "b:1": failed(15), "c:1": repull }));
+    expect([p.created, p.inFlight, p.nextDueMs]).toEqual([[], false, 15000]);
+  });
+});

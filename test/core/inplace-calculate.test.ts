@@ -15,6 +15,13 @@ describe("calculateInPlaceUpdate: only a replaced image string is an image chang
     ["an image added where the template had none", tpl([{ name: "a" }]), tpl([{ name: "a", image: "x:1" }]), "patch cannot use in-place update: /spec/containers/0/image"],
     ["an image replaced by a non-string", tpl([{ name: "a", image: "x:1" }]), tpl([{ name: "a", image: 7 }]), "patch cannot use in-place update: /spec/containers/0/image"],
     ["imagePullPolicy is not the image", tpl([{ name: "a", image: "x:1", imagePullPolicy: "Always" }]), tpl([{ name: "a", image: "x:1", imagePullPolicy: "IfNotPresent" }]), "patch cannot use in-place update: /spec/containers/0/imagePullPolicy"],
+    [
+      "labels of an ephemeral volume's claim template are not the pod's",
+      tpl([{ name: "a", image: "x:1" }], { volumes: [{ name: "v", ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: "1" } }, spec: {} } } }] }),
+      tpl([{ name: "a", image: "x:1" }], { volumes: [{ name: "v", ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: "2" } }, spec: {} } } }] }),
+      "patch cannot use in-place update: /spec/volumes/0/ephemeral/volumeClaimTemplate/metadata/labels/a",
+    ],
+    ["the template's name and other metadata are not the pod's", tpl([{ name: "a", image: "x:1" }], {}, { name: "t1", generateName: "a-" }), tpl([{ name: "a", image: "x:1" }], {}, { name: "t2" }), "ok"],
     ["the image of the eleventh container", tpl(Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: "x:1" }))), tpl(Array.from({ length: 11 }, (_, i) => ({ name: `c${i}`, image: i === 10 ? "x:2" : "x:1" }))), "ok"],
   ])("%s", (_, from, to, want) => {
     expect(reason(from, to)).toBe(want);

@@ -51,18 +51,6 @@ describe("calculateInPlaceUpdate", () => {
   });
 });
 
-describe("in-place state annotation", () => {
-  it("round-trips, and an unreadable value reads as present but matching no revision", () => {
-    const s: InPlaceUpdateState = { revision: "web-2", updateTime: "2026-11-21T12:00:00Z", oldImageIDs: { app: "id1" }, images: { app: "app:2" } };
-    const pod = { metadata: { annotations: { [INPLACE_STATE_ANNOTATION]: writeInPlaceState(s) } } } as Pod;
-    expect(readInPlaceState(pod)).toEqual(s);
-    for (const bad of ["{", "[]", '{"revision":1}', "null"]) {
-      expect(readInPlaceState({ metadata: { annotations: { [INPLACE_STATE_ANNOTATION]: bad } } } as Pod)?.revision).toBe("");
-    }
-    expect(readInPlaceState({ metadata: {} } as Pod)).toBeUndefined();
-  });
-});
-
 // --- the per-pod state machine ----------------------------------------------------------------
 
 const T0 = new Date("2026-11-21T12:00:00.400Z");
@@ -75,11 +63,25 @@ interface PodOpts {
   state?: InPlaceUpdateState;
   app?: { image: string; imageID: string; startedAt?: string; ready: boolean; waiting?: boolean };
   specImage?: string;
+  /** The side container's status (default: side:1, imageID side-id, running since 11:00, ready). */
+  side?: { image: string; imageID: string; startedAt?: string; ready: boolean; waiting?: boolean };
+  /** Last edits of the built pod, for shapes the options above do not cover. */
+  edit?: (p: Pod) => void;
 }
+
+const containerStatus = (name: string, c: NonNullable<PodOpts["app"]>) => ({
+  name,
+  image: c.image,
+  imageID: c.imageID,
+  ready: c.ready,
+  restartCount: 0,
+  state: c.waiting ? { waiting: { reason: "ContainerCreating" } } : { running: { startedAt: c.startedAt as unknown as Date } },
+});
 
 function mkPod(o: PodOpts = {}): Pod {
   const app = o.app ?? { image: "app:1", imageID: "id-1", startedAt: "2026-11-21T11:00:00Z", ready: true };
-  return {
+  const side = o.side ?? { image: "side:1", imageID: "side-id", startedAt: "2026-11-21T11:00:00Z", ready: true };
+  const pod = {
     metadata: {
       name: "web-2",
       uid: "u2",
@@ -94,19 +96,11 @@ function mkPod(o: PodOpts = {}): Pod {
         { type: "Ready", status: "True" },
         { type: "InPlaceUpdateReady", status: o.gate?.status ?? "True", reason: o.gate?.reason, lastTransitionTime: (o.gate?.at ?? "2026-11-21T10:00:00Z") as unknown as Date },
       ],
-      containerStatuses: [
-        {
-          name: "app",
-          image: app.image,
-          imageID: app.imageID,
-          ready: app.ready,
-          restartCount: 0,
-          state: app.waiting ? { waiting: { reason: "ContainerCreating" } } : { running: { startedAt: app.startedAt as unknown as Date } },
-        },
-        { name: "side", image: "side:1", imageID: "side-id", ready: true, restartCount: 0, state: { running: { startedAt: "2026-11-21T11:00:00Z" as unknown as Date } } },
-      ],
+      containerStatuses: [containerStatus("app", app), containerStatus("side", side)],
     },
   } as Pod;
+  o.edit?.(pod);
+  return pod;
 }
 
 const describeActions = (actions: Action[]) =>
@@ -217,5 +211,127 @@ describe("cancelInPlaceUpdate", () => {
     expect(describeActions(cancelInPlaceUpdate(mkPod({ gate: { status: "False" } }), "paused", T0).actions)).toEqual(["gate True InPlaceUpdateCancelled @2026-11-21T12:00:00Z rv=7"]);
     expect(cancelInPlaceUpdate(mkPod(), "paused", T0).actions).toEqual([]);
     expect(cancelInPlaceUpdate(mkPod({ gate: { status: "False" }, rev: "web-2", state: updating }), "paused", T0).actions).toEqual([]);
+  });
+});
+
+// --- which container, which pod shape: the writes in full ----------------------------------------
+
+const bothUpdating: InPlaceUpdateState = { revision: "web-2", updateTime: "2026-11-21T12:00:00Z", oldImageIDs: { app: "id-1", side: "side-id" }, images: { app: "app:2", side: "side:2" } };
+const newApp = { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
+const newSide = { image: "side:2", imageID: "side-id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
+const withoutGate = (p: Pod) => void p.status!.conditions!.splice(1, 1);
+const ready = { type: "Ready", status: "True" };
+const setGate = (conditions: unknown[]) => ({ type: "setPodCondition", name: "web-2", uid: "u2", resourceVersion: "7", conditions });
+const gateAt = (at: string) => (status: string, reason: string, message: string) => ({ type: "InPlaceUpdateReady", status, reason, message, lastTransitionTime: at });
+
+describe("containerUpdated", () => {
+  it.each<[string, PodOpts, string, InPlaceUpdateState, boolean]>([
+    ["the updated container", { app: newApp }, "app", bothUpdating, true],
+    ["another changed container of the same pod, not yet updated", { app: newApp }, "side", bothUpdating, false],
+    ["the second container once updated", { app: newApp, side: newSide }, "side", bothUpdating, true],
+    ["new imageID, restarting (waiting)", { app: { ...newApp, waiting: true } }, "app", bothUpdating, false],
+    ["new imageID, no state reported", { app: newApp, edit: (p) => delete p.status!.containerStatuses![0].state }, "app", bothUpdating, false],
+    ["no container statuses yet", { edit: (p) => delete p.status!.containerStatuses }, "app", bothUpdating, false],
+    ["no status", { edit: (p) => delete p.status }, "app", bothUpdating, false],
+    ["an unreadable update time", { app: newApp }, "app", { ...bothUpdating, updateTime: "" }, false],
+  ])("%s", (_, o, name, state, want) => {
+    expect(containerUpdated(mkPod(o), name, state)).toBe(want);
+  });
+});
+
+describe("finishInPlaceUpdate: the writes in full", () => {
+  const gateFalse = { status: "False" as const, at: "2026-11-21T12:00:00Z", reason: "StartInPlaceUpdate" };
+  const gate = gateAt("2026-11-21T12:00:10Z");
+  const done = gate("True", "InPlaceUpdateDone", "in-place update to revision web-2 done");
+  it.each<[string, PodOpts, unknown[]]>([
+    ["both changed containers updated: gate True, other conditions kept", { rev: "web-2", gate: gateFalse, state: bothUpdating, app: newApp, side: newSide }, [setGate([ready, done])]],
+    ["one of two changed containers updated: wait", { rev: "web-2", gate: gateFalse, state: bothUpdating, app: newApp }, []],
+    ["a state for another revision: cancelled", { rev: "web-9", gate: gateFalse, state: bothUpdating }, [setGate([ready, gate("True", "InPlaceUpdateCancelled", "in-place update state does not match the pod's revision")])]],
+    ["updated, no gate condition at all: the gate is added True", { rev: "web-2", state: updating, app: newApp, edit: withoutGate }, [setGate([ready, done])]],
+    ["updated, gate True: the annotation is removed", { rev: "web-2", state: updating, app: newApp }, [{ type: "clearInPlaceState", name: "web-2", uid: "u2" }]],
+  ])("%s", (_, o, want) => {
+    expect(finishInPlaceUpdate(mkPod(o), at(10)).actions).toEqual(want);
+  });
+});
+
+describe("startInPlaceUpdate: pod shapes and which container", () => {
+  const start = gateAt("2026-11-21T12:00:00Z")("False", "StartInPlaceUpdate", "in-place update to revision web-2");
+  it.each<[string, PodOpts, unknown[]]>([
+    ["the gate write in full, other conditions kept", {}, [setGate([ready, start])]],
+    ["a pod without the gate condition gets it", { edit: withoutGate }, [setGate([ready, start])]],
+    ["a pod with no conditions yet", { edit: (p) => delete p.status!.conditions }, [setGate([start])]],
+    ["a pod with no status yet", { edit: (p) => delete p.status }, [setGate([start])]],
+    ["a state left by another revision does not hold the update back", { state: { ...updating, revision: "web-9" } }, [setGate([ready, start])]],
+  ])("%s", (_, o, want) => {
+    expect(startInPlaceUpdate(mkPod(o), "web-2", spec, 2, T0)).toEqual({ actions: want, requeueAfterMs: 2000 });
+  });
+
+  it.each<[string, PodOpts, InPlaceUpdateSpec["images"]]>([
+    ["an init container the pod does not have", {}, [{ field: "initContainers", index: 0, name: "init", image: "init:2" }]],
+    ["a pod without a spec", { edit: (p) => delete p.spec }, spec.images],
+  ])("refuses %s", (_, o, images) => {
+    expect(startInPlaceUpdate(mkPod(o), "web-2", { ...spec, images }, 0, T0)).toEqual({ actions: [], refused: `container "${images[0].name}" of the template is not in pod web-2` });
+  });
+
+  const patchOf = (o: PodOpts, images: InPlaceUpdateSpec["images"]) => {
+    const a = startInPlaceUpdate(mkPod({ gate: { status: "False", at: "2026-11-21T11:00:00Z" }, ...o }), "web-2", { ...spec, images }, 0, T0).actions[0];
+    if (a?.type !== "updatePodInPlace") throw new Error(`expected the pod update, got ${a?.type}`);
+    return { spec: a.patch.spec, state: readInPlaceState({ metadata: { annotations: a.patch.metadata.annotations as Record<string, string> } }) };
+  };
+  const stateOf = (oldImageIDs: Record<string, string>, images: Record<string, string>) => ({ revision: "web-2", updateTime: "2026-11-21T12:00:00Z", oldImageIDs, images });
+
+  it("changes only the named container's image and records only its imageID", () => {
+    expect(patchOf({}, [{ field: "containers", index: 1, name: "side", image: "side:2" }])).toEqual({
+      spec: { containers: [{ name: "app", image: "app:1" }, { name: "side", image: "side:2" }] },
+      state: stateOf({ side: "side-id" }, { side: "side:2" }),
+    });
+  });
+
+  it("changes an init container's image without recording an imageID: an init container does not restart, nothing to wait for", () => {
+    const withInit = (p: Pod) => void (p.spec!.initContainers = [{ name: "init", image: "init:1" }]);
+    expect(patchOf({ edit: withInit }, [{ field: "initContainers", index: 0, name: "init", image: "init:2" }])).toEqual({
+      spec: { initContainers: [{ name: "init", image: "init:2" }] },
+      state: stateOf({}, { init: "init:2" }),
+    });
+  });
+
+  it.each<[string, (p: Pod) => void]>([
+    ["no container statuses", (p) => delete p.status!.containerStatuses],
+    ["only another container's status", (p) => void p.status!.containerStatuses!.shift()],
+  ])("records an empty imageID for a container the kubelet has not reported: %s", (_, edit) => {
+    expect(patchOf({ edit }, spec.images)).toEqual({
+      spec: { containers: [{ name: "app", image: "app:2" }, { name: "side", image: "side:1" }] },
+      state: stateOf({ app: "" }, { app: "app:2" }),
+    });
+  });
+});
+
+describe("startInPlaceUpdate over an unfinished earlier update of the pod's revision", () => {
+  const app3 = { field: "containers" as const, index: 0, name: "app", image: "app:3" };
+  const side3 = { field: "containers" as const, index: 1, name: "side", image: "side:3" };
+  const appGone = { image: "app:2", imageID: "", ready: false, waiting: true };
+  const oldApp = (startedAt: string, imageID = "id-1") => ({ image: "app:1", imageID, startedAt, ready: true });
+  it.each<[string, PodOpts, InPlaceUpdateSpec["images"], string]>([
+    ["app changed again and gone, side updated: go on", { app: appGone, side: newSide }, [app3], "updatePodInPlace"],
+    ["app changed again and gone, side still old: wait", { app: appGone }, [app3], "wait 1000"],
+    ["app changed again and gone, side new but not ready: wait", { app: appGone, side: { ...newSide, ready: false } }, [app3], "wait 1000"],
+    ["side changed again and still old, app updated: wait", { app: newApp }, [side3], "wait 1000"],
+    ["changed again, not reported: go on", { state: updating, edit: (p) => delete p.status!.containerStatuses }, [app3], "updatePodInPlace"],
+    ["changed again, no status at all: go on (the gate first)", { state: updating, edit: (p) => delete p.status }, [app3], "setPodCondition"],
+    ["changed again, reported without a state: go on", { state: updating, edit: (p) => delete p.status!.containerStatuses![0].state }, [app3], "updatePodInPlace"],
+    ["changed again, old imageID started a second before the update: wait", { state: updating, app: oldApp("2026-11-21T11:59:59Z") }, [app3], "wait 1000"],
+    ["changed again, old imageID restarted in the update's second: go on", { state: updating, app: oldApp("2026-11-21T12:00:00Z") }, [app3], "updatePodInPlace"],
+    ["changed again, old imageID restarted after the update: go on", { state: updating, app: oldApp("2026-11-21T12:00:05Z") }, [app3], "updatePodInPlace"],
+    ["changed again, a new imageID with an earlier start (a stale report): go on", { state: updating, app: oldApp("2026-11-21T11:59:59Z", "id-2") }, [app3], "updatePodInPlace"],
+  ])("%s", (_, o, images, want) => {
+    const pod = mkPod({ rev: "web-2", gate: { status: "False", at: "2026-11-21T11:00:00Z" }, state: bothUpdating, specImage: "app:2", ...o });
+    const step = startInPlaceUpdate(pod, "web-3", { ...spec, images }, 2, at(5));
+    expect(step.actions.length ? step.actions.map((a) => a.type).join() : `wait ${step.requeueAfterMs}`).toBe(want);
+  });
+});
+
+describe("cancelInPlaceUpdate without a gate condition", () => {
+  it("leaves a pod that has no InPlaceUpdateReady condition alone", () => {
+    expect(cancelInPlaceUpdate(mkPod({ edit: withoutGate }), "paused", T0).actions).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Action } from "../../src/core/actions.ts";
+import { PREWARM_ADDED_ANNOTATION } from "../../src/objects/constants.ts";
 import { plan, type PlanInput } from "../../src/core/planner.ts";
 import { NOW, claimFor, makeSet, pod, revisionOf, type PodState } from "./fixtures.ts";
 
@@ -273,5 +275,27 @@ describe("plan: status", () => {
   it("does nothing but status while the set is being deleted", () => {
     const set = makeSet({}, { deletionTimestamp: "2026-11-21T11:00:00Z" });
     expect(summary(plan({ set, pods: [], claims: [], revisions: [], now: NOW }).actions).filter((a) => !a.startsWith("revision"))).toEqual([]);
+  });
+  it("waits for nothing while the set is being deleted, even with pods not ready", () => {
+    const set = makeSet({}, { deletionTimestamp: "2026-11-21T11:00:00Z" });
+    const p = plan(input(set, ["ready", "pending"]));
+    expect([summary(p.actions), p.waiting, p.requeueAfterMs]).toEqual([[], false, undefined]);
+  });
+});
+
+describe("plan: pre-warm", () => {
+  it("a set that no longer opts in removes the ImageList entries recorded for it", () => {
+    const set = makeSet();
+    const img = "docker.io/library/img:2";
+    const list: ImageList = {
+      apiVersion: "apps.ordinal.dev/v1",
+      kind: "ImageList",
+      metadata: { name: "node-1", namespace: "ns", resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: JSON.stringify({ [img]: ["web"] }) } },
+      spec: { images: { [img]: { alwaysPull: false } } },
+    };
+    const p = plan(input(set, ["ready", "ready", "ready"], undefined, { imageLists: [list] }));
+    expect(p.actions.filter((a) => a.type === "writeImageList")).toEqual([
+      { type: "writeImageList", node: "node-1", patch: { metadata: { resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: null } }, spec: { images: { [img]: null } } } },
+    ]);
   });
 });

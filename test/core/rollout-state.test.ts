@@ -14,21 +14,48 @@ describe("rolloutState", () => {
       spec: { ...webSet().spec, ...over },
       status: { observedGeneration: 2, replicas: 3, readyReplicas: 3, updatedReplicas: 1, currentReplicas: 2, currentRevision: "web-a", updateRevision: "web-b", ...status },
     });
-  const failingPod = (reason: string) => ({
-    metadata: { name: "web-2", labels: { "controller-revision-hash": "web-b" } },
-    status: { containerStatuses: [{ name: "nginx", ready: false, restartCount: 0, image: "x", imageID: "", state: { waiting: { reason } } }] },
-  });
+  const waitingPod = (reason: string, { revision = "web-b", message, init = false }: { revision?: string; message?: string; init?: boolean } = {}) => {
+    const statuses = [{ name: "nginx", ready: false, restartCount: 0, image: "x", imageID: "", state: { waiting: { reason, message } } }];
+    return { metadata: { name: "web-2", labels: { "controller-revision-hash": revision } }, status: init ? { initContainerStatuses: statuses } : { containerStatuses: statuses } };
+  };
+  const failingPod = (reason: string) => waitingPod(reason);
+  const rolling = { done: false, message: "waiting for statefulset rolling update to complete 1 pods at revision web-b..." };
+  const pausedMessage = "rollout of web is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume web";
+  const paused = { type: "RollingUpdate", rollingUpdate: { paused: true } };
+  const partitioned = (partition: number, more: Record<string, unknown> = {}) => ({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition, ...more } } });
   it.each([
     ["not observed", base({}, { observedGeneration: 1 }), [], { done: false, message: "Waiting for statefulset spec update to be observed..." }],
     ["pods not ready", base({}, { readyReplicas: 1 }), [], { done: false, message: "Waiting for 2 pods to be ready..." }],
-    ["rolling", base(), [], { done: false, message: "waiting for statefulset rolling update to complete 1 pods at revision web-b..." }],
+    ["rolling", base(), [], rolling],
     ["complete", base({}, { currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
-    ["partition reached", base({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 2 } } }), [], { done: true, message: "partitioned roll out complete: 1 new pods have been updated..." }],
-    ["paused", base({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } }), [], { done: false, blocked: "paused" }],
-    ["stuck condition", base({}, { conditions: [{ type: "RolloutStuck", status: "True", reason: "PodNotReady", message: "web-2 not ready for 10m" }] }), [], { done: false, blocked: "stuck" }],
-    ["bad image", base(), [failingPod("ImagePullBackOff")], { done: false, blocked: "failing" }],
-    ["OnDelete", base({ updateStrategy: { type: "OnDelete" } }), [], { done: true }],
+    ["partition reached", base(partitioned(2)), [], { done: true, message: "partitioned roll out complete: 1 new pods have been updated..." }],
+    ["partition beyond replicas", base(partitioned(5), { updatedReplicas: 0 }), [], { done: true, message: "partitioned roll out complete: 0 new pods have been updated..." }],
+    ["partition not reached", base(partitioned(1)), [], { done: false, message: "Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated..." }],
+    ["partition not reached, none updated yet", base(partitioned(1), { updatedReplicas: undefined }), [], { done: false, message: "Waiting for partitioned roll out to finish: 0 out of 2 new pods have been updated..." }],
+    ["partition not reached, paused", base(partitioned(1, { paused: true })), [], { done: false, blocked: "paused", message: pausedMessage }],
+    ["paused", base({ updateStrategy: paused }), [], { done: false, blocked: "paused", message: pausedMessage }],
+    ["paused while pods are not ready", base({ updateStrategy: paused }, { readyReplicas: 2 }), [], { done: false, blocked: "paused", message: pausedMessage }],
+    ["paused with nothing to roll, pods not ready", base({ updateStrategy: paused }, { readyReplicas: 2, currentRevision: "web-b" }), [], { done: false, message: "Waiting for 1 pods to be ready..." }],
+    ["paused with nothing to roll", base({ updateStrategy: paused }, { currentRevision: "web-b", currentReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
+    ["bad image", base(), [failingPod("ImagePullBackOff")], { done: false, blocked: "failing", message: "pod web-2 container nginx: ImagePullBackOff" }],
+    ["bad image, with the kubelet's message", base(), [waitingPod("ErrImagePull", { message: "not found" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: ErrImagePull: not found" }],
+    ["failing init container", base(), [waitingPod("CrashLoopBackOff", { init: true })], { done: false, blocked: "failing", message: "pod web-2 container nginx: CrashLoopBackOff" }],
+    ["failing pod at the old revision", base(), [failingPod("ImagePullBackOff"), waitingPod("CrashLoopBackOff", { revision: "web-a" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: ImagePullBackOff" }],
+    ["only the old revision's pod fails", base(), [waitingPod("CrashLoopBackOff", { revision: "web-a" })], rolling],
+    ["waiting, not failing", base(), [failingPod("ContainerCreating"), failingPod("PodInitializing")], rolling],
+    ["pod without status, container without state", base(), [{ metadata: { name: "web-1", labels: { "controller-revision-hash": "web-b" } } }, { metadata: { name: "web-2", labels: { "controller-revision-hash": "web-b" } }, status: { containerStatuses: [{ name: "nginx", ready: true, restartCount: 0, image: "x", imageID: "" }] } }], rolling],
+    ["stuck condition", base({}, { conditions: [{ type: "RolloutStuck", status: "True", reason: "PodNotReady", message: "web-2 not ready for 10m" }] }), [], { done: false, blocked: "stuck", message: "rollout of web is stuck: RolloutStuck PodNotReady: web-2 not ready for 10m" }],
+    ["in-place update blocked", base({}, { conditions: [{ type: "InPlaceUpdateBlocked", status: "True" }] }), [], { done: false, blocked: "stuck", message: "rollout of web is stuck: InPlaceUpdateBlocked" }],
+    ["stuck condition cleared", base({}, { conditions: [{ type: "RolloutStuck", status: "False", reason: "PodNotReady" }, { type: "InPlaceUpdateBlocked", status: "Unknown" }] }), [], rolling],
+    ["Progressing False", base({}, { conditions: [{ type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded" }] }), [], { done: false, blocked: "stuck", message: "rollout of web is stuck: Progressing ProgressDeadlineExceeded" }],
+    ["Progressing True", base({}, { conditions: [{ type: "Progressing", status: "True", reason: "Updating" }] }), [], rolling],
+    ["another condition False", base({}, { conditions: [{ type: "Available", status: "False", reason: "MinimumReplicasUnavailable" }] }), [], rolling],
+    ["Progressing False because paused", base({ updateStrategy: paused }, { conditions: [{ type: "Progressing", status: "False", reason: "Paused" }] }), [], { done: false, blocked: "paused", message: pausedMessage }],
+    ["OnDelete", base({ updateStrategy: { type: "OnDelete" } }), [], { done: true, message: "rollout status is only available for RollingUpdate strategy type (web is OnDelete)" }],
   ])("%s", (_name, set, pods, want) => {
-    expect(rolloutState(set, pods as never)).toMatchObject(want);
+    expect(rolloutState(set, pods as never)).toEqual(want);
+  });
+  it.each(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"])("%s blocks the rollout", (reason) => {
+    expect(rolloutState(base(), [failingPod(reason)] as never)).toEqual({ done: false, blocked: "failing", message: `pod web-2 container nginx: ${reason}` });
   });
 });

@@ -1,16 +1,19 @@
 // The name helpers: an object's metadata fields ("" when unset), and pod names `<set>-<ordinal>` split
 // as upstream's statefulPodRegex does.
 import { describe, expect, it } from "vitest";
-import { getParentNameAndOrdinal, isMemberOf, namespaceOf, nameOf, uidOf } from "../../src/objects/names.ts";
+import { getParentNameAndOrdinal, isMemberOf, namespaceOf, nameOf, resourceVersionOf, uidOf } from "../../src/objects/names.ts";
 import { newSet } from "../support/fixtures.ts";
 
-describe("nameOf, namespaceOf, uidOf", () => {
-  it.each([
-    ["an object read from the apiserver", { metadata: { name: "web-0", namespace: "prod", uid: "u-1" } }, ["web-0", "prod", "u-1"]],
-    ["an object without those fields", { metadata: {} }, ["", "", ""]],
-    ["an object without metadata", {}, ["", "", ""]],
+type Meta = { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } };
+
+describe("nameOf, namespaceOf, uidOf, resourceVersionOf", () => {
+  it.each<[string, Meta, string[]]>([
+    ["an object read from the apiserver", { metadata: { name: "web-0", namespace: "prod", uid: "u-1", resourceVersion: "7" } }, ["web-0", "prod", "u-1", "7"]],
+    ["an object not created yet", { metadata: { name: "web-0" } }, ["web-0", "", "", ""]],
+    ["an object without those fields", { metadata: {} }, ["", "", "", ""]],
+    ["an object without metadata", {}, ["", "", "", ""]],
   ])("%s", (_, o, want) => {
-    expect([nameOf(o), namespaceOf(o), uidOf(o)]).toEqual(want);
+    expect([nameOf(o), namespaceOf(o), uidOf(o), resourceVersionOf(o)]).toEqual(want);
   });
 });
 
@@ -37,6 +40,8 @@ describe("isMemberOf", () => {
     ["db-3", false],
     ["web", false],
     ["webby-3", false],
+    ["my-web-3", false],
+    ["web--1", false],
   ])("%s", (name, want) => {
     expect(isMemberOf(web, name)).toBe(want);
   });

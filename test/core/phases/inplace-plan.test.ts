@@ -118,8 +118,9 @@ describe("plan: fallbacks", () => {
     const set = setWith({ podUpdatePolicy: "InPlaceIfPossible" }, env);
     const r = run(set, [0, 1, 2].map((i) => running(set, i, o)));
     expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
-    const ev = r.actions.find((a) => a.type === "event" && a.reason === "InPlaceUpdateFallback");
-    expect(ev?.type === "event" && ev.message).toMatch(/recreates Pod web-2: patch cannot use in-place update: \/spec\/containers\/0\/env$/);
+    expect(r.actions.filter((a) => a.type === "event")).toEqual([
+      { type: "event", eventType: "Normal", reason: "InPlaceUpdateFallback", message: "StatefulSet ns/web recreates Pod web-2: patch cannot use in-place update: /spec/containers/0/env" },
+    ]);
   });
 
   it("InPlaceOnly leaves the pods, sets InPlaceUpdateBlocked with the pointer and records a warning once", () => {
@@ -148,13 +149,43 @@ describe("plan: fallbacks", () => {
     pods[2].metadata!.labels!["controller-revision-hash"] = "web-gone";
     const r = run(set, pods);
     expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    expect(r.actions.find((a) => a.type === "event")).toMatchObject({ message: "StatefulSet ns/web recreates Pod web-2: revision web-gone of pod web-2 is not known: nothing to diff" });
   });
 
   it("a gated pod whose update became impossible (template changed again) is recreated at once", () => {
     const set = setWith({ podUpdatePolicy: "InPlaceIfPossible" }, env);
     const pods = [0, 1, 2].map((i) => running(set, i, o));
     setGate(pods[2], "False");
-    expect(run(set, pods).got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    const r = run(set, pods);
+    expect(r.got).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
+    // The deleted pod no longer counts at the current revision (upstream's CurrentReplicas--).
+    expect(r.status).toMatchObject({ replicas: 3, currentReplicas: 2, updatedReplicas: 0 });
+  });
+
+  it("the earliest requeue of all phases wins (Parallel): web-2's grace period ends before web-1's", () => {
+    const set = setWith({ podUpdatePolicy: "InPlaceIfPossible", maxUnavailable: 2, inPlaceUpdateStrategy: { gracePeriodSeconds: 30 } }, tpl("img:2"), { podManagementPolicy: "Parallel" });
+    const pods = [running(set, 0, o), running(set, 1, o), setGate(running(set, 2, o), "False", "2026-11-21T11:59:50Z")];
+    const r = run(set, pods);
+    expect(r.got).toEqual(["gate web-1 False StartInPlaceUpdate"]);
+    expect(r.requeueAfterMs).toBe(21_000);
+  });
+});
+
+describe("plan: OnDelete with rollingUpdate settings left over", () => {
+  const od = (ru: Record<string, unknown>) => makeSet({ template: tpl("img:2"), updateStrategy: { type: "OnDelete", rollingUpdate: ru } }, { generation: 2 }, { currentRevision: o });
+  it.each<[string, Record<string, unknown>]>([
+    ["an in-place policy", { podUpdatePolicy: "InPlaceIfPossible" }],
+    ["paused", { podUpdatePolicy: "InPlaceIfPossible", paused: true }],
+  ])("%s: updates nothing and is not reported paused", (_, ru) => {
+    const set = od(ru);
+    const r = run(set, [0, 1, 2].map((i) => running(set, i, o)));
+    expect(r.got).toEqual([]);
+    expect(r.status.conditions?.map((c) => `${c.type}=${c.status}`)).not.toContain("Paused=True");
+  });
+  it("puts a gated pod back into traffic", () => {
+    const set = od({ podUpdatePolicy: "InPlaceIfPossible" });
+    const r = run(set, [running(set, 0, o), running(set, 1, o), setGate(running(set, 2, o), "False")]);
+    expect(r.got).toEqual(["gate web-2 True InPlaceUpdateCancelled"]);
   });
 });
 
@@ -242,11 +273,15 @@ describe("plan: healing a stuck rollout (Forced rollback)", () => {
     else p.status!.conditions!.find((c) => c.type === "Ready")!.lastTransitionTime = "2026-11-21T10:00:00Z" as unknown as Date;
     return p;
   };
-  const planWith = (set: StatefulSet, web2: Pod) =>
-    brief(plan({ set, pods: [running(set, 0, o), running(set, 1, o), web2], claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [{ ...revisionOf(reverted, 3), metadata: { ...oRev.metadata } }, revisionOf(bad, 2)], now: NOW }).actions, true).filter((x) => x !== "updateStatus");
+  const actionsOf = (set: StatefulSet, web2: Pod) =>
+    plan({ set, pods: [running(set, 0, o), running(set, 1, o), web2], claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [{ ...revisionOf(reverted, 3), metadata: { ...oRev.metadata } }, revisionOf(bad, 2)], now: NOW }).actions;
+  const planWith = (set: StatefulSet, web2: Pod) => brief(actionsOf(set, web2), true).filter((x) => x !== "updateStatus");
 
   it("a pod never Ready at the abandoned revision is replaced at once", () => {
     expect(planWith(reverted, stuck(false))).toEqual(["event HealingRollout", "deletePod web-2 (heal)"]);
+    expect(actionsOf(reverted, stuck(false)).filter((a) => a.type === "event")).toEqual([
+      { type: "event", eventType: "Normal", reason: "HealingRollout", message: `StatefulSet ns/web is replacing Pod web-2, never Ready at its abandoned revision ${b}, to revision ${o}` },
+    ]);
   });
   it("a pod that was Ready at that revision is waited for, as upstream does", () => {
     expect(planWith(reverted, stuck(true))).toEqual([]);

@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod, PodTemplateSpec } from "../../../src/api/k8s.ts";
 import { refreshInPlaceUpdates } from "../../../src/core/inplace-refresh.ts";
+import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
 import { brief, makeSet, NOW, pod } from "./helpers.ts";
 
 const tpl = (image: string, env?: unknown[]): PodTemplateSpec => ({ metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image, ...(env ? { env } : {}) }] } }) as PodTemplateSpec;
@@ -20,7 +22,7 @@ function held(i: number, state: "running" | "terminating" = "running"): Pod {
 }
 const run = (rollingUpdate: Record<string, unknown>, to: string, replicas: (Pod | undefined)[], o: { condemned?: Pod[]; rolling?: boolean; updateMin?: number } = {}) => {
   const r = refreshInPlaceUpdates({ set: setWith(rollingUpdate), replicas, condemned: o.condemned ?? [], updateRevision: to, templates, updateMin: o.updateMin ?? 0, rolling: o.rolling ?? true, now: NOW });
-  return { ...r, actions: brief(r.actions, true) };
+  return { ...r, raw: r.actions, actions: brief(r.actions, true) };
 };
 
 describe("refreshInPlaceUpdates", () => {
@@ -42,6 +44,13 @@ describe("refreshInPlaceUpdates", () => {
     expect(r.actions).toEqual(["event InPlaceUpdateFallback", "deletePod web-2 (update)"]);
     expect(r.deleted).toEqual([2]);
   });
+  it("an unfinished in-place update to a revision the rollout abandoned is moved on: recreated, as healing", () => {
+    const p = pod(makeSet(), 2, "web-img", "running");
+    p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: writeInPlaceState({ revision: "web-img", updateTime: "2026-11-21T11:00:00Z", oldImageIDs: { c: "id-1" }, images: { c: "img:2" } }) };
+    const r = run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-env", [undefined, undefined, p]);
+    expect(r.actions).toEqual(["event InPlaceUpdateFallback", "event HealingRollout", "deletePod web-2 (heal)"]);
+    expect(r.deleted).toEqual([2]);
+  });
   it("InPlaceOnly that cannot: blocked, and the gate goes back True", () => {
     const r = run({ podUpdatePolicy: "InPlaceOnly" }, "web-env", [held(0)]);
     expect(r.blocked).toEqual(["pod web-0: patch cannot use in-place update: /spec/containers/0/env"]);
@@ -56,9 +65,11 @@ describe("refreshInPlaceUpdates", () => {
     const r = run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", replicas, o);
     expect(r.actions).toEqual([`gate web-${o.condemned ? 5 : 0} True InPlaceUpdateCancelled`]);
     expect(r.deleted).toEqual([]);
+    const gate = r.raw[0].type === "setPodCondition" ? r.raw[0].conditions.find((c) => c.type === "InPlaceUpdateReady") : undefined;
+    expect(gate?.message).toBe("the rollout no longer updates this pod now");
   });
   it("a terminating pod and a pod without a held gate are left alone", () => {
     const free = pod(makeSet(), 1, "web-old", "running");
-    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ actions: [], deleted: [], blocked: [] });
+    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ raw: [], actions: [], deleted: [], blocked: [] });
   });
 });

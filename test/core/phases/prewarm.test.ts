@@ -77,12 +77,23 @@ describe("prewarmWants", () => {
     ["a pod not bound to a node is skipped", { prewarm: { parallelism: 1 } }, ["o", "o", "o:unbound", "o"], {}, [IMG2, "docker.io/library/sidecar:1"]],
     ["the partition keeps lower ordinals out", { partition: 2, prewarm: { parallelism: 3 } }, ["o", "o", "o", "o"], { "node-2": [IMG2] }, [IMG2, "docker.io/library/sidecar:1"]],
     ["an init container's new image is wanted too", { init: "busybox:1.36" }, ["o", "o", "o", "o"], { "node-2": ["docker.io/library/busybox:1.36", IMG2] }, ["docker.io/library/busybox:1.36", IMG2, "docker.io/library/sidecar:1"]],
+    ["an init image that does not parse is left out", { init: "Bad Ref" }, ["o", "o", "o", "o"], { "node-2": [IMG2] }, [IMG2, "docker.io/library/sidecar:1"]],
+    ["the update brings no new image: nothing wanted, its images kept", { image: "img:1" }, ["o", "o", "o", "o"], {}, ["docker.io/library/img:1", "docker.io/library/sidecar:1"]],
     ["rollout done: nothing wanted, nothing kept", {}, ["n", "n", "n", "n"], {}, []],
     ["last pod updating in place: nothing wanted, entries kept until it is done", {}, ["n:updating", "n", "n", "n"], {}, [IMG2, "docker.io/library/sidecar:1"]],
   ])("%s", (_, opts, specs, want, keep) => {
     const got = prewarmWants(inputFor(nextSet(opts as SetOpts), specs as string[]));
     expect(wantsOf(got.want)).toEqual(want);
     expect([...got.keep].sort()).toEqual(keep);
+  });
+
+  it.each<[string, (s: ReturnType<typeof nextSet>) => void]>([
+    ["OnDelete, imagePrewarm left in rollingUpdate", (s) => void (s.spec.updateStrategy.type = "OnDelete")],
+    ["OnDelete without rollingUpdate", (s) => void ((s.spec.updateStrategy.type = "OnDelete"), delete s.spec.updateStrategy.rollingUpdate)],
+  ])("%s: wants and keeps nothing", (_, edit) => {
+    const set = nextSet();
+    edit(set);
+    expect(prewarmWants(inputFor(set, ["o", "o", "o", "o"]))).toEqual({ want: new Map(), keep: new Set() });
   });
 
   it("a set being deleted wants and keeps nothing", () => {
@@ -118,6 +129,26 @@ function applyWrite(before: ImageList | undefined, a: Action): ImageList {
   return { ...before!, metadata: { ...before!.metadata, annotations, resourceVersion: "8" }, spec: { images } };
 }
 
+describe("readPrewarmRecord", () => {
+  it.each<[string, string | undefined, Record<string, string[]>]>([
+    ["no annotation", undefined, {}],
+    ["not JSON", "{not json", {}],
+    ["null", "null", {}],
+    ["a string", '"web"', {}],
+    ["an array", '[["web"]]', {}],
+    ["a set name instead of a list", '{"img:1":"web"}', {}],
+    ["an empty list: not Ordinal's", '{"img:1":[]}', {}],
+    ["names that are not strings are left out", '{"img:1":["web",3,null],"img:2":[4]}', { "img:1": ["web"] }],
+    ["a record", '{"img:1":["web"],"img:2":["db","web"]}', { "img:1": ["web"], "img:2": ["db", "web"] }],
+  ])("%s", (_, record, want) => {
+    expect(readPrewarmRecord(list("n", {}, record))).toEqual(new Map(Object.entries(want).map(([k, v]) => [k, new Set(v)])));
+  });
+
+  it("no ImageList: empty", () => {
+    expect(readPrewarmRecord(undefined)).toEqual(new Map());
+  });
+});
+
 describe("imageListWrite", () => {
   const want = new Set([IMG2]);
   const none = new Set<string>();
@@ -130,6 +161,9 @@ describe("imageListWrite", () => {
     ["rollout done, entry shared with db: only the record changes", list("n", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["db", "web"] }), none, none, { patch: { images: {}, record: { [IMG2]: ["db"] } } }],
     ["kept while the rollout goes on", list("n", { [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] }), none, want, undefined],
     ["a record that does not parse: nothing is Ordinal's, nothing removed", list("n", { [IMG2]: { alwaysPull: false } }, "{not json"), none, none, undefined],
+    ["Ordinal's entry removed by hand: only the record changes", list("n", {}, { [IMG2]: ["web"] }), none, none, { patch: { images: {}, record: null } }],
+    ["an image listed both as Ordinal wrote it and by a person under its short name: Ordinal removes its own", list("n", { "img:2": { alwaysPull: true }, [IMG2]: { alwaysPull: false } }, { [IMG2]: ["web"] }), none, none, { patch: { images: { [IMG2]: null }, record: null } }],
+    ["the same, listed in the other order", list("n", { [IMG2]: { alwaysPull: false }, "img:2": { alwaysPull: true } }, { [IMG2]: ["web"] }), none, none, { patch: { images: { [IMG2]: null }, record: null } }],
     ["an entry of a superseded release goes, the new one comes", list("n", { "docker.io/library/img:3": { alwaysPull: false } }, { "docker.io/library/img:3": ["web"] }), want, want, {
       patch: { images: { "docker.io/library/img:3": null, [IMG2]: { alwaysPull: false } }, record: { [IMG2]: ["web"] } },
     }],
@@ -147,6 +181,32 @@ describe("imageListWrite", () => {
     expect(a.patch?.spec.images).toEqual(expected.patch.images);
     const rec = a.patch?.metadata.annotations[PREWARM_ADDED_ANNOTATION];
     expect(rec === null ? null : JSON.parse(rec!)).toEqual(expected.patch.record);
+  });
+});
+
+describe("imageListWrite: the record as written", () => {
+  it("keys and set names sorted, whatever order they were read in", () => {
+    const before = list("n", { "z.io/x:1": { alwaysPull: false }, "a.io/y:1": { alwaysPull: false } }, '{"z.io/x:1":["db","cache"],"a.io/y:1":["db"]}');
+    const a = imageListWrite("ns", "n", before, "web", new Set([IMG2]), new Set());
+    expect(a).toEqual({
+      type: "writeImageList",
+      node: "n",
+      patch: { metadata: { resourceVersion: "7", annotations: { [PREWARM_ADDED_ANNOTATION]: `{"a.io/y:1":["db"],"${IMG2}":["web"],"z.io/x:1":["cache","db"]}` } }, spec: { images: { [IMG2]: { alwaysPull: false } } } },
+    });
+  });
+
+  it("a new ImageList holds every wanted image, recorded for the set", () => {
+    const img3 = "docker.io/library/img:3";
+    expect(imageListWrite("ns", "node-1", undefined, "web", new Set([img3, IMG2]), new Set())).toEqual({
+      type: "writeImageList",
+      node: "node-1",
+      create: {
+        apiVersion: "apps.ordinal.dev/v1",
+        kind: "ImageList",
+        metadata: { name: "node-1", namespace: "ns", annotations: { [PREWARM_ADDED_ANNOTATION]: `{"${IMG2}":["web"],"${img3}":["web"]}` } },
+        spec: { images: { [img3]: { alwaysPull: false }, [IMG2]: { alwaysPull: false } } },
+      },
+    });
   });
 });
 
@@ -171,6 +231,11 @@ describe("planPrewarm", () => {
     expect(step(["n", "n", "n", "n"])).toEqual(["patch node-1", "patch node-2"]);
     expect(images()).toEqual({ "node-0": ["img:2"], "node-1": [], "node-2": [] });
     expect(step(["n", "n", "n", "n"])).toEqual([]);
+  });
+
+  it("creates a missing ImageList in the set's namespace", () => {
+    const actions = planPrewarm(inputFor(nextSet(), ["o", "o", "o", "o"]));
+    expect(actions.map((a) => (a.type === "writeImageList" ? a.create?.metadata : a.type))).toMatchObject([{ name: "node-2", namespace: "ns" }]);
   });
 
   it("a set no longer opting in removes its entries", () => {
