@@ -18,6 +18,11 @@ export interface InPlaceUpdateState {
   oldImageIDs: Record<string, string>;
   /** The image each changed container or init container was set to. */
   images: Record<string, string>;
+  /**
+   * containerID of each changed container (spec.containers) before the update, when one was
+   * reported. Absent in states written before it was recorded.
+   */
+  oldContainerIDs?: Record<string, string>;
 }
 
 /** Reasons of the InPlaceUpdateReady condition Ordinal writes. */
@@ -41,15 +46,24 @@ export function readInPlaceState(pod: Pod): InPlaceUpdateState | undefined {
   } catch {
     // Not JSON: s stays undefined and reads as broken below.
   }
-  if (!isObject(s) || typeof s.revision !== "string" || typeof s.updateTime !== "string" || !isStringMap(s.oldImageIDs) || !isStringMap(s.images)) {
+  if (
+    !isObject(s) ||
+    typeof s.revision !== "string" ||
+    typeof s.updateTime !== "string" ||
+    !isStringMap(s.oldImageIDs) ||
+    !isStringMap(s.images) ||
+    (s.oldContainerIDs !== undefined && !isStringMap(s.oldContainerIDs))
+  ) {
     return { revision: "", updateTime: "", oldImageIDs: {}, images: {} };
   }
-  return { revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images };
+  const state: InPlaceUpdateState = { revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images };
+  if (s.oldContainerIDs !== undefined) state.oldContainerIDs = s.oldContainerIDs;
+  return state;
 }
 
 /** writeInPlaceState returns the annotation value for a state (keys in a fixed order). */
 export function writeInPlaceState(s: InPlaceUpdateState): string {
-  return JSON.stringify({ revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images });
+  return JSON.stringify({ revision: s.revision, updateTime: s.updateTime, oldImageIDs: s.oldImageIDs, images: s.images, oldContainerIDs: s.oldContainerIDs });
 }
 
 /** gateCondition returns the pod's InPlaceUpdateReady condition, if any. */

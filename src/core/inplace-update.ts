@@ -50,12 +50,20 @@ const KUBELET_RETRY_MS = 1000;
  * Times are compared at whole seconds, as the apiserver stores them: the update time is floored
  * when recorded and a container restarted by it starts after it, so its floored startedAt is >=
  * the recorded time. Equal seconds therefore count as "after" (a strict > would wait forever for a
- * container that restarted within the same second); the imageID check rules out the old container.
+ * container that restarted within the same second); the imageID check rules out the old container,
+ * or, when the imageID is the same, its containerID recorded before the update.
  */
 export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateState): boolean {
   const s = pod.status?.containerStatuses?.find((c) => c.name === name);
   if (!s || !s.imageID) return false;
-  if (s.imageID === state.oldImageIDs[name] && !sameImage(s.image, state.images[name])) return false;
+  if (s.imageID === state.oldImageIDs[name]) {
+    if (!sameImage(s.image, state.images[name])) return false;
+    // Same content under the new name: the old container may report it too (a runtime names a
+    // container by any tag of its image), and a restart within the update's second looks "after"
+    // it. Its ID, when recorded, tells whether the kubelet has replaced it.
+    const oldID = state.oldContainerIDs?.[name];
+    if (oldID !== undefined && s.containerID === oldID) return false;
+  }
   // A missing or unparsable time is NaN, and NaN compares false: not updated.
   const started = timeMs(s.state?.running?.startedAt);
   return Math.floor(started / 1000) * 1000 >= timeMs(state.updateTime) && s.ready === true;
@@ -139,7 +147,10 @@ function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, no
     const target = list.find((x) => x.name === c.name);
     if (target) target.image = c.image;
     state.images[c.name] = c.image;
-    if (c.field === "containers") state.oldImageIDs[c.name] = pod.status?.containerStatuses?.find((s) => s.name === c.name)?.imageID ?? "";
+    if (c.field !== "containers") continue;
+    const status = pod.status?.containerStatuses?.find((s) => s.name === c.name);
+    state.oldImageIDs[c.name] = status?.imageID ?? "";
+    if (status?.containerID) (state.oldContainerIDs ??= {})[c.name] = status.containerID;
   }
   return {
     metadata: {

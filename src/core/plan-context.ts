@@ -3,6 +3,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { nameOf } from "../objects/names.ts";
 import type { SetRevisions } from "./revisions.ts";
+import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
 /**
@@ -58,5 +59,6 @@ export function adjustCounts(counts: ReplicaCounts, ctx: PlanContext, pod: Pod, 
     replicas: counts.replicas + (alsoReplicas ? delta : 0),
     currentReplicas: counts.currentReplicas + (rev === ctx.revisions.currentName ? delta : 0),
     updatedReplicas: counts.updatedReplicas + (rev === ctx.revisions.updateName ? delta : 0),
+    updatedReadyReplicas: counts.updatedReadyReplicas + (rev === ctx.revisions.updateName && isRunningAndReady(pod) ? delta : 0),
   };
 }

@@ -4,7 +4,7 @@ import type { Action } from "./actions.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
 import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
 import { startInPlaceUpdate } from "./inplace-update.ts";
-import { getPodRevision } from "./pod-state.ts";
+import { getPodRevision, isRunningAndReady } from "./pod-state.ts";
 import { countedRevision } from "./status.ts";
 
 /**
@@ -79,6 +79,6 @@ export function planPodUpdate(
       reason: "HealingRollout",
       message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
     });
-  actions.push({ type: "deletePod", name, uid: uidOf(pod), reason: why, revision: countedRevision(pod) });
+  actions.push({ type: "deletePod", name, uid: uidOf(pod), reason: why, revision: countedRevision(pod), ready: isRunningAndReady(pod) });
   return { actions, deleted: true };
 }

@@ -100,7 +100,7 @@ export function planReplicas(
     const pod = replicas[i];
     if (pod && (isFailed(pod) || isSucceeded(pod)) && !isTerminating(pod)) {
       // The executor records upstream's RecreatingFailedPod event for this deletion.
-      actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "failed", revision: countedRevision(pod) });
+      actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "failed", revision: countedRevision(pod), ready: isRunningAndReady(pod) });
       c = adjustCounts(c, ctx, pod, -1, true);
       // The failed pod must be gone before its name can be reused: the next pass recreates it.
       waiting = true;

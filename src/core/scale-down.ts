@@ -31,7 +31,7 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
       return result(true);
     }
     actions.push(...fixClaimOwners(ctx, pod, getOrdinal(nameOf(pod))));
-    actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "scaleDown", revision: countedRevision(pod) });
+    actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "scaleDown", revision: countedRevision(pod), ready: isRunningAndReady(pod) });
     c = adjustCounts(c, ctx, pod, -1);
     waiting = true;
     if (monotonic) return result(true);

@@ -68,8 +68,7 @@ function newStatus(
     readyReplicas: counts.readyReplicas,
     currentReplicas: counts.currentReplicas,
     updatedReplicas: counts.updatedReplicas,
-    // Counted from the pods observed; a pod deleted since leaves updatedReplicas at once, so
-    // this never exceeds it.
+    // A pod deleted since leaves both counts at once (adjustCounts, statusAfter); the cap is a guard.
     updatedReadyReplicas: Math.min(counts.updatedReadyReplicas, counts.updatedReplicas),
     availableReplicas: counts.availableReplicas,
     currentRevision,
@@ -142,9 +141,10 @@ export interface StatusBasis {
  */
 export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[]): StatefulSetStatus {
   const c = { ...basis.observed };
-  const move = (rev: string | undefined, delta: number) => {
+  const move = (rev: string | undefined, delta: number, ready = false) => {
     if (rev === basis.currentRevision) c.currentReplicas += delta;
     if (rev === basis.updateRevision) c.updatedReplicas += delta;
+    if (rev === basis.updateRevision && ready) c.updatedReadyReplicas += delta;
   };
   for (const a of done) {
     if (a.type === "createPod") {
@@ -152,7 +152,7 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
       move(getPodRevision(a.pod), +1);
     } else if (a.type === "deletePod") {
       if (a.reason === "failed") c.replicas--;
-      move(a.revision, -1);
+      move(a.revision, -1, a.ready);
     }
   }
   const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount);

@@ -13,6 +13,8 @@ describe("in-place state annotation", () => {
   it("round-trips", () => {
     expect(readInPlaceState(annotated(writeInPlaceState(s)))).toEqual(s);
     expect(readInPlaceState(annotated(json({ oldImageIDs: {}, images: {} })))).toEqual({ ...s, oldImageIDs: {}, images: {} });
+    const withIDs = { ...s, oldContainerIDs: { app: "containerd://c1" } };
+    expect(readInPlaceState(annotated(writeInPlaceState(withIDs)))).toEqual(withIDs);
   });
 
   it.each([
@@ -31,6 +33,8 @@ describe("in-place state annotation", () => {
     ["an oldImageID not a string", json({ oldImageIDs: { app: "id1", side: 2 } })],
     ["no images", json({ images: undefined })],
     ["an image not a string", json({ images: { app: "app:2", side: null } })],
+    ["oldContainerIDs an array", json({ oldContainerIDs: ["containerd://c1"] })],
+    ["an oldContainerID not a string", json({ oldContainerIDs: { app: 1 } })],
   ])("%s reads as present but matching no revision", (_, value) => {
     expect(readInPlaceState(annotated(value))).toEqual(broken);
   });

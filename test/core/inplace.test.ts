@@ -335,3 +335,27 @@ describe("cancelInPlaceUpdate without a gate condition", () => {
     expect(cancelInPlaceUpdate(mkPod({ edit: withoutGate }), "paused", T0).actions).toEqual([]);
   });
 });
+
+describe("a retag: the old container is not taken for the restarted one", () => {
+  // app:1 → app:2, one image (same digest, id-1). The old container started within the second of
+  // the update (a crash restart just before the patch), and the runtime names it by the image's
+  // other tag (containerd reports the image's first repo tag; the pre-warm pulled app:2 onto the
+  // node). Same imageID, the new name, started "at" the update's (floored) second, ready: only the
+  // container's ID tells that the kubelet has not restarted it yet.
+  const gate = { status: "False" as const, at: "2026-11-21T11:00:00Z" };
+  const oldApp = { image: "app:1", imageID: "id-1", startedAt: "2026-11-21T12:00:00Z", ready: true };
+  const withID = (id: string) => (p: Pod) => void (p.status!.containerStatuses![0].containerID = id);
+  const updated = () => {
+    const a = startInPlaceUpdate(mkPod({ gate, app: oldApp, edit: withID("containerd://c1") }), "web-2", spec, 0, T0).actions[0];
+    if (a.type !== "updatePodInPlace") throw new Error(a.type);
+    return readInPlaceState({ metadata: { annotations: a.patch.metadata.annotations as Record<string, string> } })!;
+  };
+  it("the old container, now reported as app:2: wait", () => {
+    const pod = mkPod({ rev: "web-2", gate, state: updated(), specImage: "app:2", app: { ...oldApp, image: "app:2" }, edit: withID("containerd://c1") });
+    expect(finishInPlaceUpdate(pod, at(10)).actions).toEqual([]);
+  });
+  it("the container the kubelet started for app:2 (a new ID) in the same second: done", () => {
+    const pod = mkPod({ rev: "web-2", gate, state: updated(), specImage: "app:2", app: { ...oldApp, image: "app:2" }, edit: withID("containerd://c2") });
+    expect(describeActions(finishInPlaceUpdate(pod, at(10)).actions)).toEqual(["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]);
+  });
+});

@@ -299,3 +299,18 @@ describe("plan: pre-warm", () => {
     ]);
   });
 });
+
+describe("plan: updatedReadyReplicas after a deletion", () => {
+  // web-0 ready, web-1 not ready, web-2 ready, all at the update revision; scaling to 1 deletes
+  // web-2 (ready). A terminating pod is at no revision (countReplicas), so the status written now
+  // must be the one the next pass computes with web-2 terminating: one updated ready pod (web-0).
+  it("a deleted ready pod leaves updatedReadyReplicas, as it leaves updatedReplicas", () => {
+    const set = makeSet({ replicas: 1 });
+    const rev = revisionOf(set).metadata!.name!;
+    const p = plan(input(set, ["ready", "running", "ready"], rev));
+    expect(summary(p.actions)).toEqual(["delete web-2 (scaleDown)"]);
+    const next = plan(input(set, ["ready", "running", "readyTerminating"], rev));
+    expect(next.status).toMatchObject({ updatedReplicas: 2, updatedReadyReplicas: 1 });
+    expect(p.status).toMatchObject({ updatedReplicas: 2, updatedReadyReplicas: 1 });
+  });
+});

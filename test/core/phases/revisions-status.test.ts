@@ -46,13 +46,17 @@ describe("adjustCounts", () => {
   const ctx = ctxFor(old);
   const base = { replicas: 2, readyReplicas: 2, availableReplicas: 2, currentReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2 };
   it.each([
-    ["+1 at the revision, replicas too", +1, true, { ...base, replicas: 3, currentReplicas: 3, updatedReplicas: 3 }],
-    ["-1 at the revision only", -1, false, { ...base, currentReplicas: 1, updatedReplicas: 1 }],
+    // The pod is ready: it moves updatedReadyReplicas with updatedReplicas.
+    ["+1 at the revision, replicas too", +1, true, { ...base, replicas: 3, currentReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 3 }],
+    ["-1 at the revision only", -1, false, { ...base, currentReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1 }],
   ])("%s", (_, delta, alsoReplicas, want) => {
     expect(adjustCounts(base, ctx, pod(old, 0, ctx.revisions.updateName), delta, alsoReplicas)).toEqual(want);
   });
   it("a pod at another revision moves only replicas", () => {
     expect(adjustCounts(base, ctx, pod(old, 0, "elsewhere"), +1, true)).toEqual({ ...base, replicas: 3 });
+  });
+  it("a pod not ready leaves updatedReadyReplicas", () => {
+    expect(adjustCounts(base, ctx, pod(old, 0, ctx.revisions.updateName, "running"), -1)).toEqual({ ...base, currentReplicas: 1, updatedReplicas: 1 });
   });
 });
 
@@ -112,5 +116,14 @@ describe("statusAfter", () => {
     expect(statusAfter(old, { ...basis, conditions: planned }, []).conditions).toEqual(planned);
     const stored = makeSet({}, {}, { conditions: [{ type: "Progressing", status: "False", reason: "Done", message: "d" }] });
     expect(statusAfter(stored, basis, []).conditions).toEqual(stored.status?.conditions);
+  });
+});
+
+describe("statusAfter: a deleted ready pod at the update revision", () => {
+  const observed = { replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 3, updatedReplicas: 3, updatedReadyReplicas: 2 };
+  const basis = { observed, currentRevision: "upd", updateRevision: "upd", collisionCount: 0 };
+  it("leaves updatedReadyReplicas (a terminating pod is at no revision)", () => {
+    const done = [{ type: "deletePod" as const, name: "web-2", uid: "u", reason: "scaleDown" as const, revision: "upd", ready: true }];
+    expect(statusAfter(makeSet({ replicas: 1 }), basis, done)).toMatchObject({ updatedReplicas: 2, updatedReadyReplicas: 1 });
   });
 });
