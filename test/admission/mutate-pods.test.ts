@@ -116,6 +116,13 @@ describe("mutatePod", () => {
       warning: new RegExp(`pod name "${name}" is not "web-<ordinal>"`),
       patched: false,
     })),
+    // Labelled for web but named as a pod of another set: the parent in the name must be the set.
+    ...["db-1", "web-db-1"].map((name) => ({
+      name: `a canonical name of another set (${name}) is not given web's identity`,
+      pod: handMadePod(name),
+      warning: new RegExp(`pod name "${name}" is not "web-<ordinal>"`),
+      patched: false,
+    })),
     {
       name: "UPDATE is not this hook's business",
       pod: handMadePod("web-1"),
