@@ -175,8 +175,12 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
     if (!again.has(name)) return containerUpdated(pod, name, prev);
     const s = pod.status?.containerStatuses?.find((c) => c.name === name);
     const started = timeMs(s?.state?.running?.startedAt);
-    // Not reported, or not running (NaN compares false): the old container is gone.
-    const oldStillRunning = s?.imageID === prev.oldImageIDs[name] && Math.floor(started / 1000) * 1000 < since;
+    // Not reported, or not running (NaN compares false): the old container is gone. One that
+    // started within the update's second is the old one only if it still has the ID recorded then.
+    const startedBefore = Math.floor(started / 1000) * 1000 < since;
+    const oldID = prev.oldContainerIDs?.[name];
+    const sameContainer = oldID !== undefined && s?.containerID === oldID && !Number.isNaN(started);
+    const oldStillRunning = s?.imageID === prev.oldImageIDs[name] && (startedBefore || sameContainer);
     return !oldStillRunning;
   });
 }

@@ -311,6 +311,8 @@ describe("startInPlaceUpdate over an unfinished earlier update of the pod's revi
   const side3 = { field: "containers" as const, index: 1, name: "side", image: "side:3" };
   const appGone = { image: "app:2", imageID: "", ready: false, waiting: true };
   const oldApp = (startedAt: string, imageID = "id-1") => ({ image: "app:1", imageID, startedAt, ready: true });
+  const recorded: InPlaceUpdateState = { ...updating, oldContainerIDs: { app: "containerd://c1" } };
+  const withID = (id: string) => (p: Pod) => void (p.status!.containerStatuses![0].containerID = id);
   it.each<[string, PodOpts, InPlaceUpdateSpec["images"], string]>([
     ["app changed again and gone, side updated: go on", { app: appGone, side: newSide }, [app3], "updatePodInPlace"],
     ["app changed again and gone, side still old: wait", { app: appGone }, [app3], "wait 1000"],
@@ -322,6 +324,9 @@ describe("startInPlaceUpdate over an unfinished earlier update of the pod's revi
     ["changed again, old imageID started a second before the update: wait", { state: updating, app: oldApp("2026-11-21T11:59:59Z") }, [app3], "wait 1000"],
     ["changed again, old imageID restarted in the update's second: go on", { state: updating, app: oldApp("2026-11-21T12:00:00Z") }, [app3], "updatePodInPlace"],
     ["changed again, old imageID restarted after the update: go on", { state: updating, app: oldApp("2026-11-21T12:00:05Z") }, [app3], "updatePodInPlace"],
+    ["changed again, the recorded container restarted in the update's second: wait", { state: recorded, app: oldApp("2026-11-21T12:00:00Z"), edit: withID("containerd://c1") }, [app3], "wait 1000"],
+    ["changed again, another container in the update's second: go on", { state: recorded, app: oldApp("2026-11-21T12:00:00Z"), edit: withID("containerd://c2") }, [app3], "updatePodInPlace"],
+    ["changed again, the recorded container no longer running: go on", { state: recorded, app: { ...appGone, image: "app:1", imageID: "id-1" }, edit: withID("containerd://c1") }, [app3], "updatePodInPlace"],
     ["changed again, a new imageID with an earlier start (a stale report): go on", { state: updating, app: oldApp("2026-11-21T11:59:59Z", "id-2") }, [app3], "updatePodInPlace"],
   ])("%s", (_, o, images, want) => {
     const pod = mkPod({ rev: "web-2", gate: { status: "False", at: "2026-11-21T11:00:00Z" }, state: bothUpdating, specImage: "app:2", ...o });
