@@ -186,6 +186,7 @@ describe("finishInPlaceUpdate and containerUpdated", () => {
     ["old imageID, another image's name: wait", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:3", imageID: "id-1", startedAt: "2026-11-21T12:00:05Z", ready: true } }, []],
     ["restarted within the same second as the update: done", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:00Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
     ["done: gate True first", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
+    ["a new imageID, the image reported by another name (a runtime's own): done", { rev: "web-2", gate: gateFalse, state: updating, app: { image: "registry.example/app@sha256:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true } }, ["gate True InPlaceUpdateDone @2026-11-21T12:00:10Z rv=7"]],
     ["gate True already (crash after step 5a): remove the annotation", { rev: "web-2", state: updating, app: { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true } }, ["clearInPlaceState"]],
     ["a state for another revision is cleared (gate first)", { rev: "web-9", gate: gateFalse, state: updating }, ["gate True InPlaceUpdateCancelled @2026-11-21T12:00:10Z rv=7"]],
     ["no state: nothing", { rev: "web-2" }, []],
@@ -326,6 +327,7 @@ describe("startInPlaceUpdate over an unfinished earlier update of the pod's revi
     ["changed again, old imageID restarted after the update: go on", { state: updating, app: oldApp("2026-11-21T12:00:05Z") }, [app3], "updatePodInPlace"],
     ["changed again, the recorded container restarted in the update's second: wait", { state: recorded, app: oldApp("2026-11-21T12:00:00Z"), edit: withID("containerd://c1") }, [app3], "wait 1000"],
     ["changed again, another container in the update's second: go on", { state: recorded, app: oldApp("2026-11-21T12:00:00Z"), edit: withID("containerd://c2") }, [app3], "updatePodInPlace"],
+    ["changed again, recorded but not reported: go on", { state: recorded, edit: (p) => delete p.status!.containerStatuses }, [app3], "updatePodInPlace"],
     ["changed again, the recorded container no longer running: go on", { state: recorded, app: { ...appGone, image: "app:1", imageID: "id-1" }, edit: withID("containerd://c1") }, [app3], "updatePodInPlace"],
     ["changed again, a new imageID with an earlier start (a stale report): go on", { state: updating, app: oldApp("2026-11-21T11:59:59Z", "id-2") }, [app3], "updatePodInPlace"],
   ])("%s", (_, o, images, want) => {
