@@ -1,4 +1,4 @@
-import type { Pod, PodCondition } from "../api/k8s.ts";
+import type { ContainerStatus, Pod, PodCondition } from "../api/k8s.ts";
 import type { Action, InPlacePodPatch } from "./actions.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, REVISION_LABEL } from "../objects/constants.ts";
 import { nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
@@ -61,8 +61,7 @@ export function containerUpdated(pod: Pod, name: string, state: InPlaceUpdateSta
     // Same content under the new name: the old container may report it too (a runtime names a
     // container by any tag of its image), and a restart within the update's second looks "after"
     // it. Its ID, when recorded, tells whether the kubelet has replaced it.
-    const oldID = state.oldContainerIDs?.[name];
-    if (oldID !== undefined && s.containerID === oldID) return false;
+    if (isRecordedContainer(s, state, name)) return false;
   }
   // A missing or unparsable time is NaN, and NaN compares false: not updated.
   const started = timeMs(s.state?.running?.startedAt);
@@ -79,6 +78,15 @@ function sameImage(reported: string | undefined, want: string | undefined): bool
   const a = normalizeImageReference(reported);
   const b = normalizeImageReference(want);
   return a.ok && b.ok ? a.ref === b.ref : reported === want;
+}
+
+/**
+ * isRecordedContainer is true when the status still shows the container whose ID was recorded
+ * before the update (the kubelet has not replaced it); false when none was recorded.
+ */
+function isRecordedContainer(s: ContainerStatus | undefined, state: InPlaceUpdateState, name: string): boolean {
+  const oldID = state.oldContainerIDs?.[name];
+  return oldID !== undefined && s?.containerID === oldID;
 }
 
 /** isInPlaceUpdateDone is true when every container the update changed is updated (containerUpdated). */
@@ -178,8 +186,7 @@ function earlierUpdateSettled(pod: Pod, prev: InPlaceUpdateState, spec: InPlaceU
     // Not reported, or not running (NaN compares false): the old container is gone. One that
     // started within the update's second is the old one only if it still has the ID recorded then.
     const startedBefore = Math.floor(started / 1000) * 1000 < since;
-    const oldID = prev.oldContainerIDs?.[name];
-    const sameContainer = oldID !== undefined && s?.containerID === oldID && !Number.isNaN(started);
+    const sameContainer = isRecordedContainer(s, prev, name) && !Number.isNaN(started);
     const oldStillRunning = s?.imageID === prev.oldImageIDs[name] && (startedBefore || sameContainer);
     return !oldStillRunning;
   });

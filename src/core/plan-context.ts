@@ -1,7 +1,7 @@
 import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { nameOf } from "../objects/names.ts";
+import { nameOf, uidOf } from "../objects/names.ts";
 import type { SetRevisions } from "./revisions.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
@@ -61,4 +61,12 @@ export function adjustCounts(counts: ReplicaCounts, ctx: PlanContext, pod: Pod, 
     updatedReplicas: counts.updatedReplicas + (rev === ctx.revisions.updateName ? delta : 0),
     updatedReadyReplicas: counts.updatedReadyReplicas + (rev === ctx.revisions.updateName && isRunningAndReady(pod) ? delta : 0),
   };
+}
+
+/**
+ * deletePodAction returns the deletion of a pod, carrying what the status counts need to move with
+ * it (the executor's statusAfter): the revision it counts at and whether it was running and ready.
+ */
+export function deletePodAction(pod: Pod, reason: Extract<Action, { type: "deletePod" }>["reason"]): Action {
+  return { type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason, revision: countedRevision(pod), ready: isRunningAndReady(pod) };
 }

@@ -1,11 +1,11 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { nameOf, uidOf } from "../objects/names.ts";
+import { nameOf } from "../objects/names.ts";
 import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
 import { startInPlaceUpdate } from "./inplace-update.ts";
-import { getPodRevision, isRunningAndReady } from "./pod-state.ts";
-import { countedRevision } from "./status.ts";
+import { deletePodAction } from "./plan-context.ts";
+import { getPodRevision } from "./pod-state.ts";
 
 /**
  * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
@@ -79,6 +79,6 @@ export function planPodUpdate(
       reason: "HealingRollout",
       message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
     });
-  actions.push({ type: "deletePod", name, uid: uidOf(pod), reason: why, revision: countedRevision(pod), ready: isRunningAndReady(pod) });
+  actions.push(deletePodAction(pod, why));
   return { actions, deleted: true };
 }

@@ -1,9 +1,9 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf, uidOf } from "../objects/names.ts";
+import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf } from "../objects/names.ts";
 import { isStuckAtAbandonedRevision } from "./healing.ts";
-import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { identityMatches, newStatefulSetPod, storageMatches } from "../objects/pod.ts";
 import { planPodUpdate } from "./pod-update.ts";
 import {
@@ -16,7 +16,7 @@ import {
   isTerminating,
 } from "./pod-state.ts";
 import { createClaims, fixClaimOwners, missingClaims, repairIdentity } from "./replica-fixes.ts";
-import { countedRevision, type ReplicaCounts } from "./status.ts";
+import type { ReplicaCounts } from "./status.ts";
 
 /**
  * The replicas phases of upstream's updateStatefulSet: which ordinals should exist (replicas) and
@@ -100,7 +100,7 @@ export function planReplicas(
     const pod = replicas[i];
     if (pod && (isFailed(pod) || isSucceeded(pod)) && !isTerminating(pod)) {
       // The executor records upstream's RecreatingFailedPod event for this deletion.
-      actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "failed", revision: countedRevision(pod), ready: isRunningAndReady(pod) });
+      actions.push(deletePodAction(pod, "failed"));
       c = adjustCounts(c, ctx, pod, -1, true);
       // The failed pod must be gone before its name can be reused: the next pass recreates it.
       waiting = true;

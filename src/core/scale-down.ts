@@ -1,10 +1,10 @@
 import type { Pod } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
-import { getOrdinal, nameOf, uidOf } from "../objects/names.ts";
-import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { getOrdinal, nameOf } from "../objects/names.ts";
+import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { fixClaimOwners } from "./replica-fixes.ts";
-import { countedRevision, type ReplicaCounts } from "./status.ts";
+import type { ReplicaCounts } from "./status.ts";
 
 /**
  * planScaleDown is upstream's condemned loop: delete condemned pods highest ordinal first. A
@@ -31,7 +31,7 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
       return result(true);
     }
     actions.push(...fixClaimOwners(ctx, pod, getOrdinal(nameOf(pod))));
-    actions.push({ type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason: "scaleDown", revision: countedRevision(pod), ready: isRunningAndReady(pod) });
+    actions.push(deletePodAction(pod, "scaleDown"));
     c = adjustCounts(c, ctx, pod, -1);
     waiting = true;
     if (monotonic) return result(true);
