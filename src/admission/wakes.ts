@@ -16,7 +16,7 @@ import type { AdmissionRequest } from "./types.ts";
  */
 
 /** Why a set was woken: which kind of object changed. */
-export type WakeReason = "set" | "scale" | "pod" | "pod-status" | "claim" | "imagelist";
+type WakeReason = "set" | "scale" | "pod" | "pod-status" | "claim" | "imagelist";
 
 export interface Wake {
   namespace: string;
