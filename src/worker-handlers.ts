@@ -7,6 +7,7 @@
  */
 import { lookupStatefulSetWith } from "./admission/lookup.ts";
 import { createApp } from "./http/app.ts";
+import { wakeKey, type Wake } from "./admission/wakes.ts";
 import { jsonLogger } from "./log/log.ts";
 import { shardOf } from "./reconciler/pass.ts";
 import { appDepsFrom, settingsFrom } from "./runtime-config.ts";
@@ -45,9 +46,13 @@ async function tell(env: Env, index: number, path: "/wake" | "/poke", body: unkn
 }
 
 /** forwardWake returns the forwarding of a wake to the object of its namespace's shard (which passes the set at once). */
-async function forwardWake(env: Env, wake: { namespace: string; name: string }): Promise<void> {
+async function forwardWake(env: Env, wake: Wake): Promise<void> {
   const index = shardOf(wake.namespace, workerReconcileSettingsFrom(vars(env)).shards);
-  await tell(env, index, "/wake", { index, wake });
+  try {
+    await tell(env, index, "/wake", { index, wake });
+  } catch (e) {
+    throw new Error(`wake of ${wakeKey(wake)} (${wake.reason}) not forwarded: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
 }
 
 /**
@@ -87,7 +92,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log,
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
-      onManagedPodStatus: (namespace, setName, waitUntil) => waitUntil(forwardWake(env, { namespace, name: setName })),
+      onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);
   }
