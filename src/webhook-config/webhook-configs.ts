@@ -56,7 +56,7 @@ type MatchCondition = NonNullable<Webhook["matchConditions"]>[number];
 const MATCH_CONDITIONS_SINCE = 28;
 
 /** supportsMatchConditions returns whether an apiserver of version `v` evaluates webhook matchConditions (1.28 or later). */
-export function supportsMatchConditions(v: ServerVersion | undefined): boolean {
+function supportsMatchConditions(v: ServerVersion | undefined): boolean {
   if (!v) return false;
   const major = Number.parseInt(v.major, 10);
   const minor = Number.parseInt(v.minor, 10);
