@@ -4,6 +4,7 @@
  */
 import type { KubeClient } from "./kube/client.ts";
 import { createKubeClient, type FetchLike } from "./kube/http.ts";
+import { checkKubeToken } from "./settings.ts";
 
 /** The parts of a Durable Object namespace binding the Worker uses (the full runtime types clash with DOM's). */
 export interface ShardNamespace {
@@ -24,9 +25,13 @@ export interface Env {
 /** varsOf returns the env's string variables (vars and secrets), without the bindings. */
 export const varsOf = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) as Record<string, string>;
 
-/** clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured. */
+/**
+ * clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured;
+ * throws when KUBE_API_URL comes without KUBE_TOKEN (and KUBE_ANONYMOUS does not say so).
+ */
 export function clientFor(env: Env): KubeClient | undefined {
   if (!env.KUBE_API_URL) return undefined;
+  checkKubeToken(varsOf(env));
   const binding = env.KUBE_API;
   return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
 }

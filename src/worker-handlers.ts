@@ -29,7 +29,9 @@ export interface ScheduledController {
   readonly cron: string;
 }
 
+/** The log before settings are read (their errors); each invocation then logs at its LOG_LEVEL. */
 const log = jsonLogger();
+const logAt = (s: ReturnType<typeof settingsFrom>) => jsonLogger(undefined, {}, s.logLevel ?? "info");
 const vars = varsOf;
 
 /** shardsOf returns the SHARDS binding, or throws saying what wrangler.toml must declare. */
@@ -90,7 +92,7 @@ function appFor(env: Env) {
     const client = clientFor(env);
     app = createApp({
       ...appDepsFrom(s),
-      log,
+      log: logAt(s),
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });

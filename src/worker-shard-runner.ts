@@ -19,7 +19,8 @@ const WORKER_LEASE_HOLDER = "ordinal-worker";
 export function buildShardRunner(env: Env, index: number, store: ShardStore): ShardRunner | "retired" | undefined {
   const vars = varsOf(env);
   const w = workerReconcileSettingsFrom(vars);
-  const log = jsonLogger(undefined, { shard: index });
+  const s = settingsFrom(vars);
+  const log = jsonLogger(undefined, { shard: index }, s.logLevel ?? "info");
   if (index >= w.shards) {
     log.warn("shard retired: RECONCILE_SHARDS is lower now", { shards: w.shards });
     return "retired";
@@ -29,7 +30,6 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
     return undefined;
   }
-  const s = settingsFrom(vars);
   return new ShardRunner({
     client,
     store,
