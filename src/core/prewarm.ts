@@ -1,5 +1,5 @@
 import type { ImageList } from "../api/imagelist.ts";
-import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import type { Action } from "./actions.ts";
