@@ -1,6 +1,6 @@
 import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
 import type { AppDeps } from "./http/app.ts";
-import type { KubeClient } from "./kube/client.ts";
+import type { KubeClient, ServerVersion } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
 import { authConfigFrom } from "./auth/settings.ts";
 import { setting, type LogLevel } from "./settings.ts";
@@ -73,15 +73,27 @@ export const appDepsFrom = (s: OrdinalSettings): Pick<AppDeps, "auth" | "reconci
   validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
 });
 
+/** How long registration repair trusts the apiserver version it read (an upgrade is seen within this). */
+const SERVER_VERSION_TTL_MS = 10 * 60_000;
+
 /**
  * registrationRepair returns the before-pass hook that keeps the webhook configurations
- * registered at WEBHOOK_URL, or undefined when no URL is configured.
+ * registered at WEBHOOK_URL, or undefined when no URL is configured. It reads the apiserver's
+ * version (which decides the hooks' matchConditions) once per SERVER_VERSION_TTL_MS, not per pass.
  */
-export function registrationRepair(client: KubeClient, s: OrdinalSettings): (() => Promise<void>) | undefined {
+export function registrationRepair(client: KubeClient, s: OrdinalSettings, now: () => number = Date.now): (() => Promise<void>) | undefined {
   const url = s.webhookUrl;
   const service = s.webhookService;
   if (!url && !service) return undefined;
+  let version: { value: ServerVersion; readAt: number } | undefined;
   return async () => {
-    await ensureWebhookRegistration(client, { url: url ?? "", service: url ? undefined : service, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
+    if (!version || now() - version.readAt >= SERVER_VERSION_TTL_MS) version = { value: await client.serverVersion(), readAt: now() };
+    await ensureWebhookRegistration(client, {
+      url: url ?? "",
+      service: url ? undefined : service,
+      caBundle: s.webhookCaBundle,
+      validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
+      serverVersion: version.value,
+    });
   };
 }

@@ -1,4 +1,4 @@
-import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type WriteOptions } from "./client.ts";
+import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type ServerVersion, type WriteOptions } from "./client.ts";
 import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
@@ -93,6 +93,9 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
   return {
     get requestCount() {
       return count;
+    },
+    async serverVersion() {
+      return json<ServerVersion>(await request("GET", "/version"));
     },
     async get<T extends object>(r: ResourceRef, ns: string | undefined, name: string) {
       const res = await request("GET", resourcePath(r, ns, name));

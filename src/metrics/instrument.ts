@@ -58,6 +58,7 @@ export function instrumentClient(client: KubeClient, m: Metrics, log?: Logger): 
       }
     };
   return {
+    serverVersion: client.serverVersion.bind(client),
     get: wrap("get", client.get.bind(client)),
     list: wrap("list", client.list.bind(client)),
     create: wrap("create", client.create.bind(client)),
