@@ -7,7 +7,7 @@
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { KubeletPlayer } from "../../../src/sim/kubelet.ts";
 
-export const KUBELET_PERIOD_MS = 100;
+const KUBELET_PERIOD_MS = 100;
 
 export interface RunningKubelet {
   /** Errors the player met (other than conflicts and not-found), in order. */
