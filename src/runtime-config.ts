@@ -3,7 +3,8 @@ import type { Logger } from "./log/log.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient, ServerVersion } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
-import { authConfigFrom, truthy } from "./auth/settings.ts";
+import { authConfigFrom } from "./auth/settings.ts";
+import { setting, type LogLevel } from "./settings.ts";
 import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "./deploy/identity.ts";
 
 /**
@@ -16,6 +17,10 @@ export interface OrdinalSettings {
   validateAppsV1StatefulSets: boolean;
   leaseNamespace: string;
   budgetMs: number;
+  /** Subrequests one Worker invocation may make. */
+  maxSubrequests: number;
+  /** LOG_LEVEL, when set. */
+  logLevel?: LogLevel;
   /** Where the apiserver reaches our webhooks, for registration repair (optional). */
   webhookUrl?: string;
   /** Or, in a cluster: the Service (`namespace/name`) in front of the webhook server. */
@@ -51,7 +56,8 @@ function webhookRegistrationFrom(v: string | undefined): RegistrationMode {
 }
 
 /**
- * settingsFrom returns the settings in `vars`; unknown or missing values get documented defaults.
+ * settingsFrom returns the settings in `vars`; missing values get documented defaults, and a value
+ * src/settings.ts refuses throws a SettingError naming the variable.
  * The webhooks' authentication is read by src/auth/settings.ts (WEBHOOK_AUTH=none turns it off
  * explicitly, see README: managed clusters).
  */
@@ -59,9 +65,11 @@ export function settingsFrom(vars: Record<string, string | undefined>): OrdinalS
   return {
     auth: authConfigFrom(vars),
     reconcilerUsername: reconcilerUsernameFrom(vars),
-    validateAppsV1StatefulSets: truthy(vars.VALIDATE_APPS_V1_STATEFULSETS),
+    validateAppsV1StatefulSets: setting(vars, "VALIDATE_APPS_V1_STATEFULSETS"),
     leaseNamespace: vars.LEASE_NAMESPACE || "ordinal-system",
-    budgetMs: Number(vars.RECONCILE_BUDGET_MS || 45_000),
+    budgetMs: setting(vars, "RECONCILE_BUDGET_MS"),
+    maxSubrequests: setting(vars, "MAX_SUBREQUESTS"),
+    logLevel: setting(vars, "LOG_LEVEL"),
     webhookUrl: vars.WEBHOOK_URL || undefined,
     webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
     webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
