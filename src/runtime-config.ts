@@ -1,4 +1,4 @@
-import { ensureWebhookRegistration, REGISTRATION_ANNOTATION, REGISTRATION_MODES, type RegistrationMode } from "./webhook-config/registration.ts";
+import { ensureWebhookRegistration, REGISTRATION_ANNOTATION, type RegistrationMode } from "./webhook-config/registration.ts";
 import type { Logger } from "./log/log.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient, ServerVersion } from "./kube/client.ts";
@@ -48,13 +48,6 @@ function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookServ
   return { namespace: m[1], name: m[2] };
 }
 
-/** webhookRegistrationFrom parses WEBHOOK_REGISTRATION (unset or empty: create), or throws naming the variable and the choices. */
-function webhookRegistrationFrom(v: string | undefined): RegistrationMode {
-  if (!v) return "create";
-  if (!(REGISTRATION_MODES as readonly string[]).includes(v)) throw new Error(`WEBHOOK_REGISTRATION must be ${REGISTRATION_MODES.join(", ")}, got ${JSON.stringify(v)}`);
-  return v as RegistrationMode;
-}
-
 /**
  * settingsFrom returns the settings in `vars`; missing values get documented defaults, and a value
  * src/settings.ts refuses throws a SettingError naming the variable.
@@ -73,7 +66,7 @@ export function settingsFrom(vars: Record<string, string | undefined>): OrdinalS
     webhookUrl: vars.WEBHOOK_URL || undefined,
     webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
     webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
-    webhookRegistration: webhookRegistrationFrom(vars.WEBHOOK_REGISTRATION),
+    webhookRegistration: setting(vars, "WEBHOOK_REGISTRATION"),
   };
 }
 

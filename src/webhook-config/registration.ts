@@ -19,8 +19,7 @@ export const REGISTRATION_ANNOTATION = "ordinal.dev/registration";
  * cannot limit by name: deploy/rbac-webhook-create.yaml); `update` only repairs existing ones
  * (deploy/'s default); `off` registers nothing.
  */
-export const REGISTRATION_MODES = ["create", "update", "off"] as const;
-export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+export type RegistrationMode = "create" | "update" | "off";
 
 /**
  * Fields of each webhook entry Ordinal owns: where to call, what to send (rules, and on 1.28+ the

@@ -313,8 +313,8 @@ describe("registration modes and the hands-off annotation (issue 19.7)", () => {
     expect(settingsFrom(vars).webhookRegistration).toBe("create");
     expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: "" }).webhookRegistration).toBe("create");
     for (const mode of ["create", "update", "off"]) expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: mode }).webhookRegistration).toBe(mode);
-    for (const bad of ["Update", "false", "none", " off"]) {
-      expect(() => settingsFrom({ ...vars, WEBHOOK_REGISTRATION: bad })).toThrow(`WEBHOOK_REGISTRATION must be create, update, off, got ${JSON.stringify(bad)}`);
+    for (const bad of ["Update", "false", "none", "of"]) {
+      expect(() => settingsFrom({ ...vars, WEBHOOK_REGISTRATION: bad })).toThrow(`WEBHOOK_REGISTRATION must be one of create, update, off, got ${JSON.stringify(bad)}`);
     }
   });
 
