@@ -40,6 +40,6 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     intervalMs: w.intervalMs,
     budgetMs: w.budgetMs,
     maxRequests: w.maxSubrequests,
-    beforeFullPass: index === 0 ? registrationRepair(client, s) : undefined,
+    beforeFullPass: index === 0 ? registrationRepair(client, s, { log }) : undefined,
   });
 }
