@@ -4,7 +4,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
-import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
 import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -216,7 +216,10 @@ function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<st
   return patch;
 }
 
-/** failureEvent returns the Failed<Verb> event upstream records for a failed pod or claim write. */
+/**
+ * failureEvent returns the Failed<Verb> event upstream records for a failed pod or claim write
+ * (undefined: no event, e.g. a conflict on the in-place gate, which the next pass redoes).
+ */
 function failureEvent(a: Action, setName: string, e: Error): { reason: string; message: string } | undefined {
   const why = e instanceof ApiError ? e.message : String(e);
   switch (a.type) {
@@ -231,6 +234,13 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     case "repairPodLabels":
     case "setClaimOwners":
       return { reason: "FailedUpdate", message: `update ${a.type === "setClaimOwners" ? "Claim" : "Pod"} ${a.name} in StatefulSet ${setName} failed error: ${why}` };
+    // The in-place gate, its state and ownership: a refusal (a webhook's deny, a forbidden write) is
+    // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
+    case "setPodCondition":
+    case "clearInPlaceState":
+    case "adoptPod":
+    case "releasePod":
+      return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     default:
       return undefined;
   }

@@ -324,6 +324,26 @@ describe("executePlan: one action of each kind", () => {
     expect(recorded).toEqual([{ type: "Warning", reason: "FailedUpdatePodInPlace", message: `failed to update pod web-0 in-place(revision web-3): ${stale.error!.message}` }]);
   });
 
+  it.each<[string, Action["type"]]>([
+    ["setPodCondition", "setPodCondition"],
+    ["clearInPlaceState", "clearInPlaceState"],
+    ["adoptPod", "adoptPod"],
+  ])("%s refused (a webhook's deny) records FailedUpdate about the pod, as a refused create records FailedCreate", async (_, type) => {
+    const { fake, exec, recorded, uid } = setup({ pods: 1 });
+    const path = `${NS}/pods/web-0`;
+    const deny = 'admission webhook "pods.validate.ordinal.dev" denied the request: only the reconciler ("system:serviceaccount:ordinal-system:ordinal-reconciler") may write it';
+    fake.faults.add({ verb: "patch", resource: "pods", fault: { status: 400, reason: "BadRequest", message: deny } });
+    const rv = fake.get<Pod>(path)!.metadata!.resourceVersion!;
+    const action = {
+      setPodCondition: { type: "setPodCondition", name: "web-0", uid: uid(path), resourceVersion: rv, conditions: [] },
+      clearInPlaceState: { type: "clearInPlaceState", name: "web-0", uid: uid(path) },
+      adoptPod: { type: "adoptPod", name: "web-0", uid: uid(path), ownerReferences: [] },
+    }[type as "setPodCondition"] as Action;
+    const ex = await exec([action]);
+    expect((ex.error as ApiError).code).toBe(400);
+    expect(recorded).toEqual([{ type: "Warning", reason: "FailedUpdate", message: `update Pod web-0 in StatefulSet web failed error: ${deny}` }]);
+  });
+
   it("clearInPlaceState removes the state annotation", async () => {
     const { fake, exec, writes, uid } = setup({ pods: 1 });
     const path = `${NS}/pods/web-0`;
