@@ -73,6 +73,15 @@ const PodUpdatePolicy = z.enum(["ReCreate", "InPlaceIfPossible", "InPlaceOnly"])
 /** A non-negative int32 with a default (replicas, partition, seconds…). */
 const count = (byDefault: number) => z._default(int32().check(z.minimum(0)), byDefault);
 
+/**
+ * MAX_REPLICAS is the most pods one set may ask for: 150,000, the most pods Kubernetes supports in
+ * a whole cluster ("Considerations for large clusters": no more than 150,000 total pods), so no set
+ * that can actually run is refused. The CRD carries it as `maximum`, which the apiserver enforces
+ * on every write, the scale subresource (`kubectl scale`, an HPA) included; the webhook says why.
+ * Without it a tenant could write 2147483647, and anything that walked the ordinals would never end.
+ */
+export const MAX_REPLICAS = 150_000;
+
 /** Pre-pulling the update revision's new images on the nodes of the pods that come next. */
 const ImagePrewarmSchema = described(
   z.object({
@@ -121,7 +130,10 @@ const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
 const StatefulSetSpecSchema = described(
   z.object({
-    replicas: described(count(1), "Desired number of pods (ordinals start … start+replicas-1). `kubectl scale osts/NAME` sets it."),
+    replicas: described(
+      z._default(int32().check(z.minimum(0), z.maximum(MAX_REPLICAS)), 1),
+      `Desired number of pods (ordinals start … start+replicas-1), at most ${MAX_REPLICAS} (the most pods Kubernetes supports in a cluster). \`kubectl scale osts/NAME\` sets it.`,
+    ),
     selector: LabelSelectorSchema,
     template: PodTemplateSchema,
     serviceName: described(z._default(z.string(), ""), "The headless Service giving pods their DNS names (POD.SERVICE.NAMESPACE.svc); you create it."),

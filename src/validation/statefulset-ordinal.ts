@@ -12,18 +12,24 @@
  *   (the images go to the pods' current nodes) with a warning: a recreated pod may move.
  * - revisionHistoryLimit ≥ 0 is Ordinal's (the CRD schema's): upstream does not check it for
  *   StatefulSets.
+ * - replicas ≤ MAX_REPLICAS (the CRD's `maximum`, which also holds for the scale subresource that
+ *   no webhook sees): the webhook says what the limit is for.
  */
 import type { FieldPath} from "./field-error.ts";
 import { type FieldError, invalid, notSupported } from "./field-error.ts";
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
+import { MAX_REPLICAS } from "../api/statefulset.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
 /** validateOrdinalRules checks the fields Ordinal adds to apps/v1 (spec is untyped). */
 export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
+  const replicas = r.int32(spec.replicas, p.child("replicas"));
+  if (replicas !== undefined && replicas > MAX_REPLICAS)
+    errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");

@@ -7,6 +7,7 @@ import { statefulSetRequestSteps, validateStatefulSetRequest } from "../../src/a
 import { runStepsPausing } from "../../src/validation/steps.ts";
 import { aggregateMessage, invalid } from "../../src/validation/field-error.ts";
 import { appsSts, osts, request, sampleSet } from "./helpers.ts";
+import { MAX_REPLICAS } from "../../src/api/statefulset.ts";
 
 type Obj = ReturnType<typeof sampleSet> & Record<string, unknown>;
 const base = (): Obj => structuredClone(sampleSet()) as Obj;
@@ -42,6 +43,18 @@ describe("validateStatefulSetRequest", () => {
     expect(message).toContain("`selector` does not match template `labels`");
     expect(message).toContain('spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"');
     expect(response.status!.details!.causes!.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("denies replicas above MAX_REPLICAS, saying what the limit is (the CRD's maximum holds for kubectl scale)", () => {
+    const o = base();
+    o.spec.replicas = 2147483647;
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.message).toBe(
+      `StatefulSet.apps.ordinal.dev "web" is invalid: spec.replicas: Invalid value: 2147483647: must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`,
+    );
+    o.spec.replicas = MAX_REPLICAS;
+    expect(validateStatefulSetRequest(request({ kind: osts, object: o }), off).response.allowed).toBe(true);
   });
 
   it("passes warnings through, allowed or not", () => {

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fcRuns } from "../support/random.ts";
-import { StatefulSetSchema } from "../../src/api/statefulset.ts";
+import { MAX_REPLICAS, StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { FORBIDDEN_UPDATE_MESSAGE, formatFieldError, validatePodCreate, validateStatefulSet } from "../../src/validation/index.ts";
 import { type Raw, messages, pairs, validSet, with_ } from "./helpers.ts";
@@ -312,6 +312,18 @@ describe("validateStatefulSet", () => {
     expect(messages(create(s).errors)).toEqual([`spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always"`]);
     const ads = set((s) => (s.spec.template.spec.activeDeadlineSeconds = -1));
     expect(pairs(create(ads).errors)).toEqual([["spec.template.spec.activeDeadlineSeconds", "FieldValueForbidden"]]);
+  });
+
+  it("caps replicas at MAX_REPLICAS for apps.ordinal.dev only (apps/v1 has no maximum)", () => {
+    expect(create(set((s) => (s.spec.replicas = MAX_REPLICAS))).errors).toEqual([]);
+    const over = (n: number) => set((s) => ((s.metadata.name = "w"), (s.spec.replicas = n)));
+    expect(messages(create(over(MAX_REPLICAS + 1)).errors)).toEqual([
+      `spec.replicas: Invalid value: ${MAX_REPLICAS + 1}: must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`,
+    ]);
+    expect(messages(create(over(2147483647)).errors)).toEqual([
+      `spec.replicas: Invalid value: 2147483647: must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`,
+    ]);
+    expect(create(over(2147483647), apps).errors).toEqual([]);
   });
 
   it("applies Ordinal's own rules only to apps.ordinal.dev", () => {
