@@ -33,20 +33,27 @@ async function cluster(rollingUpdate: Record<string, unknown>) {
   };
   for (let i = 0; i < 12; i++) await step();
   const uids = async () => Object.fromEntries((await pods()).map((p) => [p.metadata!.name!, p.metadata!.uid!]));
-  return { client, step, uids, pods };
+  const containerIDs = async () => Object.fromEntries((await pods()).map((p) => [p.metadata!.name!, p.status?.containerStatuses?.[0]?.containerID]));
+  return { client, step, uids, pods, containerIDs };
 }
 
 describe("rollout restart under InPlaceIfPossible", () => {
   it("recreates every pod, one at a time with maxUnavailable 1, and updates none in place", async () => {
     const c = await cluster({ maxUnavailable: 1 });
     const before = await c.uids();
+    const containersBefore = await c.containerIDs();
     expect(Object.keys(before).sort()).toEqual(["web-0", "web-1", "web-2"]);
     await c.client.patch(R.statefulSets, "default", "web", RESTART, "merge");
     let worst = 0;
     for (let i = 0; i < 40; i++) worst = Math.max(worst, await c.step());
     const after = await c.uids();
     expect(Object.keys(after).sort()).toEqual(["web-0", "web-1", "web-2"]);
-    for (const name of Object.keys(before)) expect(after[name], name).not.toBe(before[name]);
+    const containersAfter = await c.containerIDs();
+    for (const name of Object.keys(before)) {
+      expect(after[name], name).not.toBe(before[name]);
+      expect(containersAfter[name], name).toMatch(/^sim:\/\//);
+      expect(containersAfter[name], name).not.toBe(containersBefore[name]);
+    }
     expect(worst).toBe(1);
     for (const p of await c.pods()) expect(p.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"]).toBe("2026-11-27T02:00:00Z");
   });
