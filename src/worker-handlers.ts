@@ -6,6 +6,7 @@
  */
 import { lookupStatefulSetWith } from "./admission/lookup.ts";
 import { createApp } from "./http/app.ts";
+import { wakeKey, type Wake } from "./admission/wakes.ts";
 import type { KubeClient } from "./kube/client.ts";
 import { createKubeClient, type FetchLike } from "./kube/http.ts";
 import { jsonLogger } from "./log/log.ts";
@@ -78,13 +79,14 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
 const lastHint = new Map<string, number>();
 const HINT_DEBOUNCE_MS = 5_000;
 
-function hint(env: Env, namespace: string, setName: string, waitUntil: (p: Promise<unknown>) => void) {
-  const key = `${namespace}/${setName}`;
+/** hint runs a bounded pass for a wake: of its set, or of the namespace for an ImageList wake. */
+function hint(env: Env, wake: Wake, waitUntil: (p: Promise<unknown>) => void) {
+  const key = wakeKey(wake);
   const t = Date.now();
   if ((lastHint.get(key) ?? 0) + HINT_DEBOUNCE_MS > t) return;
   lastHint.set(key, t);
   if (lastHint.size > 1000) lastHint.clear();
-  waitUntil(reconcile(env, { namespace, setName, budgetMs: 10_000 }));
+  waitUntil(reconcile(env, { namespace: wake.namespace, setName: wake.name || undefined, budgetMs: 10_000 }));
 }
 
 const apps = new WeakMap<object, ReturnType<typeof createApp>>();
@@ -112,7 +114,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log,
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
-      onManagedPodStatus: (namespace, setName, waitUntil) => hint(env, namespace, setName, waitUntil),
+      onWake: (wake, waitUntil) => hint(env, wake, waitUntil),
     });
     apps.set(env, app);
   }

@@ -1,8 +1,8 @@
 import type { ControllerRevision, OwnerReference, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { isMemberOf, nameOf, uidOf } from "../objects/names.ts";
-import { newControllerRef } from "../objects/pod.ts";
+import { groupOf, isMemberOf, nameOf, uidOf } from "../objects/names.ts";
+import { newControllerRef, newSetRef } from "../objects/pod.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
 /**
@@ -23,6 +23,12 @@ interface Ownable {
 
 /** controllerOf returns the controller ownerReference of an object, if any. */
 export const controllerOf = (o: Ownable): OwnerReference | undefined => o.metadata?.ownerReferences?.find((r) => r.controller);
+
+/** namesSet is true when the reference names the set: its API group, kind and UID (as upstream matches a controller reference). */
+function namesSet(ref: OwnerReference, set: StatefulSet): boolean {
+  const own = newSetRef(set);
+  return ref.uid === own.uid && ref.kind === own.kind && groupOf(ref.apiVersion) === groupOf(own.apiVersion);
+}
 
 export interface Claimed<T> {
   /** Objects this set controls after the planned adoptions and releases. */
@@ -51,7 +57,7 @@ export function claimRevisions(
 /**
  * claimObjects returns the objects the set owns after adopting matching orphans and releasing
  * non-matching owned ones. `isMember` narrows adoption (pods: name pattern). No adoption while
- * the set is being deleted.
+ * the set is being deleted. An object whose controller is another (group, kind or UID) is left alone.
  */
 function claimObjects<T extends Ownable>(
   set: StatefulSet,
@@ -69,7 +75,7 @@ function claimObjects<T extends Ownable>(
     const name = nameOf(o);
     const uid = uidOf(o);
     if (ref) {
-      if (ref.uid !== set.metadata.uid) continue;
+      if (!namesSet(ref, set)) continue;
       if (matches || setDeleting) {
         owned.push(o);
         continue;

@@ -1,5 +1,5 @@
 import type { ImageList } from "../api/imagelist.ts";
-import type { Pod } from "../api/k8s.ts";
+import type { OwnerReference, Pod } from "../api/k8s.ts";
 import { API_VERSION } from "../api/statefulset.ts";
 import { COMPONENT, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "./hash.ts";
@@ -30,6 +30,11 @@ export function pullerPodName(listName: string, image: string): string {
   return `${base}-pull-${hash}`;
 }
 
+/** newImageListRef returns the controller reference a puller pod of the ImageList carries. */
+export function newImageListRef(list: ImageList): OwnerReference {
+  return { apiVersion: API_VERSION, kind: "ImageList", name: list.metadata.name ?? "", uid: list.metadata.uid ?? "", controller: true };
+}
+
 /**
  * newPullerPod returns the puller pod of `image` for the ImageList (namespace and node from it):
  * restartPolicy Never, `true` as the command (an image without it fails to start, which still
@@ -48,7 +53,7 @@ export function newPullerPod(list: ImageList, image: string, alwaysPull: boolean
       namespace: list.metadata.namespace,
       labels: { [PULLER_LABEL]: "true", "app.kubernetes.io/managed-by": COMPONENT, "app.kubernetes.io/component": "image-puller" },
       annotations: { [PULLER_IMAGE_ANNOTATION]: image },
-      ownerReferences: [{ apiVersion: API_VERSION, kind: "ImageList", name: node, uid: list.metadata.uid ?? "", controller: true }],
+      ownerReferences: [newImageListRef(list)],
     },
     spec: {
       nodeName: node,

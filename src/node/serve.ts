@@ -154,7 +154,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       const peer = socket.getPeerCertificate();
       return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
-    onManagedPodStatus: () => loop.wake(),
+    onWake: () => loop.wake(),
   });
   const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
   const tlsOptions = tls

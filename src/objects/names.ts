@@ -55,3 +55,10 @@ export const uidOf = (o: { metadata?: { uid?: string } }): string => o.metadata?
 
 /** resourceVersionOf returns an object's metadata.resourceVersion ("" for an object not read from the apiserver). */
 export const resourceVersionOf = (o: { metadata?: { resourceVersion?: string } }): string => o.metadata?.resourceVersion ?? "";
+
+/** groupOf returns the API group of an apiVersion ("apps.ordinal.dev/v1" is "apps.ordinal.dev", the core "v1" is ""). */
+export const groupOf = (apiVersion: string | undefined): string => {
+  const v = apiVersion ?? "";
+  const slash = v.indexOf("/");
+  return slash === -1 ? "" : v.slice(0, slash);
+};

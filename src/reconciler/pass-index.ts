@@ -2,14 +2,16 @@ import type { ImageList } from "../api/imagelist.ts";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { getParentNameAndOrdinal, namespaceOf, nameOf, uidOf } from "../objects/names.ts";
-import { controllerOf } from "../core/ownership.ts";
+import { getParentNameAndOrdinal, namespaceOf, nameOf } from "../objects/names.ts";
+import { newSetRef } from "../objects/pod.ts";
+import { controllerKeyOf, ownerKey } from "./owner-key.ts";
 
 /**
  * The per-pass index: what one pass read, grouped once so that each set finds its objects in
  * time proportional to their number, not to the namespace's (a converged pass costs O(objects +
  * sets), not O(sets × objects)):
- * - pods and revisions with a controller, by the controller's UID;
+ * - pods and revisions with a controller, by their namespace and the controller's API group, kind
+ *   and UID (owner-key.ts: a pod in another namespace naming a set's UID is not the set's);
  * - orphan pods by namespace and the set name their name implies (`<set>-<ordinal>`: upstream
  *   adopts no other), orphan revisions by namespace (the planner matches them to the selector);
  * - claims by namespace and the `ordinal.dev/statefulset` label the claims we create carry;
@@ -51,8 +53,8 @@ export function indexObjects(
   const podsByOwner = new Map<string, Pod[]>();
   const orphanPods = new Map<string, Pod[]>();
   for (const p of pods) {
-    const ref = controllerOf(p);
-    if (ref) push(podsByOwner, ref.uid, p);
+    const owner = controllerKeyOf(p);
+    if (owner) push(podsByOwner, owner, p);
     else {
       const parsed = getParentNameAndOrdinal(nameOf(p));
       if (parsed) push(orphanPods, `${namespaceOf(p)}/${parsed.parent}`, p);
@@ -61,8 +63,8 @@ export function indexObjects(
   const revsByOwner = new Map<string, ControllerRevision[]>();
   const orphanRevs = new Map<string, ControllerRevision[]>();
   for (const r of revisions) {
-    const ref = controllerOf(r);
-    if (ref) push(revsByOwner, ref.uid, r);
+    const owner = controllerKeyOf(r);
+    if (owner) push(revsByOwner, owner, r);
     else push(orphanRevs, namespaceOf(r), r);
   }
   const claimsBySet = new Map<string, PersistentVolumeClaim[]>();
@@ -86,11 +88,11 @@ export function indexObjects(
     objectsFor(set) {
       const ns = namespaceOf(set);
       const key = `${ns}/${nameOf(set)}`;
-      const uid = uidOf(set);
+      const owner = ownerKey(ns, newSetRef(set));
       return {
-        pods: [...(podsByOwner.get(uid) ?? []), ...(orphanPods.get(key) ?? [])],
+        pods: [...(podsByOwner.get(owner) ?? []), ...(orphanPods.get(key) ?? [])],
         claims: claimsBySet.get(key) ?? [],
-        revisions: [...(revsByOwner.get(uid) ?? []), ...(orphanRevs.get(ns) ?? [])],
+        revisions: [...(revsByOwner.get(owner) ?? []), ...(orphanRevs.get(ns) ?? [])],
         imageLists: imageListsIn(ns),
       };
     },

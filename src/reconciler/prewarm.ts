@@ -2,13 +2,14 @@ import type { ImageList } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import { PULLER_LABEL } from "../objects/constants.ts";
 import { failedCreate, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
-import { controllerOf } from "../core/ownership.ts";
+import { newImageListRef } from "../core/puller-pod.ts";
+import { controllerKeyOf, ownerKey } from "./owner-key.ts";
 import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { namespaceOf, nameOf, uidOf } from "../objects/names.ts";
+import { namespaceOf, nameOf } from "../objects/names.ts";
 
 /**
  * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
@@ -60,10 +61,11 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
   const result: PrewarmPassResult = { actions: [], errors: 0, pending: false };
   if (!lists.length) return result;
   const pods = await client.list<Pod>(R.pods, o.namespace, { labelSelector: `${PULLER_LABEL}=true`, limit: 5000 });
+  // Grouped by namespace, group, kind and UID: a pod of another namespace naming a list's UID is not its puller.
   const byOwner = new Map<string, Pod[]>();
   for (const p of pods) {
-    const owner = controllerOf(p);
-    if (owner) byOwner.set(owner.uid, [...(byOwner.get(owner.uid) ?? []), p]);
+    const owner = controllerKeyOf(p);
+    if (owner) byOwner.set(owner, [...(byOwner.get(owner) ?? []), p]);
   }
   const budget = { left: PULLERS_PER_PASS };
   const sorted = [...lists].sort((a, b) => key(a).localeCompare(key(b)));
@@ -75,7 +77,7 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     const ns = list.metadata.namespace;
     const name = nameOf(list);
     const now = o.now();
-    const plan = planImagePulls(list, byOwner.get(uidOf(list)) ?? [], now, budget);
+    const plan = planImagePulls(list, byOwner.get(ownerKey(namespaceOf(list), newImageListRef(list))) ?? [], now, budget);
     /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
       try {

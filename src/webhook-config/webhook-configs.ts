@@ -1,6 +1,6 @@
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
 import { GROUP, VERSION } from "../api/statefulset.ts";
-import { COMPONENT, SET_NAME_LABEL } from "../objects/constants.ts";
+import { COMPONENT, PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 
 /**
@@ -19,6 +19,8 @@ export const WEBHOOK_PATHS = {
   validatePods: "/validate/pods",
   validateStatefulSets: "/validate/statefulsets",
   validateImageLists: "/validate/imagelists",
+  /** Wake-only rules: always allowed; the request wakes the reconciler (src/admission/wakes.ts). */
+  wake: "/validate/wake",
 } as const;
 
 /** Configuration object names (Mutating and Validating configurations are separate kinds). */
@@ -53,6 +55,20 @@ const namespaceSelector = {
 };
 // Only pods carrying our set-name label (every pod the reconciler creates) reach the pod hooks.
 const managedPods = { matchExpressions: [{ key: SET_NAME_LABEL, operator: "Exists" }] };
+
+// Image puller pods (src/core/puller-pod.ts): their status is the ImageList's progress.
+const pullerPods = { matchExpressions: [{ key: PULLER_LABEL, operator: "Exists" }] };
+
+/**
+ * Wake-only hooks (WEBHOOK_PATHS.wake) always allow: they exist so the reconciler hears of what
+ * no other hook sees (a set's delete or scale, a managed pod's delete, a claim's create or delete,
+ * a puller pod's progress). Ignore and the shortest timeout: down, they cost latency (the periodic
+ * pass still comes), never an admission; hung, one second per matching request.
+ */
+const WAKE_ONLY = { failurePolicy: "Ignore", timeoutSeconds: 1 } as const;
+const WAKE_WHY =
+  "Ignore: wake-only (always allows). The request wakes the reconciler's pass of the set at once;\n" +
+  "with the webhook down the periodic pass still comes, so a lost wake costs latency, never safety.";
 
 const common = {
   sideEffects: "None",
@@ -146,6 +162,50 @@ export const HOOKS: readonly HookSpec[] = [
       "annotation; a Binding has no labels, so no objectSelector can narrow this hook to Ordinal's pods\n" +
       "and it sees every scheduling in the selected namespaces. Fail would stop scheduling while the\n" +
       "webhook is down; the answer is a map lookup, so the added latency is one round trip.",
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "statefulsets.wake.ordinal.dev",
+      path: WEBHOOK_PATHS.wake,
+      rules: [
+        { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["DELETE"], resources: ["statefulsets", "imagelists"], scope: "Namespaced" },
+        { apiGroups: [GROUP], apiVersions: [VERSION], operations: ["UPDATE"], resources: ["statefulsets/scale"], scope: "Namespaced" },
+      ],
+      ...WAKE_ONLY,
+      ...common,
+    },
+    why: WAKE_WHY,
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "pods.wake.ordinal.dev",
+      path: WEBHOOK_PATHS.wake,
+      rules: [
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["pods"], scope: "Namespaced" },
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "DELETE"], resources: ["persistentvolumeclaims"], scope: "Namespaced" },
+      ],
+      ...WAKE_ONLY,
+      objectSelector: managedPods,
+      ...common,
+    },
+    why: WAKE_WHY,
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "pullers.wake.ordinal.dev",
+      path: WEBHOOK_PATHS.wake,
+      rules: [
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["pods"], scope: "Namespaced" },
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/status"], scope: "Namespaced" },
+      ],
+      ...WAKE_ONLY,
+      objectSelector: pullerPods,
+      ...common,
+    },
+    why: WAKE_WHY,
   },
   {
     config: "apps-v1",

@@ -9,7 +9,7 @@ const web = newSet({ metadata: { uid: "uid-web" } });
 const webB = newSet({ namespace: "b", metadata: { uid: "uid-web-b" } });
 const db = newSet({ name: "db", metadata: { uid: "uid-db" } });
 
-const owner = (uid: string) => [{ apiVersion: "apps.ordinal.dev/v1", kind: "StatefulSet", name: "x", uid, controller: true }];
+const owner = (uid: string, kind = "StatefulSet") => [{ apiVersion: "apps.ordinal.dev/v1", kind, name: "x", uid, controller: true }];
 const podOf = (name: string, ns = "default", ownerUid?: string): Pod => ({ metadata: { name, namespace: ns, ...(ownerUid ? { ownerReferences: owner(ownerUid) } : {}) } });
 const revOf = (name: string, ns = "default", ownerUid?: string): ControllerRevision => ({ metadata: { name, namespace: ns, ...(ownerUid ? { ownerReferences: owner(ownerUid) } : {}) }, revision: 1 });
 const claimOf = (name: string, ns = "default", set?: string): PersistentVolumeClaim => ({ metadata: { name, namespace: ns, ...(set ? { labels: { [SET_NAME_LABEL]: set } } : {}) } });
@@ -25,6 +25,7 @@ describe("indexObjects", () => {
     podOf("web-1", "b"), // orphan in another namespace
     podOf("db-0", "default", "uid-db"),
     podOf("web-2", "default", "uid-db"), // named like web's but owned by db
+    podOf("web-7", "b", "uid-web"), // names web's UID from another namespace: nobody's (issue 19.3)
   ];
   const revisions = [revOf("web-r1", "default", "uid-web"), revOf("orphan-r", "default"), revOf("orphan-b", "b"), revOf("db-r1", "default", "uid-db")];
   const claims = [claimOf("data-web-0", "default", "web"), claimOf("data-web-0", "b", "web"), claimOf("data-db-0", "default", "db"), claimOf("unlabelled-web-0", "default")];
@@ -46,6 +47,14 @@ describe("indexObjects", () => {
   it("a set with nothing gets empty lists (but its namespace's orphan revisions)", () => {
     expect(index().objectsFor(newSet({ name: "none", namespace: "c", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: [] });
     expect(index().objectsFor(newSet({ name: "none", metadata: { uid: "uid-none" } }))).toEqual({ pods: [], claims: [], imageLists: [], revisions: ["orphan-r"].map((n) => revisions.find((r) => r.metadata?.name === n)) });
+  });
+
+  it("a pod or revision naming the set's UID under another kind is not the set's", () => {
+    const pod: Pod = { metadata: { name: "web-4", namespace: "default", ownerReferences: owner("uid-web", "ImageList") } };
+    const rev: ControllerRevision = { metadata: { name: "web-r9", namespace: "default", ownerReferences: owner("uid-web", "ImageList") }, revision: 1 };
+    const got = indexObjects([pod], [], [rev], []).objectsFor(web);
+    expect(got.pods).toEqual([]);
+    expect(got.revisions).toEqual([]);
   });
 
   it("claims without the set label belong to no set, not even one named \"undefined\"", () => {

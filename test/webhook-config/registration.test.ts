@@ -71,6 +71,8 @@ class FakeClient implements KubeClient {
 }
 
 const names = (c: FakeClient, r: ResourceRef) => c.obj(r, CONFIG_NAME).webhooks.map((w) => w.name);
+/** The wake-only hooks (always allow), after the deciding ones. */
+const WAKE_HOOKS = ["statefulsets.wake.ordinal.dev", "pods.wake.ordinal.dev", "pullers.wake.ordinal.dev"];
 
 describe("ensureWebhookRegistration", () => {
   it("creates the configurations, then finds them unchanged", async () => {
@@ -81,7 +83,7 @@ describe("ensureWebhookRegistration", () => {
       unchanged: [],
     });
     expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
-    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev"]);
+    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", ...WAKE_HOOKS]);
     expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA });
     const writes = c.writes.length;
     expect(await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).toEqual({
@@ -130,6 +132,7 @@ describe("ensureWebhookRegistration", () => {
           "statefulsets.validate.ordinal.dev",
           "imagelists.validate.ordinal.dev",
           "bindings.validate.ordinal.dev",
+          ...WAKE_HOOKS,
         ]),
     },
     {

@@ -25,6 +25,9 @@ describe("claimPods", () => {
     ["terminating orphan: not adopted", "web-1", { app: "web" }, undefined, true, [], []],
     ["owned but no longer matching: released", "web-1", { app: "db" }, [ours], false, ["releasePod web-1"], []],
     ["owned by another controller: ignored", "web-1", { app: "web" }, [theirs], false, [], []],
+    ["the set's UID under another kind: ignored", "web-1", { app: "db" }, [{ ...ours, kind: "ImageList" }], false, [], []],
+    ["the set's UID under another group: ignored", "web-1", { app: "db" }, [{ ...ours, apiVersion: "apps/v1" }], false, [], []],
+    ["the set's UID at another version of its group: owned", "web-1", { app: "web" }, [{ ...ours, apiVersion: "apps.ordinal.dev/v2" }], false, [], ["web-1"]],
   ])("%s", (_, name, labels, owners, deleting, actions, owned) => {
     const r = claimPods(set, [podWith(name, labels, owners, deleting)]);
     expect(brief(r.actions)).toEqual(actions);
