@@ -139,7 +139,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
   loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings);
+  loop.beforePass = registrationRepair(client, settings, { log });
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
   loop.readiness = readiness;
