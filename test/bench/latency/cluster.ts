@@ -6,13 +6,13 @@
  * The apiserver writes an audit log, from which each controller's requests are counted.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream, readFileSync, rmSync } from "node:fs";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { clientFor, fetchFor } from "../../../src/node/kubeconfig.ts";
 import type { ApiAccess } from "./watch.ts";
 
 export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-latency";
-const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943 };
+const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, worker: 28944, apiProxy: 28945 };
 const AUDIT_LOG = `${DIR}/audit.log`;
 const KCM_CONTROLLERS = "serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection,statefulset";
 
@@ -29,6 +29,12 @@ export interface BenchCluster {
   admin: KubeClient;
   api: ApiAccess;
   kubectl: (args: string[], input?: string) => string;
+  /**
+   * useWorker stops `ordinal serve` (it releases its Lease), starts the Worker under `wrangler dev`
+   * (https, its shard Durable Object; the apiserver through a plain-HTTP forwarder, since workerd
+   * cannot trust the test CA) and registers the webhooks to it.
+   */
+  useWorker: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -81,14 +87,24 @@ export async function startBenchCluster(log: (s: string) => void): Promise<Bench
     log(`ordinal serve on ${url} (log ${DIR}/ordinal-serve.log), webhooks registered`);
     const ca = readFileSync(env.KUBE_CA_FILE, "utf8");
     const config = { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, ca, source: "latency bench admin" };
-    const s = server;
+    const running: ChildProcess[] = [server];
     return {
       env,
       admin: clientFor(config),
       api: { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: fetchFor(config) },
       kubectl,
+      useWorker: async () => {
+        for (const p of running.splice(0)) await stopProcess(p);
+        running.push(spawnLogged("ordinal-api-proxy.log", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }));
+        const worker = startWorker(env);
+        running.push(worker);
+        const workerUrl = `https://127.0.0.1:${PORTS.worker}`;
+        await waitHealthy(workerUrl, worker, 600);
+        execFileSync("node", ["src/cli/bin.mjs", "register", "--url", workerUrl, "--ca-bundle", `${DIR}/tls.crt`], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: ["ignore", "ignore", "inherit"] });
+        log(`the Worker under wrangler dev on ${workerUrl} (log ${DIR}/ordinal-worker.log), webhooks registered`);
+      },
       stop: async () => {
-        await stopProcess(s);
+        for (const p of running.splice(0)) await stopProcess(p);
         stopCluster();
       },
     };
@@ -104,21 +120,43 @@ export async function startBenchCluster(log: (s: string) => void): Promise<Bench
  * cluster, TLS, the auth mode and the username (the test token is static, not a ServiceAccount's).
  */
 function startServe(env: EnvJson): ChildProcess {
-  const out = createWriteStream(`${DIR}/ordinal-serve.log`);
-  const proc = spawn("node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], {
-    env: { ...process.env, KUBECONFIG: "", KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
+  return spawnLogged("ordinal-serve.log", "node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], {
+    KUBECONFIG: "",
+    KUBE_API_URL: env.KUBE_API_URL,
+    KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
+    KUBE_CA_FILE: env.KUBE_CA_FILE,
+    WEBHOOK_AUTH: "none",
+    RECONCILER_USERNAME: "ordinal-reconciler",
   });
+}
+
+/**
+ * startWorker runs the Worker under `wrangler dev` as shipped (wrangler.toml: one shard, a 60 s
+ * safety interval), with the same settings as serve: the cluster (through the forwarder), the
+ * auth mode and the username; its Durable Object storage in DIR, fresh.
+ */
+function startWorker(env: EnvJson): ChildProcess {
+  rmSync(`${DIR}/wrangler-state`, { recursive: true, force: true });
+  const vars = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORTS.worker), "--local-protocol", "https", "--https-key-path", `${DIR}/tls.key`, "--https-cert-path", `${DIR}/tls.crt`];
+  args.push("--persist-to", `${DIR}/wrangler-state`, "--show-interactive-dev-session=false");
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  return spawnLogged("ordinal-worker.log", "npx", args, { CI: "true", WRANGLER_SEND_METRICS: "false" });
+}
+
+/** spawnLogged starts a process in its own group with `env` added, its output in DIR/`logName`. */
+function spawnLogged(logName: string, cmd: string, args: string[], env: Record<string, string>): ChildProcess {
+  const out = createWriteStream(`${DIR}/${logName}`);
+  const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
   return proc;
 }
 
-async function waitHealthy(url: string, proc: ChildProcess): Promise<void> {
+async function waitHealthy(url: string, proc: ChildProcess, tries = 100): Promise<void> {
   const f = fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" });
-  for (let i = 0; i < 100; i++) {
-    if (proc.exitCode !== null) throw new Error(`ordinal serve exited (${proc.exitCode}): see ${DIR}/ordinal-serve.log`);
+  for (let i = 0; i < tries; i++) {
+    if (proc.exitCode !== null) throw new Error(`${url} exited (${proc.exitCode}): see the logs in ${DIR}`);
     try {
       if ((await f(`${url}/healthz`)).ok) return;
     } catch {
@@ -126,7 +164,7 @@ async function waitHealthy(url: string, proc: ChildProcess): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`ordinal serve not healthy after 30 s: see ${DIR}/ordinal-serve.log`);
+  throw new Error(`${url} not healthy: see the logs in ${DIR}`);
 }
 
 /** stopProcess sends SIGTERM to the process group (serve releases its Lease) and waits up to 10 s. */
