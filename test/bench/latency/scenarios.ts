@@ -14,7 +14,7 @@ import { runKubelet } from "./kubelet.ts";
 import { createdIn, firstAddedAfter, isDone, stepTimes, type SetObject } from "./measure.ts";
 import { startWatch, waitFor, type Watched } from "./watch.ts";
 
-/** "ordinal": `ordinal serve`; "worker": the Worker under `wrangler dev` (its shard Durable Object). */
+/** upstream: kube-controller-manager; ordinal: `ordinal serve` (Node); worker: the Worker under `wrangler dev`. */
 export type Controller = "upstream" | "ordinal" | "worker";
 export type Scenario = "scale" | "rolling" | "inplace";
 
@@ -62,7 +62,7 @@ export interface GroupOptions {
   replicas: number;
   /** Also time a rolling update (recreate). */
   updates: boolean;
-  /** Ordinal only: then an in-place update (podUpdatePolicy InPlaceIfPossible set with the image change). */
+  /** Ordinal (Node or Worker) only: then an in-place update (podUpdatePolicy InPlaceIfPossible set with the image change). */
   inPlace: boolean;
 }
 
@@ -90,7 +90,7 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
     await measure("scale", () => cluster.admin.create<SetObject>(resourceOf(controller), ns, manifest(controller, ns, n) as unknown as SetObject), IMAGES[0]);
     if (o.updates) {
       await measure("rolling", () => patch(imagePatch(IMAGES[1])), IMAGES[1]);
-      if (o.inPlace && controller === "ordinal")
+      if (o.inPlace && controller !== "upstream")
         await measure("inplace", () => patch({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } }, ...imagePatch(IMAGES[2]) }), IMAGES[2]);
     }
     await cluster.admin.delete(R.namespaces, undefined, ns);
