@@ -99,6 +99,7 @@ describe("the ImageList actuator on a person's ImageList", () => {
       kubelet: { pullFails: (i) => i.includes("private"), noShell: (i) => i.includes("distroless") },
     });
     await sim.kubelet.ensureNodes();
+    await seedAppPod(sim, "node-0");
     await sim.client.create(R.imageLists, NS, {
       apiVersion: "apps.ordinal.dev/v1",
       kind: "ImageList",
@@ -130,6 +131,7 @@ describe("a puller pod the apiserver refuses", () => {
   it("makes the image Failed with the apiserver's message and a backoff, instead of retrying every pass", async () => {
     const sim = newReleaseSim({ replicas: 1, pullSeconds: 1 });
     await sim.kubelet.ensureNodes();
+    await seedAppPod(sim, "node-0");
     await sim.client.create(R.imageLists, NS, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-0", namespace: NS }, spec: { images: { "redis:7": {} } } });
     sim.fake.faults.add({ verb: "create", resource: "pods", fault: { status: 403, reason: "Forbidden", message: "exceeded quota: pods" }, times: 1 });
     await sim.tick();
@@ -142,3 +144,8 @@ describe("a puller pod the apiserver refuses", () => {
     await sim.runUntil(async () => (await sim.client.get<ImageList>(R.imageLists, NS, "node-0"))!.status!.images!["redis:7"].phase === "Pulled", "pulled after the backoff");
   });
 });
+
+/** seedAppPod binds a pod of the namespace to `node`: only such a node is pre-warmed (issue 19.2). */
+async function seedAppPod(sim: ReturnType<typeof newReleaseSim>, node: string): Promise<void> {
+  await sim.client.create(R.pods, NS, { apiVersion: "v1", kind: "Pod", metadata: { name: `app-${node}`, namespace: NS }, spec: { nodeName: node, containers: [{ name: "c", image: "app:1" }] } });
+}
