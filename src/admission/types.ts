@@ -86,12 +86,11 @@ export interface AdmissionReviewResponse {
 }
 
 /**
- * What a handler decides: the response, plus an optional hint that a managed set deserves a
- * reconcile soon (the HTTP layer passes it to `onManagedPodStatus`).
+ * What a handler decides: the response. (What the request wakes is not the handler's business:
+ * the HTTP layer derives it from the request, wakes.ts.)
  */
 export interface AdmissionResult {
   response: AdmissionResponse;
-  reconcileHint?: { namespace: string; setName: string };
 }
 
 /** Warnings in one response at most, and characters of each (hostile input must not make them huge). */

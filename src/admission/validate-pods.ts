@@ -62,7 +62,6 @@ const POD_WRITING_SUBRESOURCES = new Set(["", "status", "ephemeralcontainers", "
  *   (the garbage collector may remove it);
  * - on an UPDATE of Ordinal's pod, any `spec` change other than container images (the template is
  *   where that belongs; pods/ephemeralcontainers may also change spec.ephemeralContainers).
- * An allowed status update of Ordinal's pod hints that its set deserves a reconcile.
  */
 export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptions): AdmissionResult {
   if (req.kind.kind === "Binding") return validateBinding(req, opts);
@@ -113,10 +112,6 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
     }
   }
   if (errors.length > 0) return { response: denyInvalid(req, { group: "", kind: "Pod" }, objectName(req, pod), errors) };
-  // pods/status has no CREATE: a status write is an UPDATE.
-  if (setName && sub === "status" && !req.dryRun) {
-    return { response: allow(req), reconcileHint: { namespace: pod.metadata?.namespace || req.namespace || "default", setName } };
-  }
   return { response: allow(req) };
 }
 

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
 import {
   AdmissionReviewSchema,
+  allow,
   deny,
   gkString,
   reviewOf,
@@ -23,6 +24,7 @@ import { lengthFirstBodyLimit } from "./body-limit.ts";
 import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "../log/log.ts";
+import { wakeOf, type Wake } from "../admission/wakes.ts";
 
 /**
  * The HTTP face of Ordinal, the same hono app in the Worker and on Node: authenticate, bound the
@@ -43,10 +45,11 @@ export interface AppDeps {
   /** Validate apps/v1 StatefulSets too (when the apps-v1 webhook configuration is registered). */
   validateAppsV1StatefulSets: boolean;
   /**
-   * A managed pod's status changed: a hint to reconcile its set soon. On Node, wake the loop; in
-   * the Worker, `waitUntil` a bounded pass. Must not throw; errors of the promise are logged.
+   * An admitted request changed something a set's plan reads (src/admission/wakes.ts): reconcile
+   * that set soon. On Node, the scheduler's targeted pass; in the Worker, `waitUntil` the forwarding
+   * of the wake. Must not throw; errors of the promise are logged.
    */
-  onManagedPodStatus?(namespace: string, setName: string, waitUntil: (p: Promise<unknown>) => void): void;
+  onWake?(wake: Wake, waitUntil: (p: Promise<unknown>) => void): void;
   /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
   lookupStatefulSet?: LookupStatefulSet;
   log: Logger;
@@ -56,8 +59,8 @@ export interface AppDeps {
 
 interface AdmissionRoute {
   path: string;
-  /** Kinds (`request.kind`) the route handles; others are a 400. */
-  kinds: GroupKind[];
+  /** Kinds (`request.kind`) the route handles; others are a 400. "any": every kind (the wake hook). */
+  kinds: GroupKind[] | "any";
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
   /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
   failed(req: AdmissionRequest, message: string): AdmissionResult;
@@ -139,6 +142,14 @@ export function createApp(deps: AppDeps): Hono {
       handle: (req) => validateImageListRequest(req),
       bounded: true,
     },
+    {
+      // Wake-only rules (webhook-configs.ts): admissions no other hook sees, e.g. a set's delete or
+      // scale; always allowed, the wake is the point.
+      path: WEBHOOK_PATHS.wake,
+      kinds: "any",
+      failed: (req) => ({ response: allow(req) }),
+      handle: (req) => ({ response: allow(req) }),
+    },
   ];
 
   const app = new Hono();
@@ -205,8 +216,9 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     return badRequest(c, `request body is not an AdmissionReview (apiVersion admission.k8s.io/v1, kind AdmissionReview, request): ${issues}`);
   }
   const req = parsed.data.request;
-  if (!route.kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
-    return badRequest(c, `${route.path} handles ${route.kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}: check the webhook's rules`);
+  const kinds = route.kinds;
+  if (kinds !== "any" && !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
+    return badRequest(c, `${route.path} handles ${kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}: check the webhook's rules`);
   }
 
   let result: AdmissionResult;
@@ -218,12 +230,12 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = route.failed(req, message);
   }
 
-  const hint = result.reconcileHint;
-  if (hint && deps.onManagedPodStatus) {
+  const wake = deps.onWake && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
+  if (wake) {
     try {
-      deps.onManagedPodStatus(hint.namespace, hint.setName, waitUntilOf(c, log));
+      deps.onWake?.(wake, waitUntilOf(c, log));
     } catch (e) {
-      log.error("onManagedPodStatus failed", { namespace: hint.namespace, set: hint.setName, ...errorFields(e) });
+      log.error("onWake failed", { namespace: wake.namespace, set: wake.name, reason: wake.reason, ...errorFields(e) });
     }
   }
 
@@ -260,7 +272,7 @@ function waitUntilOf(c: Context, log: Logger): (p: Promise<unknown>) => void {
     waitUntil = undefined; // Node: hono has no ExecutionContext
   }
   return (p) => {
-    const guarded = p.catch((e: unknown) => log.error("reconcile hint failed", errorFields(e)));
+    const guarded = p.catch((e: unknown) => log.error("wake failed", errorFields(e)));
     waitUntil?.(guarded);
   };
 }

@@ -77,6 +77,8 @@ const ROUTE_KINDS: Record<string, { group: string; version: string; kind: string
   [WEBHOOK_PATHS.validatePods]: [podKind],
   [WEBHOOK_PATHS.validateStatefulSets]: [osts, appsSts],
   [WEBHOOK_PATHS.validateImageLists]: [imageListKind],
+  // The wake hook takes any kind; these are those its rules send.
+  [WEBHOOK_PATHS.wake]: [podKind, osts, imageListKind, { group: "autoscaling", version: "v1", kind: "Scale" }, { group: "", version: "v1", kind: "PersistentVolumeClaim" }],
 };
 
 /** A review the envelope check accepts for the route, carrying near-real or random objects. */
@@ -85,7 +87,13 @@ const wellFormedReview = (path: string) =>
     .record({
       uid: fc.uuid(),
       kind: fc.constantFrom(...ROUTE_KINDS[path]),
-      resource: fc.constant({ group: "", version: "v1", resource: "things" }),
+      resource: fc.constantFrom(
+        { group: "", version: "v1", resource: "things" },
+        { group: "", version: "v1", resource: "pods" },
+        { group: "", version: "v1", resource: "persistentvolumeclaims" },
+        { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" },
+        { group: "apps.ordinal.dev", version: "v1", resource: "imagelists" },
+      ),
       subResource: fc.option(fc.constantFrom("status", "scale", "ephemeralcontainers"), { nil: undefined, freq: 3 }),
       operation: fc.constantFrom("CREATE", "UPDATE", "DELETE", "CONNECT"),
       userInfo: fc.constantFrom({ username: "admin" }, { username: RECONCILER, groups: ["g"] }, {}),
@@ -111,7 +119,7 @@ describe("fuzz: every webhook route", () => {
   const runs = fcRuns(300, 1000);
   for (const path of Object.values(WEBHOOK_PATHS)) {
     it(`${path}: ${runs} random bodies get a 4xx or a clean AdmissionReview, never a 500 (seed ${fcSeed})`, async () => {
-      const t = await testApp({ validateAppsV1StatefulSets: true, onManagedPodStatus: () => {} });
+      const t = await testApp({ validateAppsV1StatefulSets: true, onWake: () => {} });
       const statuses = new Map<number, number>();
       await fc.assert(
         fc.asyncProperty(bodyArb(path), async (body) => {
@@ -188,7 +196,7 @@ describe("fuzz: hostile nesting and sizes on every route", () => {
   const runs = Number(process.env.FUZZ_RUNS ?? fcRuns(40, 160));
   for (const path of Object.values(WEBHOOK_PATHS)) {
     it(`${path}: ${runs} hostile reviews: a 4xx or a bounded AdmissionReview, never a 500 or an admit without identity (seed ${fcSeed})`, async () => {
-      const t = await testApp({ validateAppsV1StatefulSets: true, onManagedPodStatus: () => {} });
+      const t = await testApp({ validateAppsV1StatefulSets: true, onWake: () => {} });
       await fc.assert(
         fc.asyncProperty(hostileArb, async (h) => {
           const body = hostileBody(h);

@@ -7,6 +7,7 @@ import { decodePatch } from "../../src/admission/patch.ts";
 import { generateWebhookKeys, issueWebhookToken } from "../../src/auth/token.ts";
 import { parseSubjectAltName, type ClientCertificate } from "../../src/auth/webhook-auth.ts";
 import { WEBHOOK_PATHS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
+import type { Wake } from "../../src/admission/wakes.ts";
 import { INPLACE_READY_CONDITION, SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { createApp, MAX_BODY_BYTES } from "../../src/http/app.ts";
@@ -313,28 +314,28 @@ describe("createApp: admission", () => {
     expect(ok.response.allowed).toBe(true);
   });
 
-  it("passes a status update's hint to onManagedPodStatus, with a waitUntil that logs failures", async () => {
-    const onManagedPodStatus = vi.fn((_ns: string, _set: string, waitUntil: (p: Promise<unknown>) => void) => waitUntil(Promise.reject(new Error("pass failed"))));
-    const t = await testApp({ onManagedPodStatus });
+  it("passes a status update's wake to onWake, with a waitUntil that logs failures", async () => {
+    const onWake = vi.fn((_wake: Wake, waitUntil: (p: Promise<unknown>) => void) => waitUntil(Promise.reject(new Error("pass failed"))));
+    const t = await testApp({ onWake });
     const pod = newStatefulSetPod(sampleSet(), 0);
     const body = review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }));
     const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, body));
     expect(r.response.allowed).toBe(true);
-    expect(onManagedPodStatus).toHaveBeenCalledWith("default", "web", expect.any(Function));
+    expect(onWake).toHaveBeenCalledWith({ namespace: "default", name: "web", reason: "pod-status" }, expect.any(Function));
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "reconcile hint failed" }));
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "wake failed" }));
   });
 
-  it("a throwing onManagedPodStatus does not fail the request", async () => {
+  it("a throwing onWake does not fail the request", async () => {
     const t = await testApp({
-      onManagedPodStatus: () => {
+      onWake: () => {
         throw new Error("boom");
       },
     });
     const pod = newStatefulSetPod(sampleSet(), 0);
     const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }))));
     expect(r.response.allowed).toBe(true);
-    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "onManagedPodStatus failed" }));
+    expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "onWake failed" }));
   });
 
   it("validates an ImageList", async () => {

@@ -35,7 +35,6 @@ describe("requests validatePodRequest does not judge", () => {
   ])("%s is allowed", (_, f) => {
     const r = decide(f);
     expect(r.response.allowed).toBe(true);
-    expect(r.reconcileHint).toBeUndefined();
   });
 });
 
@@ -150,11 +149,3 @@ describe("which ownerReference changes are Ordinal's", () => {
   });
 });
 
-describe("the reconcile hint on hostile JSON", () => {
-  it.each<[string, Fields, unknown]>([
-    ["a status write by the reconciler of a pod without metadata (the old one is ours)", { namespace: "ns1", object: {}, oldObject: { metadata: { labels: { [SET_NAME_LABEL]: "web" } } } }, { namespace: "ns1", setName: "web" }],
-    ["no namespace anywhere: default", { namespace: undefined, object: {}, oldObject: { metadata: { labels: { [SET_NAME_LABEL]: "web" } } } }, { namespace: "default", setName: "web" }],
-  ])("%s", (_, f, want) => {
-    expect(decide({ operation: "UPDATE", subResource: "status", userInfo: { username: RECONCILER }, ...f }).reconcileHint).toEqual(want);
-  });
-});

@@ -201,33 +201,8 @@ describe("validatePodRequest on UPDATE", () => {
     expect(response.status?.details?.causes).toEqual([{ reason: "FieldValueForbidden", field: "spec", message: expect.stringContaining("/spec/containers/0/env") }]);
   });
 
-  it("a status update of a managed pod hints a reconcile of its set; a dry run does not", () => {
-    const old = stored();
-    const req = (dryRun: boolean) =>
-      request({ operation: "UPDATE", subResource: "status", namespace: "default", object: old, oldObject: old, dryRun, userInfo: { username: "system:node:n1" } });
-    expect(validatePodRequest(req(false), { reconcilerUsername: RECONCILER }).reconcileHint).toEqual({ namespace: "default", setName: "web" });
-    expect(validatePodRequest(req(true), { reconcilerUsername: RECONCILER }).reconcileHint).toBeUndefined();
-  });
 });
 
-describe("validatePodRequest: the reconcile hint", () => {
-  const hint = (over: Record<string, unknown>) => {
-    const old = stored();
-    return validatePodRequest(request({ operation: "UPDATE", subResource: "status", namespace: "ns-of-request", object: old, oldObject: old, userInfo: { username: "system:node:n1" }, ...over }), { reconcilerUsername: RECONCILER }).reconcileHint;
-  };
-  it.each<[string, Record<string, unknown>, unknown]>([
-    ["a status update of a managed pod: its set, in the pod's namespace", {}, { namespace: "default", setName: "web" }],
-    ["a spec update (no subresource): none", { subResource: undefined }, undefined],
-    ["a status update of a pod that is not Ordinal's: none", { object: { metadata: { name: "x", namespace: "default" } }, oldObject: { metadata: { name: "x", namespace: "default" } } }, undefined],
-  ])("%s", (_, over, want) => {
-    expect(hint(over)).toEqual(want);
-  });
-  it("falls back to the request's namespace when the pod carries none", () => {
-    const old = stored();
-    delete old.metadata!.namespace;
-    expect(hint({ object: old, oldObject: old })).toEqual({ namespace: "ns-of-request", setName: "web" });
-  });
-});
 
 describe("validatePodRequest: the spec message lists at most 20 pointers", () => {
   it("and says how many there were in all", () => {

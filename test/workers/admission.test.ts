@@ -73,10 +73,10 @@ describe("in workerd", () => {
     expect((await t.post(WEBHOOK_PATHS.validatePods, "x".repeat(MAX_BODY_BYTES + 1))).status).toBe(413);
   });
 
-  it("hands the status hint to ctx.waitUntil", async () => {
+  it("hands the status wake to ctx.waitUntil", async () => {
     let ran = false;
     const t = await testApp({
-      onManagedPodStatus: (_ns, _set, waitUntil) =>
+      onWake: (_wake, waitUntil) =>
         waitUntil(
           (async () => {
             await new Promise((r) => setTimeout(r, 10));

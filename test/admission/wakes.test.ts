@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { wakeOf } from "../../src/admission/wakes.ts";
+import { PULLER_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
+import { newStatefulSetPod } from "../../src/objects/pod.ts";
+import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
+import { imageListKind, osts, RECONCILER, request, review, sampleSet } from "./helpers.ts";
+import { readReview, testApp } from "./test-app.ts";
+import type { Wake } from "../../src/admission/wakes.ts";
+
+type Fields = Parameters<typeof request>[0];
+const wake = (f: Fields, allowed = true) => wakeOf(request(f), allowed, { reconcilerUsername: RECONCILER });
+const pod = () => newStatefulSetPod(sampleSet(), 0);
+const node = { userInfo: { username: "system:node:n1" } };
+const scaleKind = { group: "autoscaling", version: "v1", kind: "Scale" };
+const setsResource = { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" };
+const claim = (labels: Record<string, string>) => ({ metadata: { name: "data-web-0", namespace: "default", labels } });
+const puller = { metadata: { name: "pull-x", namespace: "default", labels: { [PULLER_LABEL]: "true" } } };
+
+describe("wakeOf: which set an admission wakes", () => {
+  it.each<[string, Fields, Wake | undefined]>([
+    ["a set's create", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
+    ["a set's update", { kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
+    ["a set's delete (oldObject only)", { kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
+    ["a set's scale", { kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }, { namespace: "default", name: "web", reason: "scale" }],
+    ["a set's status (someone else's write): none", { kind: osts, subResource: "status", operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }, undefined],
+    ["a managed pod's create", { name: "web-0", object: pod() }, { namespace: "default", name: "web", reason: "pod" }],
+    ["a managed pod's status, in the pod's namespace", { ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, { namespace: "default", name: "web", reason: "pod-status" }],
+    ["a managed pod's delete", { operation: "DELETE", name: "web-0", oldObject: pod() }, { namespace: "default", name: "web", reason: "pod" }],
+    ["a pod's binding: none (the kubelet's status write follows)", { kind: { group: "", version: "v1", kind: "Binding" }, resource: { group: "", version: "v1", resource: "pods" }, subResource: "binding", object: { metadata: { name: "web-0" } } }, undefined],
+    ["a pod that is not Ordinal's: none", { ...node, operation: "UPDATE", subResource: "status", object: { metadata: { name: "x" } }, oldObject: { metadata: { name: "x" } } }, undefined],
+    ["a claim's create", { kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({ [SET_NAME_LABEL]: "web" }) }, { namespace: "default", name: "web", reason: "claim" }],
+    ["a claim without the label: none", { kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({}) }, undefined],
+    ["an ImageList's delete: its namespace", { kind: imageListKind, operation: "DELETE", name: "node-1", namespace: "team", oldObject: { metadata: { name: "node-1", namespace: "team" } } }, { namespace: "team", name: "", reason: "imagelist" }],
+    ["a puller pod's status: its namespace's ImageLists", { ...node, operation: "UPDATE", subResource: "status", object: puller, oldObject: puller }, { namespace: "default", name: "", reason: "imagelist" }],
+    ["an apps/v1 StatefulSet: none", { kind: { group: "apps", version: "v1", kind: "StatefulSet" }, name: "web", object: sampleSet() }, undefined],
+  ])("%s", (_, f, want) => {
+    expect(wake(f)).toEqual(want);
+  });
+
+  it("the pod's namespace, else the request's, else default", () => {
+    const p = pod();
+    delete p.metadata!.namespace;
+    expect(wake({ ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", object: p, oldObject: p })?.namespace).toBe("ns-of-request");
+    expect(wake({ ...node, namespace: undefined, operation: "UPDATE", subResource: "status", object: p, oldObject: p })?.namespace).toBe("default");
+  });
+
+  it.each<[string, Fields, boolean]>([
+    ["a dry run", { ...node, dryRun: true, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, true],
+    ["a denied request", { ...node, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, false],
+    ["the reconciler's own write (its pass goes on anyway)", { userInfo: { username: RECONCILER }, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, true],
+    ["a name that is not an object name (selector syntax)", { kind: osts, operation: "DELETE", name: "web,metadata.namespace=x", oldObject: { metadata: { name: "web,metadata.namespace=x" } } }, true],
+    ["a set label too long for a label value", { operation: "DELETE", name: "x", oldObject: { metadata: { labels: { [SET_NAME_LABEL]: "a".repeat(64) } } } }, true],
+    ["a namespace that is not a DNS label", { kind: osts, operation: "DELETE", name: "web", namespace: "Bad_NS", oldObject: { metadata: { name: "web" } } }, true],
+  ])("wakes nothing for %s", (_, f, allowed) => {
+    expect(wake(f, allowed)).toBeUndefined();
+  });
+});
+
+describe("the wake route", () => {
+  it("allows any kind and hands its wake to onWake", async () => {
+    const wakes: Wake[] = [];
+    const t = await testApp({ onWake: (w) => wakes.push(w) });
+    const body = review(request({ kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }));
+    const r = await readReview(await t.post(WEBHOOK_PATHS.wake, body));
+    expect(r.response).toEqual({ uid: expect.any(String), allowed: true });
+    expect(wakes).toEqual([{ namespace: "default", name: "web", reason: "scale" }]);
+  });
+  it("a denied set wakes nothing", async () => {
+    const wakes: Wake[] = [];
+    const t = await testApp({ onWake: (w) => wakes.push(w) });
+    const set = sampleSet();
+    set.spec.replicas = -1;
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validateStatefulSets, review(request({ kind: osts, object: set }))));
+    expect(r.response.allowed).toBe(false);
+    expect(wakes).toEqual([]);
+  });
+});
