@@ -43,7 +43,7 @@ export function newImageListRef(list: ImageList): OwnerReference {
  * the start failure (StartError, RunContainerError or CreateContainerError), which pullOutcome
  * reads as present: the pull had to succeed first.
  */
-export const PULLER_COMMAND = "/dev/null/ordinal-image-puller";
+const PULLER_COMMAND = "/dev/null/ordinal-image-puller";
 
 /** What a puller pod carries beyond its image: the node's tolerations (puller-target.ts) and pull secrets. */
 export interface PullerExtras {

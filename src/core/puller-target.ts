@@ -45,7 +45,7 @@ export const nodeNotEligibleMessage = (list: ImageList): string =>
 type ImageListCondition = NonNullable<NonNullable<ImageList["status"]>["conditions"]>[number];
 
 /** The condition that says whether the ImageList's node may be pre-warmed. */
-export const NODE_ELIGIBLE_CONDITION = "NodeEligible";
+const NODE_ELIGIBLE_CONDITION = "NodeEligible";
 
 /**
  * withNodeEligible returns the ImageList's conditions with NodeEligible set from `eligible`
