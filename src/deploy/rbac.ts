@@ -10,7 +10,8 @@
  * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
  * - Ordinal StatefulSets: read (get: the mutating webhook's lookup); status patched only through
  *   the status subresource.
- * - ImageLists (pre-warm): listed, created and patched (a rollout's entries); status patched.
+ * - ImageLists (pre-warm): listed, created and patched (a rollout's entries), deleted (one Ordinal
+ *   created, once empty); status patched.
  *   Puller pods use the pod verbs above (list by label or by node, create, delete).
  * - ServiceAccounts: read by name (get), for the imagePullSecrets of a pre-warmed set's account.
  * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator). Webhook configurations: only Ordinal's, by name (get/update); create cannot
@@ -41,7 +42,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },
   {
     apiGroups: ["admissionregistration.k8s.io"],

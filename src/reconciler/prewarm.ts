@@ -10,11 +10,12 @@ import { PullSources } from "./pull-sources.ts";
 import { newImageListRef, newPullerPod, type PullerExtras } from "../core/puller-pod.ts";
 import { controllerKeyOf, ownerKey } from "./owner-key.ts";
 import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
+import { isLeftEmpty } from "../core/prewarm-record.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { namespaceOf, nameOf } from "../objects/names.ts";
+import { namespaceOf, nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 
 /**
  * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
@@ -65,8 +66,8 @@ export interface ActuateOptions {
   sets?: ReadonlyMap<string, StatefulSet>;
 }
 
-/** Pods of one namespace on one node read per page (a node runs at most a few hundred pods). */
-const NODE_PODS_PAGE = 500;
+/** Pods of one namespace on one node read per page (a node runs at most a few hundred: one page). */
+const NODE_PODS_PAGE = 5000;
 
 /**
  * actuateImageLists makes the nodes of the given ImageLists hold their images; returns what it did.
@@ -96,7 +97,6 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     const ns = list.metadata.namespace;
     const name = nameOf(list);
     const now = o.now();
-    const plan = planImagePulls(list, byOwner.get(ownerKey(namespaceOf(list), newImageListRef(list))) ?? [], now, budget);
     /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
       try {
@@ -111,6 +111,12 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
         return error;
       }
     };
+    if (isLeftEmpty(list)) {
+      // Only as observed: a person who added an image since makes the delete fail (409), and the list stays.
+      await attempt(`deleteImageList ${name}`, () => client.delete(R.imageLists, ns, name, { preconditions: { uid: uidOf(list), resourceVersion: resourceVersionOf(list) } }));
+      continue;
+    }
+    const plan = planImagePulls(list, byOwner.get(ownerKey(namespaceOf(list), newImageListRef(list))) ?? [], now, budget);
     let statusChanged = plan.statusChanged;
     let conditions = list.status?.conditions;
     if (plan.create.length) {

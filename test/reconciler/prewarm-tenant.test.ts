@@ -10,7 +10,7 @@ import { ImageListSchema, type ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { PREWARM_ADDED_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
+import { PREWARM_ADDED_ANNOTATION, PREWARM_CREATED_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { actuateImageLists } from "../../src/reconciler/prewarm.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -80,5 +80,35 @@ describe("a puller pod on an eligible node", () => {
     await actuateImageLists(client, [ImageListSchema.parse(list)], { now: () => NOW, log: silentLogger, namespace: "team" });
     const [p] = pullers();
     expect(p.spec!.imagePullSecrets).toEqual([{ name: "list-secret" }, { name: "tpl-secret" }, { name: "sa-secret" }]);
+  });
+});
+
+describe("empty ImageLists (issue 21)", () => {
+  it("one Ordinal created is deleted once it lists nothing; a person's empty one stays, and so does one a person added to", async () => {
+    const { fake, client, seedList } = setup();
+    const created = { [PREWARM_CREATED_ANNOTATION]: "true" };
+    seedList("node-a", {}, created);
+    seedList("node-b", {}, undefined);
+    seedList("node-c", {}, created);
+    for (const node of ["node-a", "node-b"]) {
+      const l = fake.get<ImageList>(`${LISTS}/${node}`)!;
+      fake.put({ ...l, spec: { images: {} } });
+    }
+    const lists = fake.list<ImageList>(LISTS).map((l) => ImageListSchema.parse(l));
+    const r = await actuateImageLists(client, lists, { now: () => NOW, log: silentLogger, namespace: "team" });
+    expect(r.actions).toContain("deleteImageList node-a");
+    expect(fake.list<ImageList>(LISTS).map((l) => l.metadata.name).sort()).toEqual(["node-b", "node-c"]);
+  });
+
+  it("is not deleted when a person added an image since it was read (the delete's resourceVersion precondition)", async () => {
+    const { fake, client, seedList } = setup();
+    seedList("node-a", {}, { [PREWARM_CREATED_ANNOTATION]: "true" });
+    const l = fake.get<ImageList>(`${LISTS}/node-a`)!;
+    fake.put({ ...l, spec: { images: {} } });
+    const seen = ImageListSchema.parse(fake.get<ImageList>(`${LISTS}/node-a`));
+    const now = fake.get<ImageList>(`${LISTS}/node-a`)!;
+    fake.put({ ...now, spec: { images: { [IMG]: {} } } });
+    await actuateImageLists(client, [seen], { now: () => NOW, log: silentLogger, namespace: "team" });
+    expect(fake.get<ImageList>(`${LISTS}/node-a`)?.spec.images).toHaveProperty([IMG]);
   });
 });
