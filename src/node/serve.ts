@@ -15,8 +15,8 @@ import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { jsonLogger, type Logger } from "../log/log.ts";
-import { runReconcile } from "../reconciler/loop.ts";
+import { jsonLogger } from "../log/log.ts";
+import { ReconcileScheduler } from "../reconciler/scheduler.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
@@ -136,9 +136,16 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
   }
   const settings = settingsFrom(vars);
-  const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
-  loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings);
+  const loop = new ReconcileScheduler(client, {
+    log,
+    holder: `node-${randomUUID().slice(0, 8)}`,
+    leaseNamespace: settings.leaseNamespace,
+    intervalMs: flags.intervalMs,
+    budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
+    idleMs: Math.min(1000, flags.intervalMs),
+    beforePass: registrationRepair(client, settings),
+    onPass: (pass, seconds) => recordRun(metrics, { acquired: true, passes: [pass] }, seconds),
+  });
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
@@ -149,7 +156,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       const peer = socket.getPeerCertificate();
       return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
-    onWake: () => loop.wake(),
+    onWake: (wake) => loop.wake(wake),
   });
   const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
   const tlsOptions = tls
@@ -181,74 +188,4 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     await new Promise(() => {});
   }
   return 0;
-}
-
-/**
- * ReconcileLoop runs an invocation every `intervalMs`, or sooner when woken (a webhook saw a
- * managed pod's status change). Invocations never overlap within the process; the Lease keeps
- * other processes and Workers out.
- */
-class ReconcileLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private again = false;
-  private stopped = false;
-  private readonly holder = `node-${randomUUID().slice(0, 8)}`;
-  private readonly abort = new AbortController();
-  private current: Promise<void> | undefined;
-  beforePass?: () => Promise<void>;
-  metrics?: Metrics;
-
-  constructor(
-    private readonly client: KubeClient,
-    private readonly log: Logger,
-    private readonly leaseNamespace: string,
-    private readonly intervalMs: number,
-    private readonly budgetMs: number,
-  ) {}
-
-  start(): void {
-    this.schedule(0);
-  }
-  /** stop ends the loop; resolves once the invocation in flight (if any) has released the lease. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
-    await this.current;
-  }
-  /** wake asks for an invocation as soon as the current one (if any) ends. */
-  wake(): void {
-    if (this.running) this.again = true;
-    else this.schedule(0);
-  }
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.current = this.tick();
-    }, ms);
-  }
-  private async tick() {
-    this.running = true;
-    const started = Date.now();
-    try {
-      const result = await runReconcile(this.client, {
-        log: this.log,
-        holder: this.holder,
-        leaseNamespace: this.leaseNamespace,
-        budgetMs: this.budgetMs,
-        idleMs: Math.min(1000, this.intervalMs),
-        beforePass: this.beforePass,
-        signal: this.abort.signal,
-      });
-      if (this.metrics) recordRun(this.metrics, result, (Date.now() - started) / 1000);
-    } catch (e) {
-      this.log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) });
-    } finally {
-      this.running = false;
-      this.schedule(this.again ? 0 : this.intervalMs);
-      this.again = false;
-    }
-  }
 }
