@@ -1,8 +1,9 @@
 import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
 import type { AppDeps } from "./http/app.ts";
-import type { KubeClient } from "./kube/client.ts";
+import type { KubeClient, ServerVersion } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
-import { authConfigFrom, truthy } from "./auth/settings.ts";
+import { authConfigFrom } from "./auth/settings.ts";
+import { setting, type LogLevel } from "./settings.ts";
 import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "./deploy/identity.ts";
 
 /**
@@ -15,6 +16,10 @@ export interface OrdinalSettings {
   validateAppsV1StatefulSets: boolean;
   leaseNamespace: string;
   budgetMs: number;
+  /** Subrequests one Worker invocation may make. */
+  maxSubrequests: number;
+  /** LOG_LEVEL, when set. */
+  logLevel?: LogLevel;
   /** Where the apiserver reaches our webhooks, for registration repair (optional). */
   webhookUrl?: string;
   /** Or, in a cluster: the Service (`namespace/name`) in front of the webhook server. */
@@ -41,7 +46,8 @@ function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookServ
 }
 
 /**
- * settingsFrom returns the settings in `vars`; unknown or missing values get documented defaults.
+ * settingsFrom returns the settings in `vars`; missing values get documented defaults, and a value
+ * src/settings.ts refuses throws a SettingError naming the variable.
  * The webhooks' authentication is read by src/auth/settings.ts (WEBHOOK_AUTH=none turns it off
  * explicitly, see README: managed clusters).
  */
@@ -49,9 +55,11 @@ export function settingsFrom(vars: Record<string, string | undefined>): OrdinalS
   return {
     auth: authConfigFrom(vars),
     reconcilerUsername: reconcilerUsernameFrom(vars),
-    validateAppsV1StatefulSets: truthy(vars.VALIDATE_APPS_V1_STATEFULSETS),
+    validateAppsV1StatefulSets: setting(vars, "VALIDATE_APPS_V1_STATEFULSETS"),
     leaseNamespace: vars.LEASE_NAMESPACE || "ordinal-system",
-    budgetMs: Number(vars.RECONCILE_BUDGET_MS || 45_000),
+    budgetMs: setting(vars, "RECONCILE_BUDGET_MS"),
+    maxSubrequests: setting(vars, "MAX_SUBREQUESTS"),
+    logLevel: setting(vars, "LOG_LEVEL"),
     webhookUrl: vars.WEBHOOK_URL || undefined,
     webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
     webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
@@ -65,15 +73,27 @@ export const appDepsFrom = (s: OrdinalSettings): Pick<AppDeps, "auth" | "reconci
   validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
 });
 
+/** How long registration repair trusts the apiserver version it read (an upgrade is seen within this). */
+const SERVER_VERSION_TTL_MS = 10 * 60_000;
+
 /**
  * registrationRepair returns the before-pass hook that keeps the webhook configurations
- * registered at WEBHOOK_URL, or undefined when no URL is configured.
+ * registered at WEBHOOK_URL, or undefined when no URL is configured. It reads the apiserver's
+ * version (which decides the hooks' matchConditions) once per SERVER_VERSION_TTL_MS, not per pass.
  */
-export function registrationRepair(client: KubeClient, s: OrdinalSettings): (() => Promise<void>) | undefined {
+export function registrationRepair(client: KubeClient, s: OrdinalSettings, now: () => number = Date.now): (() => Promise<void>) | undefined {
   const url = s.webhookUrl;
   const service = s.webhookService;
   if (!url && !service) return undefined;
+  let version: { value: ServerVersion; readAt: number } | undefined;
   return async () => {
-    await ensureWebhookRegistration(client, { url: url ?? "", service: url ? undefined : service, caBundle: s.webhookCaBundle, validateAppsV1StatefulSets: s.validateAppsV1StatefulSets });
+    if (!version || now() - version.readAt >= SERVER_VERSION_TTL_MS) version = { value: await client.serverVersion(), readAt: now() };
+    await ensureWebhookRegistration(client, {
+      url: url ?? "",
+      service: url ? undefined : service,
+      caBundle: s.webhookCaBundle,
+      validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
+      serverVersion: version.value,
+    });
   };
 }

@@ -46,7 +46,7 @@ export async function executePlan(
   const ex: Execution = { done: [], unseenPods: [], imageLists: [] };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
-    log.info("action failed", { set: id, action: describe(a), error: error.message });
+    log.warn("action failed", { set: id, action: describe(a), error: error.message });
     const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));

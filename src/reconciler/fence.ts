@@ -21,6 +21,7 @@ export function fencedClient(client: KubeClient, holds: () => boolean): KubeClie
     if (!holds()) throw new LeaseLostError();
   };
   return {
+    serverVersion: () => client.serverVersion(),
     get: (r, ns, name) => client.get(r, ns, name),
     list: (r, ns, opts) => client.list(r, ns, opts),
     create: async (r, ns, obj, opts) => (check(), client.create(r, ns, obj, opts)),

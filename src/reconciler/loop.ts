@@ -67,7 +67,7 @@ export async function runReconcile(raw: KubeClient, o: RunOptions): Promise<RunR
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
   let renewedAt = now().getTime();
   if (!(await acquireLease(raw, lease, now()))) {
-    o.log.info("lease held elsewhere; skipping", { holder: o.holder });
+    o.log.debug?.("lease held elsewhere; skipping", { holder: o.holder });
     return { acquired: false, passes };
   }
   const holds = () => now().getTime() - renewedAt < DEFAULT_ELECTION.renewDeadlineMs;

@@ -1,6 +1,6 @@
 import { isAlreadyExists, isConflict, type KubeClient, type KubeObject } from "../kube/client.ts";
 import { base64, diff } from "../admission/patch.ts";
-import { webhookConfigurations, type DesiredConfig, type WebhookTarget } from "./webhook-configs.ts";
+import { webhookConfigurations, type ConfigurationOptions, type DesiredConfig, type WebhookTarget } from "./webhook-configs.ts";
 
 /**
  * Registration: apply Ordinal's webhook configurations and keep them applied. Each reconcile pass
@@ -9,11 +9,12 @@ import { webhookConfigurations, type DesiredConfig, type WebhookTarget } from ".
  */
 
 /**
- * Fields of each webhook entry Ordinal owns: where to call, what to send, and the contract of the
+ * Fields of each webhook entry Ordinal owns: where to call, what to send (rules, and on 1.28+ the
+ * matchConditions, which are removed again when the desired entry has none), and the contract of the
  * handler. failurePolicy, timeoutSeconds, selectors, matchPolicy and reinvocationPolicy are set when
  * the entry is created and afterwards belong to the operator.
  */
-const OWNED_HOOK_FIELDS = ["clientConfig", "rules", "sideEffects", "admissionReviewVersions"] as const;
+const OWNED_HOOK_FIELDS = ["clientConfig", "rules", "matchConditions", "sideEffects", "admissionReviewVersions"] as const;
 
 export interface RegistrationResult {
   /** `Kind/name` of each configuration created, updated or already as desired. */
@@ -22,9 +23,7 @@ export interface RegistrationResult {
   unchanged: string[];
 }
 
-export interface RegistrationOptions extends WebhookTarget {
-  validateAppsV1StatefulSets?: boolean;
-}
+export interface RegistrationOptions extends WebhookTarget, ConfigurationOptions {}
 
 interface WebhookEntry {
   name: string;
@@ -47,7 +46,10 @@ export function mergeConfiguration(existing: ConfigObject, desired: ConfigObject
       hooks.push(structuredClone(want));
       continue;
     }
-    for (const field of OWNED_HOOK_FIELDS) have[field] = structuredClone(want[field]);
+    for (const field of OWNED_HOOK_FIELDS) {
+      if (want[field] === undefined) delete have[field];
+      else have[field] = structuredClone(want[field]);
+    }
   }
   return next;
 }
@@ -55,11 +57,14 @@ export function mergeConfiguration(existing: ConfigObject, desired: ConfigObject
 /**
  * ensureWebhookRegistration makes the cluster's webhook configurations match Ordinal's for the
  * server at `opts.url`: creates missing ones and merges into existing ones (mergeConfiguration),
- * writing only when something changed. A write conflict is retried with a fresh read.
+ * writing only when something changed. A write conflict is retried with a fresh read. The
+ * apiserver's version (`opts.serverVersion`, else GET /version) decides whether hooks carry
+ * matchConditions.
  */
 export async function ensureWebhookRegistration(client: KubeClient, opts: RegistrationOptions): Promise<RegistrationResult> {
   const result: RegistrationResult = { created: [], updated: [], unchanged: [] };
-  for (const desired of webhookConfigurations(opts, opts)) {
+  const serverVersion = opts.serverVersion ?? (await client.serverVersion());
+  for (const desired of webhookConfigurations(opts, { ...opts, serverVersion })) {
     const outcome = await ensureOne(client, desired);
     result[outcome].push(`${desired.object.kind}/${desired.object.metadata?.name}`);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
+import { registrationRepair, settingsFrom } from "../../src/runtime-config.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
 
@@ -17,10 +18,16 @@ class FakeClient implements KubeClient {
   readonly store = new Map<string, KubeObject>();
   requestCount = 0;
   writes: string[] = [];
+  /** What GET /version answers (the e2e apiserver's by default). */
+  version = { major: "1", minor: "20", gitVersion: "v1.20.2" };
   conflictsLeft = 0;
   private rv = 1;
   private key = (r: ResourceRef, name: string) => `${r.resource}/${name}`;
 
+  async serverVersion() {
+    this.requestCount++;
+    return { ...this.version };
+  }
   async get<T extends object>(r: ResourceRef, _ns: string | undefined, name: string): Promise<T | undefined> {
     this.requestCount++;
     const o = this.store.get(this.key(r, name));
@@ -204,6 +211,59 @@ describe("ensureWebhookRegistration", () => {
     await ensureWebhookRegistration(c, { url: URL_A });
     c.conflictsLeft = 10;
     await expect(ensureWebhookRegistration(c, { url: "https://other:1" })).rejects.toThrow(/has been modified/);
+  });
+});
+
+describe("matchConditions by the apiserver's version", () => {
+  const binding = (c: FakeClient) => c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks.find((w) => w.name === "bindings.validate.ordinal.dev")!;
+  const cases: { version: { major: string; minor: string }; conditions: boolean }[] = [
+    { version: { major: "1", minor: "20" }, conditions: false },
+    { version: { major: "1", minor: "27" }, conditions: false },
+    { version: { major: "1", minor: "28" }, conditions: true },
+    { version: { major: "1", minor: "28+" }, conditions: true },
+    { version: { major: "1", minor: "31" }, conditions: true },
+  ];
+  for (const { version, conditions } of cases) {
+    it(`${version.major}.${version.minor}: the binding hook ${conditions ? "carries" : "has no"} matchConditions, stable on the next pass`, async () => {
+      const c = new FakeClient();
+      c.version = { ...version, gitVersion: "" };
+      await ensureWebhookRegistration(c, { url: URL_A });
+      expect(binding(c).matchConditions !== undefined).toBe(conditions);
+      expect((await ensureWebhookRegistration(c, { url: URL_A })).unchanged.length).toBe(2);
+    });
+  }
+
+  it("adds them to an entry created from the static YAML once the apiserver is 1.28, and removes them after a downgrade", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A });
+    c.version = { major: "1", minor: "29", gitVersion: "v1.29.0" };
+    expect((await ensureWebhookRegistration(c, { url: URL_A })).updated).toEqual(["ValidatingWebhookConfiguration/ordinal"]);
+    expect(binding(c).matchConditions).toEqual([
+      { name: "carries-inplace-update-state", expression: "has(object.metadata.annotations) && 'ordinal.dev/inplace-update-state' in object.metadata.annotations" },
+    ]);
+    c.version = { major: "1", minor: "27", gitVersion: "v1.27.0" };
+    await ensureWebhookRegistration(c, { url: URL_A });
+    expect("matchConditions" in binding(c)).toBe(false);
+  });
+
+  it("registration repair reads /version once per 10 minutes, not per pass", async () => {
+    const c = new FakeClient();
+    let versionReads = 0;
+    const read = c.serverVersion.bind(c);
+    c.serverVersion = () => (versionReads++, read());
+    let t = 0;
+    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none" }), () => t)!;
+    for (let i = 0; i < 3; i++) await repair();
+    expect(versionReads).toBe(1);
+    c.version = { major: "1", minor: "30", gitVersion: "v1.30.0" };
+    t += 10 * 60_000;
+    await repair();
+    expect(versionReads).toBe(2);
+    expect(binding(c).matchConditions).toHaveLength(1);
+  });
+
+  it("the binding hook times out after 1 s, the smallest timeoutSeconds the API allows", () => {
+    expect(HOOKS.find((h) => h.hook.name === "bindings.validate.ordinal.dev")!.hook.timeoutSeconds).toBe(1);
   });
 });
 
