@@ -17,6 +17,8 @@ import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ReconcileScheduler } from "../reconciler/scheduler.ts";
+import { setting } from "../settings.ts";
+import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
@@ -81,6 +83,8 @@ export function listen(
 
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
+  // The same command line runs the reconcile thread (reconcile-thread.ts): it only reconciles.
+  if (isReconcileThread()) return reconcileThreadMain();
   const vars = { ...process.env } as Record<string, string | undefined>;
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
   const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
@@ -135,16 +139,25 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
   }
   const settings = settingsFrom(vars);
-  const loop = new ReconcileScheduler(client, {
-    log,
+  const scheduling = {
     holder: `node-${randomUUID().slice(0, 8)}`,
-    leaseNamespace: settings.leaseNamespace,
     intervalMs: flags.intervalMs,
     budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
     idleMs: Math.min(1000, flags.intervalMs),
-    beforePass: registrationRepair(client, settings),
-    onPass: (pass, seconds) => recordRun(metrics, { acquired: true, passes: [pass] }, seconds),
-  });
+  };
+  const heapMb = setting(vars, "RECONCILE_HEAP_MB");
+  // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
+  // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
+  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }) : undefined;
+  const loop =
+    thread ??
+    new ReconcileScheduler(client, {
+      ...scheduling,
+      log,
+      leaseNamespace: settings.leaseNamespace,
+      beforePass: registrationRepair(client, settings),
+      onPass: (pass, seconds) => recordRun(metrics, { acquired: true, passes: [pass] }, seconds),
+    });
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
@@ -168,7 +181,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
   const fetchWithMetrics = (req: Request, env?: unknown) =>
     req.method === "GET" && new URL(req.url).pathname === "/metrics"
-      ? new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } })
+      ? new Response(metrics.prometheus() + (thread?.metricsText ?? ""), { headers: { "content-type": "text/plain; version=0.0.4" } })
       : app.fetch(req, env);
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
