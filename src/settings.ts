@@ -58,6 +58,8 @@ const SETTINGS = {
   RECONCILE_HEAP_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 128 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
+  /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */
+  WEBHOOK_REGISTRATION: { parse: oneOf("create", "update", "off"), fallback: "create" as "create" | "update" | "off" },
   /** KUBE_API_URL without KUBE_TOKEN acts as system:anonymous only when this says so. */
   KUBE_ANONYMOUS: { parse: yesNo, fallback: false },
 } satisfies Record<string, Setting<unknown>>;

@@ -50,7 +50,7 @@ export async function reconcileThreadMain(): Promise<number> {
     ...data.scheduler,
     log,
     leaseNamespace: settings.leaseNamespace,
-    beforePass: registrationRepair(client, settings),
+    beforePass: registrationRepair(client, settings, { log }),
     onPass: (pass, seconds) => {
       recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
       if (Date.now() - lastPost >= 1000) {

@@ -155,7 +155,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       ...scheduling,
       log,
       leaseNamespace: settings.leaseNamespace,
-      beforePass: registrationRepair(client, settings),
+      beforePass: registrationRepair(client, settings, { log }),
       onPass: (pass, seconds) => recordRun(metrics, { acquired: true, passes: [pass] }, seconds),
     });
   const app = createApp({

@@ -7,7 +7,7 @@
  *   is restarted, admission keeps answering;
  * - the reconciler in the serving thread (RECONCILE_HEAP_MB=0, the process capped at the same
  *   heap with --max-old-space-size): the process dies, admission stops.
- * Usage: npx tsx test/bench/reconciler-oom.ts
+ * Usage: npm run bench:oom
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
