@@ -11,6 +11,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Logger } from "../log/log.ts";
+import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
 import { Metrics, recordRun } from "../metrics/metrics.ts";
@@ -30,7 +31,12 @@ interface ThreadData {
 }
 
 type ToThread = { type: "wake"; wake: SetWake } | { type: "stop" };
-type FromThread = { type: "metrics"; text: string } | { type: "stopped" };
+/** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
+interface PassSummary {
+  passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
+}
+
+type FromThread = { type: "metrics"; text: string } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -53,6 +59,8 @@ export async function reconcileThreadMain(): Promise<number> {
     beforePass: registrationRepair(client, settings, { log }),
     onPass: (pass, seconds) => {
       recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+      const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));
+      port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
       if (Date.now() - lastPost >= 1000) {
         lastPost = Date.now();
         port.postMessage({ type: "metrics", text: metrics.prometheus() } satisfies FromThread);
@@ -97,6 +105,8 @@ export class ReconcileThread {
     private readonly log: Logger,
     private readonly heapMb: number,
     private readonly data: Omit<ThreadData, "role">,
+    /** After each of the thread's passes (readiness: its identity refusals). */
+    private readonly onPass: (summary: PassSummary) => void = () => {},
     /** The script the thread runs: the one this process runs (the bundle, or bin.mjs), with the same arguments. */
     private readonly entry: { script: string; argv: string[] } = { script: process.argv[1], argv: process.argv.slice(2) },
   ) {}
@@ -111,6 +121,7 @@ export class ReconcileThread {
     this.worker = worker;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metricsText = m.text;
+      else if (m.type === "pass") this.onPass(m.summary);
     });
     worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
     worker.on("exit", (code) => {

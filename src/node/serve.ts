@@ -26,7 +26,9 @@ import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
 import { startSimulation } from "./simulation.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+import { countIdentityRefusals, Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
+import { ReconcilerReadiness } from "./readiness.ts";
 
 export interface ServeFlags {
   port: number;
@@ -139,6 +141,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
   }
   const settings = settingsFrom(vars);
+  // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
+  const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
+  void readiness.observe();
   const scheduling = {
     holder: `node-${randomUUID().slice(0, 8)}`,
     intervalMs: flags.intervalMs,
@@ -148,7 +153,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
-  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }) : undefined;
+  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }, (summary) => void readiness.observe(summary)) : undefined;
   const loop =
     thread ??
     new ReconcileScheduler(client, {
@@ -156,7 +161,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       log,
       leaseNamespace: settings.leaseNamespace,
       beforePass: registrationRepair(client, settings, { log }),
-      onPass: (pass, seconds) => recordRun(metrics, { acquired: true, passes: [pass] }, seconds),
+      onPass: (pass, seconds) => {
+        recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+        void readiness.observe({ passes: [pass] });
+      },
     });
   const app = createApp({
     ...appDepsFrom(settings),
@@ -179,10 +187,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       }
     : undefined;
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
-  const fetchWithMetrics = (req: Request, env?: unknown) =>
-    req.method === "GET" && new URL(req.url).pathname === "/metrics"
-      ? new Response(metrics.prometheus() + (thread?.metricsText ?? ""), { headers: { "content-type": "text/plain; version=0.0.4" } })
-      : app.fetch(req, env);
+  // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
+  const fetchWithMetrics = (req: Request, env?: unknown) => {
+    const path = req.method === "GET" ? new URL(req.url).pathname : "";
+    if (path === "/metrics") return new Response(metrics.prometheus() + (thread?.metricsText ?? ""), { headers: { "content-type": "text/plain; version=0.0.4" } });
+    if (path === "/readyz") return readiness.response();
+    return app.fetch(req, env);
+  };
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
   loop.start();

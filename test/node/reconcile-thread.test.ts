@@ -12,7 +12,7 @@ describe("ReconcileThread", () => {
   it("an out-of-memory thread is logged and restarted; this thread keeps running", async () => {
     const log = memoryLogger();
     const script = fileURLToPath(new URL("./fixtures/oom-thread.mjs", import.meta.url));
-    const thread = new ReconcileThread(log, 16, { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } }, { script, argv: [] });
+    const thread = new ReconcileThread(log, 16, { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } }, undefined, { script, argv: [] });
     thread.start();
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
