@@ -56,6 +56,8 @@ const SETTINGS = {
    * that thread only; the webhooks keep answering (src/node/reconcile-thread.ts). 0: no thread.
    */
   RECONCILE_HEAP_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 128 },
+  /** The Worker's shards: Durable Objects the namespaces are hashed onto, one writer each. */
+  RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
   /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */
