@@ -274,3 +274,18 @@ describe("registration without create RBAC (issue 19.7), with the shipped defaul
     expect(server!.output()).not.toMatch(/forbidden[^\n]*webhookconfigurations/i);
   });
 });
+
+describe("ordinal manifests --kube-version 1.20 on this 1.20 apiserver (README's install path for clusters older than 1.21)", () => {
+  it("every object is accepted (server-side dry run); without the flag the policy/v1 PodDisruptionBudget is not", async () => {
+    const old = await ordinal(["manifests", "--kube-version", "1.20"]);
+    expect(old.code, old.out).toBe(0);
+    const applied = kubectlResult(["apply", "--dry-run=server", "-f", "-"], old.out);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/poddisruptionbudget\.policy\/ordinal (configured|unchanged|created) \(server dry run\)/);
+    expect(applied.stdout).toMatch(/namespace\/kube-system configured \(server dry run\)/);
+    const current = await ordinal(["manifests"]);
+    const refused = kubectlResult(["apply", "--dry-run=server", "-f", "-"], current.out);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/no matches for kind "PodDisruptionBudget" in version "policy\/v1"/);
+  });
+});
