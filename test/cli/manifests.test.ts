@@ -17,7 +17,8 @@ async function manifests(args: string[]): Promise<{ code: number; docs: Doc[]; e
 const key = (d: Doc) => `${d.apiVersion} ${d.kind} ${d.metadata.namespace ?? ""}/${d.metadata.name}`;
 const deployFiles = ["crds/statefulsets.apps.ordinal.dev.yaml", "crds/imagelists.apps.ordinal.dev.yaml", "namespace.yaml", "rbac.yaml", "server.yaml", "webhooks.yaml"];
 
-describe("ordinal manifests", () => {
+// Each case renders every manifest (the CRDs from the zod schemas): slow on a loaded 2-core machine.
+describe("ordinal manifests", { timeout: 20_000 }, () => {
   it("prints the objects of deploy/'s kustomization, in order", async () => {
     const { code, docs } = await manifests([]);
     expect(code).toBe(0);
