@@ -9,7 +9,7 @@ import { namespaceManifests, serverManifests, webhookManifests } from "../deploy
 import { rbacManifests } from "../deploy/rbac.ts";
 import { INSTALL_NAMESPACE } from "../deploy/identity.ts";
 import { UsageError } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 
 /** allManifests returns every object deploy/ holds, in apply order. */
 function allManifests(o: { image?: string; replicas?: number; namespace?: string } = {}): Record<string, unknown>[] {
