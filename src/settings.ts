@@ -53,6 +53,8 @@ const SETTINGS = {
   RECONCILE_INTERVAL_MS: { parse: integer(100, 3_600_000, " of milliseconds"), fallback: 10_000 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
+  /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */
+  WEBHOOK_REGISTRATION: { parse: oneOf("create", "update", "off"), fallback: "create" as "create" | "update" | "off" },
   /** KUBE_API_URL without KUBE_TOKEN acts as system:anonymous only when this says so. */
   KUBE_ANONYMOUS: { parse: yesNo, fallback: false },
 } satisfies Record<string, Setting<unknown>>;

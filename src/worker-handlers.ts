@@ -74,7 +74,7 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
     maxRequests: s.maxSubrequests,
     namespace: scope.namespace,
     setName: scope.setName,
-    beforePass: scope.setName ? undefined : registrationRepair(client, s),
+    beforePass: scope.setName ? undefined : registrationRepair(client, s, { log }),
   });
   recordRun(metrics, result, (Date.now() - started) / 1000);
   log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount, metrics: metrics.snapshot() });

@@ -139,7 +139,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
   loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings);
+  loop.beforePass = registrationRepair(client, settings, { log });
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
