@@ -27,6 +27,12 @@ export class ReconcilerReadiness {
     private readonly onProbeRefused: () => void = () => {},
   ) {}
 
+  /** sawPass makes it unready at once when a pass had a write refused for identity (the invocation may go on for a while). */
+  sawPass(pass: InvocationSummary["passes"][number]): void {
+    const refused = pass.sets.find((s) => s.identityRefusal)?.identityRefusal;
+    if (refused) this.refusal = refused;
+  }
+
   /**
    * observe updates readiness after an invocation (or at start, with no result): a refused write
    * makes it unready; otherwise the probe runs at start and while unready. Never throws.

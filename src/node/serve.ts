@@ -254,6 +254,7 @@ class ReconcileLoop {
         budgetMs: this.budgetMs,
         idleMs: Math.min(1000, this.intervalMs),
         beforePass: this.beforePass,
+        afterPass: this.readiness ? (p) => this.readiness?.sawPass(p) : undefined,
         signal: this.abort.signal,
       });
       if (this.metrics) recordRun(this.metrics, result, (Date.now() - started) / 1000);

@@ -32,6 +32,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called before each pass (registration repair etc.); errors are logged. */
   beforePass?: () => Promise<void>;
+  /** Called with each pass's result as soon as it ends (readiness learns of refused writes at once). */
+  afterPass?: (pass: PassResult) => void;
 }
 
 export interface RunResult {
@@ -77,6 +79,7 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
         shouldStop: passes.length === 0 ? requestsSpent : () => requestsSpent() || timeSpent(),
       });
       passes.push(pass);
+      o.afterPass?.(pass);
       if (!hinted) lease.cursor.value = pass.cursor;
       if (!pass.pending || o.signal?.aborted) break;
       if (passes.length >= (o.maxPasses ?? Infinity)) break;

@@ -35,7 +35,7 @@ function fieldsOf(type: string): Fields {
  * `max` paths. Values of the wrong JSON type are left to validation (as strict decoding reports
  * them as other errors).
  */
-export function unknownFields(value: unknown, type: "V1PodTemplateSpec" | "V1PersistentVolumeClaim", path: string, out: string[], max: number): void {
+function unknownFields(value: unknown, type: "V1PodTemplateSpec" | "V1PersistentVolumeClaim", path: string, out: string[], max: number): void {
   walk(value, type, path, out, max);
 }
 
@@ -58,7 +58,7 @@ function walk(value: unknown, type: string, path: string, out: string[], max: nu
 }
 
 /** The most unknown fields one answer names. */
-export const MAX_UNKNOWN_FIELDS = 20;
+const MAX_UNKNOWN_FIELDS = 20;
 
 /**
  * templateUnknownFields returns the unknown fields of a StatefulSet's pod template and claim
