@@ -12,6 +12,7 @@ import { createKubeClient, type FetchLike } from "./kube/http.ts";
 import { jsonLogger } from "./log/log.ts";
 import { runReconcile } from "./reconciler/loop.ts";
 import { appDepsFrom, registrationRepair, settingsFrom } from "./runtime-config.ts";
+import { checkKubeToken } from "./settings.ts";
 import { isAuthConfigured } from "./auth/settings.ts";
 import { unconfiguredApp } from "./http/unconfigured.ts";
 import { instrumentClient } from "./metrics/instrument.ts";
@@ -38,25 +39,29 @@ export interface ScheduledController {
   readonly cron: string;
 }
 
+/** The log before settings are read (their errors); each invocation then logs at its LOG_LEVEL. */
 const log = jsonLogger();
+const logAt = (s: ReturnType<typeof settingsFrom>) => jsonLogger(undefined, {}, s.logLevel ?? "info");
 
 const vars = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) as Record<string, string>;
 
 /** clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured. */
 function clientFor(env: Env): KubeClient | undefined {
   if (!env.KUBE_API_URL) return undefined;
+  checkKubeToken(vars(env));
   const binding = env.KUBE_API;
   return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
 }
 
 /** reconcile runs one bounded invocation (a tick, or a hint for one set). */
 async function reconcile(env: Env, scope: { namespace?: string; setName?: string; budgetMs?: number } = {}) {
+  const s = settingsFrom(vars(env));
+  const log = logAt(s);
   const raw = clientFor(env);
   if (!raw) {
     log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
     return;
   }
-  const s = settingsFrom(vars(env));
   // Per invocation: the same counters as Node's /metrics, in the invocation's last log line.
   const metrics = new Metrics();
   const client = instrumentClient(raw, metrics, log);
@@ -66,10 +71,10 @@ async function reconcile(env: Env, scope: { namespace?: string; setName?: string
     holder: `worker-${crypto.randomUUID().slice(0, 8)}`,
     leaseNamespace: s.leaseNamespace,
     budgetMs: scope.budgetMs ?? s.budgetMs,
-    maxRequests: Number(env.MAX_SUBREQUESTS || 900),
+    maxRequests: s.maxSubrequests,
     namespace: scope.namespace,
     setName: scope.setName,
-    beforePass: scope.setName ? undefined : registrationRepair(client, s),
+    beforePass: scope.setName ? undefined : registrationRepair(client, s, { log }),
   });
   recordRun(metrics, result, (Date.now() - started) / 1000);
   log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount, metrics: metrics.snapshot() });
@@ -112,7 +117,7 @@ function appFor(env: Env) {
     const client = clientFor(env);
     app = createApp({
       ...appDepsFrom(s),
-      log,
+      log: logAt(s),
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
       onWake: (wake, waitUntil) => hint(env, wake, waitUntil),
     });

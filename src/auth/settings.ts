@@ -4,10 +4,8 @@
  * JWTs, WEBHOOK_MTLS and WEBHOOK_MTLS_CLIENT_NAMES for client certificates, WEBHOOK_AUTH=none to
  * turn authentication off explicitly (see README: auth modes).
  */
+import { setting } from "../settings.ts";
 import type { AuthConfig } from "./webhook-auth.ts";
-
-/** truthy reads a yes/no setting: "1", "true" and "yes" are yes; anything else (or unset) is no. */
-export const truthy = (v: string | undefined): boolean => v === "1" || v === "true" || v === "yes";
 
 /** authConfigFrom returns the AuthConfig `vars` ask for, or throws when WEBHOOK_AUTH names no mode. */
 export function authConfigFrom(vars: Record<string, string | undefined>): AuthConfig {
@@ -17,7 +15,7 @@ export function authConfigFrom(vars: Record<string, string | undefined>): AuthCo
   if (!["", "none", "jwt", "mtls"].includes(mode)) throw new Error(`WEBHOOK_AUTH must be jwt, mtls or none, got ${JSON.stringify(mode)}`);
   return {
     jwt: jwks || pem ? { jwks: jwks || undefined, publicKeyPem: jwks ? undefined : pem, audience: vars.WEBHOOK_AUDIENCE, issuer: vars.WEBHOOK_ISSUER, subject: vars.WEBHOOK_SUBJECT } : undefined,
-    mtlsClientNames: truthy(vars.WEBHOOK_MTLS) ? (vars.WEBHOOK_MTLS_CLIENT_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean) : undefined,
+    mtlsClientNames: setting(vars, "WEBHOOK_MTLS") ? (vars.WEBHOOK_MTLS_CLIENT_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean) : undefined,
     ...(mode === "none" ? { unauthenticated: true } : {}),
   };
 }

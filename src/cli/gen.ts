@@ -11,7 +11,7 @@ import { stringify } from "yaml";
 import { renderWebhookManifests } from "../webhook-config/gen-webhooks.ts";
 import { imageListCrd, statefulSetCrd } from "../api/crd.ts";
 import { namespaceManifests, serverManifests, webhookManifests } from "../deploy/manifests.ts";
-import { rbacManifests } from "../deploy/rbac.ts";
+import { rbacManifests, webhookCreateRbacManifests } from "../deploy/rbac.ts";
 import { knownFieldsSource } from "./gen-known-fields.ts";
 import { nodeContext, runCommand, type CliContext, type Command } from "./main.ts";
 
@@ -26,6 +26,11 @@ export const generatedFiles = async (): Promise<Record<string, string>> => ({
   "deploy/crds/imagelists.apps.ordinal.dev.yaml": header + stringify(imageListCrd(), { lineWidth: 0 }),
   "deploy/namespace.yaml": deployHeader("src/deploy/identity.ts", "The namespace and identity of the in-cluster server (`ordinal serve`).") + stream(namespaceManifests()),
   "deploy/rbac.yaml": deployHeader("src/deploy/rbac.ts", "Least-privilege RBAC of the reconciler: see the comment at the top of src/deploy/rbac.ts.") + stream(rbacManifests()),
+  "deploy/rbac-webhook-create.yaml":
+    deployHeader("src/deploy/rbac.ts", "OPTIONAL, not in kustomization.yaml: lets registration re-create a deleted webhook configuration.") +
+    "# Apply it only with WEBHOOK_REGISTRATION=create (the Worker's WEBHOOK_URL path; deploy/ runs update).\n" +
+    "# RBAC cannot limit create by name: this grants creating any webhook configuration.\n" +
+    stream(webhookCreateRbacManifests()),
   "deploy/server.yaml": deployHeader("src/deploy/manifests.ts", "`ordinal serve`: 2 replicas over HTTPS (certificate kept in a Secret it creates), Service, PDB.") + stream(serverManifests()),
   "deploy/webhooks.yaml":
     deployHeader("src/webhook-config/webhook-configs.ts", "Webhook configurations pointing at the Service; `ordinal serve` fills in the caBundle.") + stream(webhookManifests()),

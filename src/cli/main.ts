@@ -6,11 +6,13 @@
  * manifests).
  *
  * Exit codes: 0 done; 1 the command ran and failed (apiserver error, rollout stuck or timed out,
- * reconcile errors); 2 a usage error (unknown option, missing argument, no cluster configured).
+ * reconcile errors); 2 a usage error (unknown option, missing argument, no cluster configured, an
+ * environment setting that src/settings.ts refuses).
  */
 import type { KubeClient } from "../kube/client.ts";
 import { parseCommandLine, UsageError, type OptionSpec, type Parsed } from "./args.ts";
 import { nodeIO, type CommandIO } from "./io.ts";
+import { SettingError } from "../settings.ts";
 
 /** What a command may use: output, the environment, and a client made on demand. */
 export interface CliContext {
@@ -142,6 +144,8 @@ export async function runCommand(cmd: Command, rest: string[], ctx: CliContext):
       return 2;
     }
     ctx.err(`${cmd.program ?? "ordinal"} ${cmd.name}: ${e instanceof Error ? e.message : String(e)}`);
+    // A setting the environment gets wrong is a usage error too, like a wrong flag.
+    if (e instanceof SettingError) return 2;
     return 1;
   }
 }

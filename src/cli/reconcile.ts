@@ -20,10 +20,11 @@ export interface ReconcileFlags {
  */
 export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {}): Promise<{ acquired: boolean; actions: number; errors: number }> {
   const out = f.out ?? ((l: string) => console.log(l));
+  const settings = settingsFrom(process.env);
   const result = await runReconcile(client, {
-    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n")),
+    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, settings.logLevel ?? "info"),
     holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
-    leaseNamespace: f.leaseNamespace ?? settingsFrom(process.env).leaseNamespace,
+    leaseNamespace: f.leaseNamespace ?? settings.leaseNamespace,
     budgetMs: f.budgetMs ?? 50_000,
     maxPasses: f.untilIdle ? undefined : 1,
     namespace: f.namespace,

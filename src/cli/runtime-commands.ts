@@ -3,10 +3,12 @@
  * `reconcile` (one invocation). Flags are parsed here; the work is done in src/node and
  * src/reconciler.
  */
+import { setting } from "../settings.ts";
 import { parseDuration, UsageError } from "./args.ts";
 import type { Command } from "./main.ts";
 import { reconcileCommand } from "./reconcile.ts";
 
+/** num returns the flag's whole number, or `fallback` (a setting, already checked) when the flag is absent. */
 const num = (v: unknown, flag: string, fallback: number): number => {
   if (v === undefined) return fallback;
   const n = Number(v);
@@ -33,12 +35,12 @@ export const serveCmd: Command = {
     const { serveCommand } = await import("../node/serve.ts");
     const e = ctx.env;
     return serveCommand({
-      port: num(v.port ?? e.PORT, "--port", 8443),
+      port: num(v.port, "--port", setting(e, "PORT")),
       host: (v.host as string | undefined) ?? e.HOST ?? "127.0.0.1",
       tlsCert: (v["tls-cert"] as string | undefined) ?? e.TLS_CERT_FILE,
       tlsKey: (v["tls-key"] as string | undefined) ?? e.TLS_KEY_FILE,
       clientCa: (v["client-ca"] as string | undefined) ?? e.TLS_CLIENT_CA_FILE,
-      intervalMs: num(v["interval-ms"] ?? e.RECONCILE_INTERVAL_MS, "--interval-ms", 10_000),
+      intervalMs: num(v["interval-ms"], "--interval-ms", setting(e, "RECONCILE_INTERVAL_MS")),
       simulate: v.simulate === true,
       exitAfterMs: num(v["exit-after-ms"], "--exit-after-ms", 0),
     });

@@ -6,6 +6,7 @@ import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
 import { getPodRevision, isTerminating } from "./pod-state.ts";
 import { planPodUpdate } from "./pod-update.ts";
 import { earlierMs } from "./requeue.ts";
+import type { ReplicaSlots } from "./slots.ts";
 
 /**
  * Driving in-place updates already under way, for every pod of the set and before any ordering
@@ -15,8 +16,8 @@ import { earlierMs } from "./requeue.ts";
 
 export interface RefreshInput {
   set: StatefulSet;
-  /** The pods of the set's ordinals, by index (undefined: missing). */
-  replicas: (Pod | undefined)[];
+  /** The pods of the set's ordinals, by offset (slots.ts). */
+  replicas: ReplicaSlots;
   /** Pods beyond the set's ordinals (to be scaled down). */
   condemned: Pod[];
   updateRevision: string;
@@ -71,7 +72,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
       out.actions.push(...(state ? finishInPlaceUpdate(pod, r.now) : cancelInPlaceUpdate(pod, plan.blocked, r.now)).actions);
     }
   };
-  r.replicas.forEach((p, i) => p && visit(p, i));
+  for (const [i, p] of r.replicas.pods) visit(p, i);
   for (const p of r.condemned) visit(p, undefined);
   return out;
 }

@@ -124,7 +124,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
   });
   let c = counts;
   for (const i of refresh.deleted) {
-    const pod = slots.replicas[i];
+    const pod = slots.replicas.pods.get(i);
     if (pod) c = adjustCounts(c, ctx, pod, -1);
   }
   const refreshed: PhaseResult = { actions: refresh.actions, counts: c, waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined, halt: false, blocked: refresh.blocked };

@@ -1,5 +1,5 @@
 import type { ImageList } from "../api/imagelist.ts";
-import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
+import type { PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import type { Action } from "./actions.ts";
@@ -7,6 +7,7 @@ import { isInPlaceUpdating } from "./inplace-state.ts";
 import { nameOf } from "../objects/names.ts";
 import { imageListWrite, readPrewarmRecord, releaseSets, type ImageListPatchAction } from "./prewarm-record.ts";
 import { podsToUpdate } from "./rolling-update.ts";
+import type { ReplicaSlots } from "./slots.ts";
 
 /**
  * The pre-warm phase (`spec.updateStrategy.rollingUpdate.imagePrewarm`): while a rollout goes on,
@@ -19,8 +20,8 @@ import { podsToUpdate } from "./rolling-update.ts";
 
 export interface PrewarmInput {
   set: StatefulSet;
-  /** The replicas by ordinal offset (splitReplicas), undefined where a pod is missing. */
-  replicas: readonly (Pod | undefined)[];
+  /** The replicas by ordinal offset (splitReplicas). */
+  replicas: ReplicaSlots;
   updateRevision: string;
   /** Pod templates by revision name. */
   templates: ReadonlyMap<string, PodTemplateSpec>;
@@ -52,7 +53,7 @@ export function prewarmWants(input: Omit<PrewarmInput, "imageLists">): { want: M
   const prewarm = ru?.imagePrewarm;
   if (!prewarm || set.spec.updateStrategy.type !== "RollingUpdate" || set.metadata.deletionTimestamp != null) return { want, keep: new Set() };
   const { pods, limit } = podsToUpdate(set, replicas, updateRevision, now);
-  const rolling = pods.length > 0 || replicas.some((p) => p !== undefined && isInPlaceUpdating(p));
+  const rolling = pods.length > 0 || [...replicas.pods.values()].some(isInPlaceUpdating);
   if (!rolling) return { want, keep: new Set() };
   const images = templateImages(templates.get(updateRevision)?.spec);
   if (!ru.paused) {

@@ -17,6 +17,7 @@ import {
 } from "./pod-state.ts";
 import { createClaims, fixClaimOwners, missingClaims, repairIdentity } from "./replica-fixes.ts";
 import type { ReplicaCounts } from "./status.ts";
+import { missingCount, missingOffsets, newSlots, withPods, type ReplicaSlots } from "./slots.ts";
 
 /**
  * The replicas phases of upstream's updateStatefulSet: which ordinals should exist (replicas) and
@@ -24,31 +25,31 @@ import type { ReplicaCounts } from "./status.ts";
  */
 
 /** Replicas and condemned pods of a set. */
-export interface ReplicaSlots {
-  /** replicas[i] is the pod of ordinal start+i, undefined while it does not exist. */
-  replicas: (Pod | undefined)[];
+export interface SplitReplicas {
+  /** The pods of ordinals start … start+replicas−1, by offset (slots.ts: no slot per missing ordinal). */
+  replicas: ReplicaSlots;
   /** Owned pods whose ordinal is outside [start, start+replicas), lowest ordinal first. */
   condemned: Pod[];
 }
 
 /** splitReplicas sorts the set's owned pods into replica slots and condemned pods (pods without an ordinal are neither). */
-export function splitReplicas(set: StatefulSet, pods: readonly Pod[]): ReplicaSlots {
+export function splitReplicas(set: StatefulSet, pods: readonly Pod[]): SplitReplicas {
   const start = getStartOrdinal(set);
   const end = getEndOrdinal(set);
-  const replicas: (Pod | undefined)[] = new Array<Pod | undefined>(set.spec.replicas).fill(undefined);
+  const replicas: [number, Pod][] = [];
   const condemned: { pod: Pod; ordinal: number }[] = [];
   for (const pod of pods) {
     const ordinal = getOrdinal(nameOf(pod));
-    if (ordinal >= start && ordinal < end) replicas[ordinal - start] = pod;
+    if (ordinal >= start && ordinal < end) replicas.push([ordinal - start, pod]);
     else if (ordinal >= 0) condemned.push({ pod, ordinal });
   }
   condemned.sort((a, b) => a.ordinal - b.ordinal);
-  return { replicas, condemned: condemned.map((c) => c.pod) };
+  return { replicas: newSlots(set.spec.replicas, replicas), condemned: condemned.map((c) => c.pod) };
 }
 
 /** findFirstUnhealthy returns the unhealthy pod with the lowest ordinal (replicas, then condemned). */
-export function findFirstUnhealthy(slots: ReplicaSlots): Pod | undefined {
-  for (const p of slots.replicas) if (p && !isHealthy(p)) return p;
+export function findFirstUnhealthy(slots: SplitReplicas): Pod | undefined {
+  for (const p of slots.replicas.pods.values()) if (!isHealthy(p)) return p;
   for (const p of slots.condemned) if (!isHealthy(p)) return p;
   return undefined;
 }
@@ -68,13 +69,21 @@ export function newReplica(ctx: PlanContext, ordinal: number): Pod {
 
 /** The replica phase's result: the phase's writes plus the slots with the pods it plans to create. */
 export interface ReplicasResult extends PhaseResult {
-  replicas: (Pod | undefined)[];
+  replicas: ReplicaSlots;
 }
 
 /**
- * planReplicas walks the replicas in ordinal order (upstream's first loop of updateStatefulSet):
- * deletes a failed or succeeded pod (recreated next pass), creates a missing pod with its
- * claims, plans a pending pod's missing claims, identity and storage repairs and claim owners.
+ * MAX_CREATES_PER_PLAN is how many missing replicas one plan creates at most (Parallel; OrderedReady
+ * creates one): the ReplicaSet controller's burstReplicas (500 creations per sync). A set of
+ * MAX_REPLICAS pods is created in batches, one per pass, and no pass grows with spec.replicas.
+ */
+export const MAX_CREATES_PER_PLAN = 500;
+
+/**
+ * planReplicas walks the replicas in ordinal order (upstream's first loop of updateStatefulSet),
+ * visiting the pods that exist and the lowest MAX_CREATES_PER_PLAN missing ordinals (the others
+ * are left to later passes, `waiting`): deletes a failed or succeeded pod (recreated next pass),
+ * creates a missing pod with its claims, plans a pending pod's missing claims, identity and storage repairs and claim owners.
  * OrderedReady halts at the first creation, deletion or pod that is not yet Running, Ready and
  * available (replacing it first when it is stuck at an abandoned revision and `templates` is
  * given: healing.ts); Parallel goes on. Indexes in `replacing` were deleted by an earlier phase
@@ -82,22 +91,24 @@ export interface ReplicasResult extends PhaseResult {
  */
 export function planReplicas(
   ctx: PlanContext,
-  slots: readonly (Pod | undefined)[],
+  slots: ReplicaSlots,
   counts: ReplicaCounts,
   templates?: Map<string, PodTemplateSpec>,
   replacing: ReadonlySet<number> = new Set(),
 ): ReplicasResult {
   const { set, now, monotonic } = ctx;
-  const replicas = [...slots];
+  const created: [number, Pod][] = [];
   const actions: Action[] = [];
   const blocked: string[] = [];
   let c = counts;
-  let waiting = false;
-  const result = (halt: boolean): ReplicasResult => ({ actions, counts: c, waiting, halt, replicas, blocked });
+  // More replicas missing than one plan creates: the next pass goes on.
+  let waiting = missingCount(slots) > MAX_CREATES_PER_PLAN;
+  const result = (halt: boolean): ReplicasResult => ({ actions, counts: c, waiting, halt, replicas: withPods(slots, created), blocked });
   const start = getStartOrdinal(set);
-  for (let i = 0; i < replicas.length; i++) {
+  const offsets = [...slots.pods.keys(), ...missingOffsets(slots, MAX_CREATES_PER_PLAN)].sort((a, b) => a - b);
+  for (const i of offsets) {
     const ordinal = start + i;
-    const pod = replicas[i];
+    const pod = slots.pods.get(i);
     if (pod && (isFailed(pod) || isSucceeded(pod)) && !isTerminating(pod)) {
       // The executor records upstream's RecreatingFailedPod event for this deletion.
       actions.push(deletePodAction(pod, "failed"));
@@ -118,7 +129,7 @@ export function planReplicas(
       const fresh = newReplica(ctx, ordinal);
       actions.push({ type: "createPod", pod: fresh, reason: "create" });
       c = adjustCounts(c, ctx, fresh, +1, true);
-      replicas[i] = fresh;
+      created.push([i, fresh]);
       if (monotonic) {
         waiting = true;
         return result(true);

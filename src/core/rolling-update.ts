@@ -9,6 +9,7 @@ import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
 import { isUnavailable, resolveMaxUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
+import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
 
 /**
  * The rolling-update phase of upstream's updateStatefulSet, split as Kruise splits it: a pure
@@ -41,19 +42,19 @@ export interface PodsToUpdate {
  * (taking a lower ordinal instead would break the order). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
  */
-export function podsToUpdate(set: StatefulSet, replicas: readonly (Pod | undefined)[], updateRevision: string, now: Date): PodsToUpdate {
+export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRevision: string, now: Date): PodsToUpdate {
   const ru = set.spec.updateStrategy.rollingUpdate;
   const partition = ru?.partition ?? 0;
   const minReady = set.spec.minReadySeconds;
+  // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
-  replicas.forEach((p, i) => {
-    if (isUnavailable(p, minReady, now)) unavailable.add(i);
-  });
+  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now)) unavailable.add(i);
+  let unavailableCount = missingCount(replicas) + unavailable.size;
   const candidates: number[] = [];
   const pods: Pod[] = [];
-  for (let t = replicas.length - 1; t >= partition; t--) {
-    const pod = replicas[t];
-    if (pod && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) {
+  for (const [t, pod] of [...replicas.pods].reverse()) {
+    if (t < partition) break;
+    if (isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) {
       candidates.push(t);
       pods.push(pod);
     }
@@ -62,13 +63,17 @@ export function podsToUpdate(set: StatefulSet, replicas: readonly (Pod | undefin
   const max = resolveMaxUnavailable(set);
   let limit = 0;
   for (const t of candidates) {
-    if (unavailable.size >= max && !unavailable.has(t)) break;
-    unavailable.add(t);
+    if (!unavailable.has(t)) {
+      if (unavailableCount >= max) break;
+      unavailable.add(t);
+      unavailableCount++;
+    }
     limit++;
   }
   if (limit > 0 || pods.length === 0) return { pods, limit };
-  const first = [...unavailable].sort((a, b) => b - a)[0];
-  const holder = replicas[first];
+  let first = highestMissing(replicas) ?? -1;
+  for (const i of unavailable) if (i > first) first = i;
+  const holder = replicas.pods.get(first);
   return { pods, limit, blockedBy: holder ? nameOf(holder) : `${set.metadata.name ?? ""}-${getStartOrdinal(set) + first}` };
 }
 
@@ -78,7 +83,7 @@ export function podsToUpdate(set: StatefulSet, replicas: readonly (Pod | undefin
  * pass; the executor records its SuccessfulDelete event), updated in place, or left alone when
  * InPlaceOnly cannot (reported in `blocked`).
  */
-export function planRollingUpdate(ctx: PlanContext, replicas: readonly (Pod | undefined)[], counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
+export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
   const { pods, limit, blockedBy } = podsToUpdate(set, replicas, revisions.updateName, now);
   const actions: Action[] = [];

@@ -53,7 +53,16 @@ export interface WriteOptions {
   fieldManager?: string;
 }
 
+/** The apiserver's version as GET /version answers it (minor may carry a "+", e.g. "28+" on EKS). */
+export interface ServerVersion {
+  major: string;
+  minor: string;
+  gitVersion?: string;
+}
+
 export interface KubeClient {
+  /** serverVersion returns the apiserver's GET /version (readable by every authenticated user). */
+  serverVersion(): Promise<ServerVersion>;
   /** get returns the object, or undefined when it does not exist (404). */
   get<T extends object = KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T | undefined>;
   /** list returns every matching item, following `continue` pages. */

@@ -1,4 +1,5 @@
-import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type WriteOptions } from "./client.ts";
+import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type ServerVersion, type WriteOptions } from "./client.ts";
+import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
 /**
@@ -73,7 +74,7 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
       await sleep(wait);
     }
     if (lastError instanceof ApiError) throw lastError;
-    throw new ApiError(0, "NetworkError", `${method} ${path}: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+    throw new ApiError(0, "NetworkError", `${method} ${base}${path}: ${networkCause(lastError)}`);
   }
 
   async function json<T>(res: Response): Promise<T> {
@@ -92,6 +93,9 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
   return {
     get requestCount() {
       return count;
+    },
+    async serverVersion() {
+      return json<ServerVersion>(await request("GET", "/version"));
     },
     async get<T extends object>(r: ResourceRef, ns: string | undefined, name: string) {
       const res = await request("GET", resourcePath(r, ns, name));

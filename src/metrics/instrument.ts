@@ -18,8 +18,8 @@ function setOf(r: ResourceRef, name: string | undefined, obj: unknown): string |
 
 /**
  * instrumentClient returns a KubeClient that counts every request in `m` (verb, resource, code)
- * and logs every write as one JSON line with set, pod and action, and its outcome. Reads are
- * counted, not logged.
+ * and logs every write as one JSON line with set, pod and action, and its outcome: a failure at
+ * warn, a Lease write (every pass renews it) at debug, the rest at info. Reads are counted, not logged.
  */
 export function instrumentClient(client: KubeClient, m: Metrics, log?: Logger): KubeClient {
   const wrap =
@@ -43,18 +43,22 @@ export function instrumentClient(client: KubeClient, m: Metrics, log?: Logger): 
         m.inc("ordinal_apiserver_requests_total", { verb: VERB[method], resource, code: String(code) }, 1, "Apiserver requests by verb, resource and HTTP code (0: no answer)");
         if (WRITES.has(method) && log) {
           const set = setOf(r, name, obj);
-          log.info("action", {
+          const ok = (code < 300 && code > 0) || (method === "delete" && code === 404);
+          // A failure is a warning; the Lease renewed every pass is routine (debug); the rest is info.
+          const at = !ok ? log.warn : r.resource === "leases" ? log.debug : log.info;
+          at?.call(log, "action", {
             action: `${VERB[method]} ${resource}`,
             namespace: ns,
             set: set && ns ? `${ns}/${set}` : set,
             ...(r.resource === "pods" ? { pod: name } : { name }),
-            outcome: (code < 300 && code > 0) || (method === "delete" && code === 404) ? "ok" : "error",
+            outcome: ok ? "ok" : "error",
             code,
           });
         }
       }
     };
   return {
+    serverVersion: client.serverVersion.bind(client),
     get: wrap("get", client.get.bind(client)),
     list: wrap("list", client.list.bind(client)),
     create: wrap("create", client.create.bind(client)),

@@ -140,6 +140,7 @@ export function metricsLogger(log: Logger, m: Metrics): Logger {
     }
   };
   return {
+    debug: (msg, f) => log.debug?.(msg, f),
     info: (msg, f) => (see(msg, f), log.info(msg, f)),
     warn: (msg, f) => (see(msg, f), log.warn(msg, f)),
     error: (msg, f) => (see(msg, f), log.error(msg, f)),

@@ -12,6 +12,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { parse } from "yaml";
 import type { KubeClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
+import { checkKubeToken } from "../settings.ts";
 
 const run = promisify(execFile);
 
@@ -48,39 +49,75 @@ interface KubeconfigFile {
 
 const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
 
+/**
+ * readFileNamed returns a file's text, or throws an error that names the file and what it was for
+ * (a raw ENOENT says neither).
+ */
+function readFileNamed(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const why = code === "ENOENT" ? "not found" : code === "EACCES" ? "not readable (permission denied)" : code === "EISDIR" ? "is a directory" : e instanceof Error ? e.message : String(e);
+    throw new Error(`${what} ${path}: ${why}`, { cause: e });
+  }
+}
+
 /** loadKubeconfig returns the cluster config of the current context of a kubeconfig file. */
 function loadKubeconfig(path: string, context?: string): ClusterConfig {
-  const doc = parse(readFileSync(path, "utf8")) as KubeconfigFile;
-  const ctxName = context ?? doc["current-context"];
-  const ctx = doc.contexts?.find((c) => c.name === ctxName) ?? doc.contexts?.[0];
+  const doc = parse(readFileNamed(path, "kubeconfig")) as KubeconfigFile | null;
+  const ctxName = context ?? doc?.["current-context"];
+  const ctx = doc?.contexts?.find((c) => c.name === ctxName) ?? doc?.contexts?.[0];
   if (!ctx) throw new Error(`kubeconfig ${path}: no context ${ctxName ?? ""}`);
-  const cluster = doc.clusters?.find((c) => c.name === ctx.context.cluster)?.cluster;
+  const cluster = doc?.clusters?.find((c) => c.name === ctx.context.cluster)?.cluster;
   if (!cluster) throw new Error(`kubeconfig ${path}: no cluster ${ctx.context.cluster}`);
-  const user = doc.users?.find((u) => u.name === ctx.context.user)?.user ?? {};
+  const user = doc?.users?.find((u) => u.name === ctx.context.user)?.user ?? {};
+  const file = (p: string, field: string) => readFileNamed(p, `kubeconfig ${path}: ${field}`);
   const cfg: ClusterConfig = { server: cluster.server, source: `kubeconfig ${path} context ${ctx.name}`, insecure: cluster["insecure-skip-tls-verify"], namespace: ctx.context.namespace };
   if (cluster["certificate-authority-data"]) cfg.ca = b64(cluster["certificate-authority-data"]);
-  else if (cluster["certificate-authority"]) cfg.ca = readFileSync(cluster["certificate-authority"], "utf8");
+  else if (cluster["certificate-authority"]) cfg.ca = file(cluster["certificate-authority"], "certificate-authority");
   if (user["client-certificate-data"]) cfg.cert = b64(user["client-certificate-data"]);
-  else if (user["client-certificate"]) cfg.cert = readFileSync(user["client-certificate"], "utf8");
+  else if (user["client-certificate"]) cfg.cert = file(user["client-certificate"], "client-certificate");
   if (user["client-key-data"]) cfg.key = b64(user["client-key-data"]);
-  else if (user["client-key"]) cfg.key = readFileSync(user["client-key"], "utf8");
+  else if (user["client-key"]) cfg.key = file(user["client-key"], "client-key");
   if (user.token) cfg.token = user.token;
-  else if (user.tokenFile) cfg.token = readFileSync(user.tokenFile, "utf8").trim();
+  else if (user.tokenFile) cfg.token = file(user.tokenFile, "tokenFile").trim();
   else if (user.exec) cfg.token = execTokenSource(user.exec);
   return cfg;
 }
 
-/** execTokenSource returns a token getter that runs an exec credential plugin, caching until expiry. */
+/**
+ * execTokenSource returns a token getter that runs an exec credential plugin, caching until expiry.
+ * Its errors name the plugin and its exit code only: the command line (which may carry a client
+ * secret) and the plugin's output (which may carry a token) never reach a message or a log.
+ */
 function execTokenSource(exec: { command: string; args?: string[]; env?: { name: string; value: string }[] }) {
   let cached: { token: string; expires: number } | undefined;
+  const plugin = `exec credential plugin ${JSON.stringify(exec.command)}`;
   return async () => {
     if (cached && cached.expires > Date.now() + 10_000) return cached.token;
     const env = { ...process.env, ...Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])) };
-    const { stdout } = await run(exec.command, exec.args ?? [], { env });
-    const cred = JSON.parse(stdout) as { status?: { token?: string; expirationTimestamp?: string } };
-    const token = cred.status?.token;
-    if (!token) throw new Error(`exec credential plugin ${exec.command} returned no token`);
-    cached = { token, expires: cred.status?.expirationTimestamp ? Date.parse(cred.status.expirationTimestamp) : Date.now() + 60_000 };
+    let stdout: string;
+    try {
+      ({ stdout } = await run(exec.command, exec.args ?? [], { env }));
+    } catch (e) {
+      const { code, signal } = e as { code?: unknown; signal?: unknown };
+      // No `cause`: the child-process error carries the command line and the plugin's output.
+      // eslint-disable-next-line preserve-caught-error
+      if (code === "ENOENT") throw new Error(`${plugin} not found (is it installed and on PATH?)`);
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(`${plugin} failed: ${typeof signal === "string" && signal ? `killed by ${signal}` : `exit code ${String(code)}`}`);
+    }
+    let cred: { status?: { token?: string; expirationTimestamp?: string } } | undefined;
+    try {
+      cred = JSON.parse(stdout) as typeof cred;
+    } catch {
+      // The parse error is dropped on purpose: its message quotes the start of the output.
+      throw new Error(`${plugin} printed no ExecCredential JSON`);
+    }
+    const token = cred?.status?.token;
+    if (!token) throw new Error(`${plugin} returned no token`);
+    cached = { token, expires: cred?.status?.expirationTimestamp ? Date.parse(cred.status.expirationTimestamp) : Date.now() + 60_000 };
     return token;
   };
 }
@@ -100,10 +137,11 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
   }
   if (env.KUBE_TOKEN && !env.KUBE_API_URL) throw new Error("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
   if (env.KUBE_API_URL) {
+    checkKubeToken(env);
     return {
       server: env.KUBE_API_URL,
       token: env.KUBE_TOKEN,
-      ca: env.KUBE_CA_FILE ? readFileSync(env.KUBE_CA_FILE, "utf8") : undefined,
+      ca: env.KUBE_CA_FILE ? readFileNamed(env.KUBE_CA_FILE, "KUBE_CA_FILE") : undefined,
       source: "KUBE_API_URL",
     };
   }
@@ -119,7 +157,7 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
     };
   }
   const home = `${homedir()}/.kube/config`;
-  const path = env.KUBECONFIG?.split(":")[0] || (existsSync(home) ? home : undefined);
+  const path = env.KUBECONFIG?.split(":").find(Boolean) || (existsSync(home) ? home : undefined);
   return path ? loadKubeconfig(path) : undefined;
 }
 

@@ -83,10 +83,9 @@ export function listen(
 
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
-  const cluster = flags.simulate ? undefined : clusterConfigFromEnv();
-  const level = (process.env.LOG_LEVEL as "info" | "warn" | "error" | undefined) ?? (cluster ? "info" : "warn");
-  const log = jsonLogger((l) => console.error(l), {}, level);
   const vars = { ...process.env } as Record<string, string | undefined>;
+  const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
+  const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
   for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
     const file = process.env[`${k}_FILE`];
     if (file) vars[k] = readFileSync(file, "utf8");
@@ -140,7 +139,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
   loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings);
+  loop.beforePass = registrationRepair(client, settings, { log });
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
   loop.readiness = readiness;

@@ -50,7 +50,7 @@ export async function executePlan(
   const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0 };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
-    log.info("action failed", { set: id, action: describe(a), error: error.message });
+    log.warn("action failed", { set: id, action: describe(a), error: error.message });
     const refusal = e instanceof ApiError ? parseIdentityRefusal(e.message) : undefined;
     if (refusal) reportIdentityRefusal(set, a, refusal, log, events, ex);
     const failure = failureEvent(a, nameOf(set), error);

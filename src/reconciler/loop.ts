@@ -60,7 +60,7 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
   const requestsSpent = () => client.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
   if (!(await acquireLease(client, lease, now()))) {
-    o.log.info("lease held elsewhere; skipping", { holder: o.holder });
+    o.log.debug?.("lease held elsewhere; skipping", { holder: o.holder });
     return { acquired: false, passes };
   }
   const events = new EventRecorder(client, o.log);

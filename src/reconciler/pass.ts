@@ -252,7 +252,8 @@ async function reconcileSet(
     objects = { ...objects, pods: [...objects.pods, ...extra], imageLists: index.imageListsIn(ns) };
   }
   const error = ex.error?.message;
-  if (names.length) o.log.info("set reconciled", { set: id, actions: names, error });
+  if (names.length && error) o.log.warn("set reconciled", { set: id, actions: names, error });
+  else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
   const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
   if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
   if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });

@@ -31,7 +31,7 @@ export async function releaseGoneSets(client: KubeClient, lists: readonly ImageL
       written.push(await client.patch<ImageList>(R.imageLists, namespace, action.node, action.patch, "merge"));
       log.info("pre-warm entries of deleted sets removed", { imageList: `${namespace}/${action.node}` });
     } catch (e) {
-      log.info("action failed", { imageList: `${namespace}/${action.node}`, action: "release deleted sets", error: e instanceof Error ? e.message : String(e) });
+      log.warn("action failed", { imageList: `${namespace}/${action.node}`, action: "release deleted sets", error: e instanceof Error ? e.message : String(e) });
     }
   }
   return written;
@@ -88,7 +88,7 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
         if (isAlreadyExists(e)) return undefined;
         const error = e instanceof Error ? e.message : String(e);
         result.errors++;
-        o.log.info("action failed", { imageList: `${ns}/${name}`, action: what, error });
+        o.log.warn("action failed", { imageList: `${ns}/${name}`, action: what, error });
         return error;
       }
     };

@@ -1,7 +1,8 @@
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
 import { GROUP, VERSION } from "../api/statefulset.ts";
-import { COMPONENT, PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import { COMPONENT, INPLACE_STATE_ANNOTATION, PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
+import type { ServerVersion } from "../kube/client.ts";
 
 /**
  * src/webhook-config owns how the apiserver is told about Ordinal's webhooks: the configurations
@@ -43,10 +44,30 @@ interface HookSpec {
   hook: Omit<Webhook, "clientConfig"> & { path: string };
   /** Why this failurePolicy: written above it in the generated YAML. */
   why: string;
+  /**
+   * CEL conditions that narrow the hook further on an apiserver that has them (1.28+, where
+   * matchConditions are on by default; older ones drop the field, or refuse it): registration adds
+   * them only when the apiserver's /version says so (`supportsMatchConditions`).
+   */
+  matchConditions?: MatchCondition[];
 }
 
-// kube-system never reaches a hook (the name label exists from Kubernetes 1.21; on 1.20 NotIn on an
-// absent label matches, so the hook still sees it), nor does a namespace that opted out.
+type MatchCondition = NonNullable<Webhook["matchConditions"]>[number];
+
+/** MATCH_CONDITIONS_SINCE is the first minor version of Kubernetes 1 whose apiserver evaluates matchConditions by default (beta). */
+const MATCH_CONDITIONS_SINCE = 28;
+
+/** supportsMatchConditions returns whether an apiserver of version `v` evaluates webhook matchConditions (1.28 or later). */
+function supportsMatchConditions(v: ServerVersion | undefined): boolean {
+  if (!v) return false;
+  const major = Number.parseInt(v.major, 10);
+  const minor = Number.parseInt(v.minor, 10);
+  return major > 1 || (major === 1 && minor >= MATCH_CONDITIONS_SINCE);
+}
+
+// kube-system never reaches a hook, nor does a namespace that opted out. The name label exists from
+// Kubernetes 1.21; on 1.20 NotIn on an absent label matches, so there the install labels kube-system
+// with the opt-out label (`ordinal manifests --kube-version 1.20`; README).
 const namespaceSelector = {
   matchExpressions: [
     { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },
@@ -154,14 +175,23 @@ export const HOOKS: readonly HookSpec[] = [
       path: WEBHOOK_PATHS.validatePods,
       rules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods/binding"], scope: "Namespaced" }],
       failurePolicy: "Ignore",
-      timeoutSeconds: 2,
+      // The smallest the API allows: a hung server delays each binding it sees by this much.
+      timeoutSeconds: 1,
       ...common,
     },
     why:
       "Ignore: a Binding's annotations are copied onto its pod, so one could plant the in-place state\n" +
       "annotation; a Binding has no labels, so no objectSelector can narrow this hook to Ordinal's pods\n" +
-      "and it sees every scheduling in the selected namespaces. Fail would stop scheduling while the\n" +
-      "webhook is down; the answer is a map lookup, so the added latency is one round trip.",
+      "and, before Kubernetes 1.28 (matchConditions), it sees every scheduling in the selected\n" +
+      "namespaces. Fail would stop scheduling while the webhook is down; the answer is a map lookup,\n" +
+      "so the added latency is one round trip (at most timeoutSeconds when the server hangs).",
+    // Only a Binding that carries the reserved annotation can be refused: on 1.28+ no other one is sent.
+    matchConditions: [
+      {
+        name: "carries-inplace-update-state",
+        expression: `has(object.metadata.annotations) && '${INPLACE_STATE_ANNOTATION}' in object.metadata.annotations`,
+      },
+    ],
   },
   {
     config: "validating",
@@ -239,21 +269,30 @@ export interface DesiredConfig {
 
 const MANAGED_BY_LABELS = { "app.kubernetes.io/managed-by": COMPONENT } as const;
 
+export interface ConfigurationOptions {
+  validateAppsV1StatefulSets?: boolean;
+  /** The apiserver's version; unknown → the configurations every supported version accepts (no matchConditions). */
+  serverVersion?: ServerVersion;
+}
+
 /**
  * webhookConfigurations returns the configurations to apply for a webhook server at `target`:
  * the MutatingWebhookConfiguration and ValidatingWebhookConfiguration `ordinal`, plus
  * ValidatingWebhookConfiguration `ordinal-apps-v1` when apps/v1 StatefulSets are validated too.
+ * Hooks carry their matchConditions only for an apiserver known to evaluate them.
  */
-export function webhookConfigurations(target: WebhookTarget, opts: { validateAppsV1StatefulSets?: boolean } = {}): DesiredConfig[] {
+export function webhookConfigurations(target: WebhookTarget, opts: ConfigurationOptions = {}): DesiredConfig[] {
   const base = target.url.replace(/\/+$/, "");
+  const conditions = supportsMatchConditions(opts.serverVersion);
   const build = (config: HookSpec["config"]): Webhook[] =>
-    HOOKS.filter((h) => h.config === config).map(({ hook: { path, name, ...rest } }) => ({
+    HOOKS.filter((h) => h.config === config).map(({ hook: { path, name, ...rest }, matchConditions }) => ({
       name,
       clientConfig: {
         ...(target.service ? { service: { ...target.service, path, port: 443 } } : { url: `${base}${path}` }),
         ...(target.caBundle ? { caBundle: target.caBundle } : {}),
       },
       ...structuredClone(rest),
+      ...(conditions && matchConditions ? { matchConditions: structuredClone(matchConditions) } : {}),
     }));
   const meta = (name: string) => ({ name, labels: { ...MANAGED_BY_LABELS } });
   const configs: DesiredConfig[] = [

@@ -145,6 +145,21 @@ EOF
   ADMISSION_ARGS=(--admission-control-config-file="$DIR/admission-config.yaml")
 fi
 
+# --- optional: an audit log of every request (who, what, when; no bodies) -----------------------
+# ORDINAL_AUDIT_LOG=FILE: one JSON line per completed request (level Metadata); the latency
+# benchmark (test/bench/latency.ts) counts each controller's requests and Lease writes from it.
+AUDIT_ARGS=()
+if [ -n "${ORDINAL_AUDIT_LOG:-}" ]; then
+  cat >"$DIR/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+EOF
+  AUDIT_ARGS=(--audit-policy-file="$DIR/audit-policy.yaml" --audit-log-path="$ORDINAL_AUDIT_LOG" --audit-log-format=json --audit-log-mode=blocking)
+fi
+
 # Start "$@" detached (own session, survives this shell), log + pid file named $1.
 launch() {
   local name="$1"; shift
@@ -178,6 +193,7 @@ launch kube-apiserver "$BIN/kube-apiserver" \
   --endpoint-reconciler-type=none \
   --enable-admission-plugins=MutatingAdmissionWebhook,ValidatingAdmissionWebhook \
   "${ADMISSION_ARGS[@]}" \
+  "${AUDIT_ARGS[@]}" \
   --profiling=false \
   --v="$VERBOSITY"
 

@@ -79,7 +79,8 @@ describe("`ordinal serve` as the admin while the webhooks expect ordinal-reconci
     expect(status).toBe(503);
     expect(body).toContain('runs as "admin"');
     expect((await webhookFetch(`${NODE_URL}/healthz`)).status).toBe(200);
-    expect(await metric()).toBeGreaterThan(0);
+    // Counted when the invocation ends.
+    expect(await until("the metric", async () => ((await metric()) > 0 ? true : undefined), server, 30_000)).toBe(true);
     expect(errorLines(server)).toContainEqual(expect.objectContaining({ set: `${ns}/web`, reconciler: "admin", expected: "ordinal-reconciler" }));
   });
 

@@ -69,3 +69,22 @@ describe("metricsLogger", () => {
     expect(snap['ordinal_webhook_duration_seconds_count{path="/mutate/pods"}']).toBe(1);
   });
 });
+
+describe("instrumentClient log levels", () => {
+  it("logs a failed write at warn, a Lease renewal at debug, other writes at info", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
+    const lines: { level: string; action: string; outcome: string }[] = [];
+    const raw = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    const client = instrumentClient(raw, new Metrics(), jsonLogger((l) => lines.push(JSON.parse(l)), {}, "debug"));
+    const pods = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
+    const leases = { group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true };
+    await expect(client.patch(pods, "default", "web-0", { metadata: { labels: { a: "b" } } }, "merge")).rejects.toThrow();
+    await client.create(leases, "ordinal-system", { metadata: { name: "ordinal-reconciler" }, spec: { holderIdentity: "me" } });
+    await client.create(pods, "default", { metadata: { name: "web-0" }, spec: { containers: [{ name: "c", image: "nginx" }] } });
+    expect(lines.map((l) => [l.level, l.action, l.outcome])).toEqual([
+      ["warn", "PATCH pods", "error"],
+      ["debug", "POST leases", "ok"],
+      ["info", "POST pods", "ok"],
+    ]);
+  });
+});

@@ -57,7 +57,7 @@ function setup(o: { status?: Record<string, unknown>; pods?: number; claims?: nu
   const events = { record: (_s: StatefulSet, type: string, reason: string, message: string) => void recorded.push({ type, reason, message }) } as unknown as EventRecorder;
   const logged: Record<string, unknown>[] = [];
   const errors: Record<string, unknown>[] = [];
-  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn() {}, error: (msg, f) => void errors.push({ msg, ...f }) };
+  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn: (msg, f) => void logged.push({ msg, ...f, level: "warn" }), error: (msg, f) => void errors.push({ msg, ...f }) };
   const basis = plan({ set, pods: [], claims: [], revisions: [], now: NOW }).basis;
   /** exec runs the actions as one plan; `done` leaves the status write out. */
   const exec = async (actions: Action[], monotonic = true): Promise<Execution> => {
@@ -109,7 +109,7 @@ describe("executePlan: one action of each kind", () => {
     expect((ex.error as ApiError).code).toBe(409);
     expect(ex.done).toEqual([]);
     expect(recorded).toEqual([]);
-    expect(logged).toEqual([{ msg: "action failed", set: "default/web", action: `createRevision ${rev.metadata!.name}`, error: ex.error!.message }]);
+    expect(logged).toEqual([{ msg: "action failed", set: "default/web", action: `createRevision ${rev.metadata!.name}`, error: ex.error!.message, level: "warn" }]);
   });
 
   it("createRevision starts collisionCount at 1 when the status has none", async () => {

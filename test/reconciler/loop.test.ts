@@ -29,7 +29,7 @@ const counting = (client: KubeClient, n: number): KubeClient => ({ ...client, ge
 function recorder() {
   const lines: { line: string; fields?: Record<string, unknown> }[] = [];
   const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ line: `${level} ${msg}`, fields });
-  return { log: { info: at("info"), warn: at("warn"), error: at("error") } satisfies Logger, lines };
+  return { log: { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") } satisfies Logger, lines };
 }
 
 const base = { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", idleMs: 1, sleep: async () => {} };
@@ -190,6 +190,6 @@ describe("runReconcile", () => {
     expect(lines).toContainEqual({ line: "warn lease release failed", fields: { error: expect.stringMatching(/injected fault/) } });
     const skipped = await runReconcile(client, { ...base, log, holder: "third", now: clock.now, budgetMs: 3_600_000 });
     expect(skipped).toEqual({ acquired: false, passes: [] });
-    expect(lines).toContainEqual({ line: "info lease held elsewhere; skipping", fields: { holder: "third" } });
+    expect(lines).toContainEqual({ line: "debug lease held elsewhere; skipping", fields: { holder: "third" } });
   });
 });

@@ -22,7 +22,7 @@ function setup(namespaces = ["default"]) {
   const fake = createFakeApiServer({ namespaces });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const logged: Record<string, unknown>[] = [];
-  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn() {}, error() {} };
+  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn: (msg, f) => void logged.push({ msg, ...f, level: "warn" }), error() {} };
   const requests: string[] = [];
   const nameOf = (r: RequestInfo) => r.name || ((r.body ? JSON.parse(r.body) : {}) as { metadata?: { name?: string } }).metadata?.name || "";
   fake.onRequest((r) => void requests.push(`${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ""} ${r.method === "POST" ? "" : nameOf(r)}`.trim()));
@@ -242,7 +242,7 @@ describe("releaseGoneSets", () => {
     expect(fake.get<ImageList>(`${LISTS}/node-b`)!.spec.images).toHaveProperty(IMG);
     expect(fake.get<ImageList>(`${LISTS}/node-c`)!.spec.images).toHaveProperty(IMG);
     expect(logged[0]).toEqual({ msg: "pre-warm entries of deleted sets removed", imageList: "default/node-a" });
-    expect(logged[1]).toMatchObject({ msg: "action failed", imageList: "default/node-b", action: "release deleted sets" });
+    expect(logged[1]).toMatchObject({ msg: "action failed", imageList: "default/node-b", action: "release deleted sets", level: "warn" });
     expect(typeof logged[1].error).toBe("string");
     expect(logged).toHaveLength(2);
   });

@@ -31,7 +31,8 @@ async function cluster(rollingUpdate: Record<string, unknown>) {
     clock += 1000;
     return 3 - ready;
   };
-  for (let i = 0; i < 12; i++) await step();
+  const readyPods = async () => (await pods()).filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+  for (let i = 0; i < 12 && (await readyPods()) < 3; i++) await step();
   const uids = async () => Object.fromEntries((await pods()).map((p) => [p.metadata!.name!, p.metadata!.uid!]));
   const containerIDs = async () => Object.fromEntries((await pods()).map((p) => [p.metadata!.name!, p.status?.containerStatuses?.[0]?.containerID]));
   return { client, step, uids, pods, containerIDs };
@@ -45,7 +46,12 @@ describe("rollout restart under InPlaceIfPossible", () => {
     expect(Object.keys(before).sort()).toEqual(["web-0", "web-1", "web-2"]);
     await c.client.patch(R.statefulSets, "default", "web", RESTART, "merge");
     let worst = 0;
-    for (let i = 0; i < 40; i++) worst = Math.max(worst, await c.step());
+    for (let i = 0; i < 40; i++) {
+      const unavailable = await c.step();
+      worst = Math.max(worst, unavailable);
+      const now = await c.uids();
+      if (unavailable === 0 && Object.keys(before).every((n) => now[n] && now[n] !== before[n])) break;
+    }
     const after = await c.uids();
     expect(Object.keys(after).sort()).toEqual(["web-0", "web-1", "web-2"]);
     const containersAfter = await c.containerIDs();
@@ -62,7 +68,8 @@ describe("rollout restart under InPlaceIfPossible", () => {
     const c = await cluster({ partition: 2 });
     const before = await c.uids();
     await c.client.patch(R.statefulSets, "default", "web", RESTART, "merge");
-    for (let i = 0; i < 20; i++) await c.step();
+    for (let i = 0; i < 20 && (await c.uids())["web-2"] === before["web-2"]; i++) await c.step();
+    for (let i = 0; i < 4; i++) await c.step();
     const after = await c.uids();
     expect([after["web-0"] === before["web-0"], after["web-1"] === before["web-1"], after["web-2"] === before["web-2"]]).toEqual([true, true, false]);
   });
@@ -71,7 +78,7 @@ describe("rollout restart under InPlaceIfPossible", () => {
     const c = await cluster({ paused: true });
     const before = await c.uids();
     await c.client.patch(R.statefulSets, "default", "web", RESTART, "merge");
-    for (let i = 0; i < 10; i++) await c.step();
+    for (let i = 0; i < 6; i++) await c.step();
     expect(await c.uids()).toEqual(before);
   });
 });

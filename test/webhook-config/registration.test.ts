@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
+import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration, REGISTRATION_ANNOTATION } from "../../src/webhook-config/registration.ts";
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
+import { registrationRepair, settingsFrom } from "../../src/runtime-config.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
 import { R, type ResourceRef } from "../../src/kube/resources.ts";
 
@@ -17,10 +18,16 @@ class FakeClient implements KubeClient {
   readonly store = new Map<string, KubeObject>();
   requestCount = 0;
   writes: string[] = [];
+  /** What GET /version answers (the e2e apiserver's by default). */
+  version = { major: "1", minor: "20", gitVersion: "v1.20.2" };
   conflictsLeft = 0;
   private rv = 1;
   private key = (r: ResourceRef, name: string) => `${r.resource}/${name}`;
 
+  async serverVersion() {
+    this.requestCount++;
+    return { ...this.version };
+  }
   async get<T extends object>(r: ResourceRef, _ns: string | undefined, name: string): Promise<T | undefined> {
     this.requestCount++;
     const o = this.store.get(this.key(r, name));
@@ -81,6 +88,8 @@ describe("ensureWebhookRegistration", () => {
       created: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
       updated: [],
       unchanged: [],
+      missing: [],
+      left: [],
     });
     expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
     expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", ...WAKE_HOOKS]);
@@ -90,6 +99,8 @@ describe("ensureWebhookRegistration", () => {
       created: [],
       updated: [],
       unchanged: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
+      missing: [],
+      left: [],
     });
     expect(c.writes.length).toBe(writes);
   });
@@ -204,6 +215,122 @@ describe("ensureWebhookRegistration", () => {
     await ensureWebhookRegistration(c, { url: URL_A });
     c.conflictsLeft = 10;
     await expect(ensureWebhookRegistration(c, { url: "https://other:1" })).rejects.toThrow(/has been modified/);
+  });
+});
+
+describe("matchConditions by the apiserver's version", () => {
+  const binding = (c: FakeClient) => c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks.find((w) => w.name === "bindings.validate.ordinal.dev")!;
+  const cases: { version: { major: string; minor: string }; conditions: boolean }[] = [
+    { version: { major: "1", minor: "20" }, conditions: false },
+    { version: { major: "1", minor: "27" }, conditions: false },
+    { version: { major: "1", minor: "28" }, conditions: true },
+    { version: { major: "1", minor: "28+" }, conditions: true },
+    { version: { major: "1", minor: "31" }, conditions: true },
+  ];
+  for (const { version, conditions } of cases) {
+    it(`${version.major}.${version.minor}: the binding hook ${conditions ? "carries" : "has no"} matchConditions, stable on the next pass`, async () => {
+      const c = new FakeClient();
+      c.version = { ...version, gitVersion: "" };
+      await ensureWebhookRegistration(c, { url: URL_A });
+      expect(binding(c).matchConditions !== undefined).toBe(conditions);
+      expect((await ensureWebhookRegistration(c, { url: URL_A })).unchanged.length).toBe(2);
+    });
+  }
+
+  it("adds them to an entry created from the static YAML once the apiserver is 1.28, and removes them after a downgrade", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A });
+    c.version = { major: "1", minor: "29", gitVersion: "v1.29.0" };
+    expect((await ensureWebhookRegistration(c, { url: URL_A })).updated).toEqual(["ValidatingWebhookConfiguration/ordinal"]);
+    expect(binding(c).matchConditions).toEqual([
+      { name: "carries-inplace-update-state", expression: "has(object.metadata.annotations) && 'ordinal.dev/inplace-update-state' in object.metadata.annotations" },
+    ]);
+    c.version = { major: "1", minor: "27", gitVersion: "v1.27.0" };
+    await ensureWebhookRegistration(c, { url: URL_A });
+    expect("matchConditions" in binding(c)).toBe(false);
+  });
+
+  it("registration repair reads /version once per 10 minutes, not per pass", async () => {
+    const c = new FakeClient();
+    let versionReads = 0;
+    const read = c.serverVersion.bind(c);
+    c.serverVersion = () => (versionReads++, read());
+    let t = 0;
+    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none" }), { now: () => t })!;
+    for (let i = 0; i < 3; i++) await repair();
+    expect(versionReads).toBe(1);
+    c.version = { major: "1", minor: "30", gitVersion: "v1.30.0" };
+    t += 10 * 60_000;
+    await repair();
+    expect(versionReads).toBe(2);
+    expect(binding(c).matchConditions).toHaveLength(1);
+  });
+
+  it("the binding hook times out after 1 s, the smallest timeoutSeconds the API allows", () => {
+    expect(HOOKS.find((h) => h.hook.name === "bindings.validate.ordinal.dev")!.hook.timeoutSeconds).toBe(1);
+  });
+});
+
+describe("registration modes and the hands-off annotation (issue 19.7)", () => {
+  const ALL = ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"];
+
+  it("update mode repairs existing configurations and never creates a missing one", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+    c.store.delete(`${R.mutatingWebhooks.resource}/${CONFIG_NAME}`);
+    c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig = { url: "https://elsewhere" };
+    c.writes = [];
+    const r = await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA, mode: "update" });
+    expect(r).toMatchObject({ created: [], updated: ["ValidatingWebhookConfiguration/ordinal"], missing: ["MutatingWebhookConfiguration/ordinal"] });
+    expect(c.writes).toEqual([`update ${R.validatingWebhooks.resource}/${CONFIG_NAME}`]);
+    expect(c.obj(R.mutatingWebhooks, CONFIG_NAME)).toBeUndefined();
+  });
+
+  for (const value of ["off", "anything"]) {
+    it(`a configuration annotated ordinal.dev/registration=${value} is left as the operator has it, in every mode`, async () => {
+      const c = new FakeClient();
+      await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+      const cfg = c.obj(R.mutatingWebhooks, CONFIG_NAME);
+      cfg.metadata!.annotations = { [REGISTRATION_ANNOTATION]: value };
+      cfg.webhooks[0].clientConfig = { url: "https://operator.example/mutate" };
+      c.writes = [];
+      for (const mode of ["create", "update"] as const) {
+        const r = await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA, mode });
+        expect(r).toMatchObject({ left: ["MutatingWebhookConfiguration/ordinal"], unchanged: ["ValidatingWebhookConfiguration/ordinal"] });
+      }
+      expect(c.writes).toEqual([]);
+      expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: "https://operator.example/mutate" });
+    });
+  }
+
+  it("create mode (the default) still creates a missing configuration", async () => {
+    const c = new FakeClient();
+    expect((await ensureWebhookRegistration(c, { url: URL_A })).created).toEqual(ALL);
+  });
+
+  it("WEBHOOK_REGISTRATION: create (default), update or off; anything else is refused, naming the variable", () => {
+    const vars = { WEBHOOK_AUTH: "none" };
+    expect(settingsFrom(vars).webhookRegistration).toBe("create");
+    expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: "" }).webhookRegistration).toBe("create");
+    for (const mode of ["create", "update", "off"]) expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: mode }).webhookRegistration).toBe(mode);
+    for (const bad of ["Update", "false", "none", "of"]) {
+      expect(() => settingsFrom({ ...vars, WEBHOOK_REGISTRATION: bad })).toThrow(`WEBHOOK_REGISTRATION must be one of create, update, off, got ${JSON.stringify(bad)}`);
+    }
+  });
+
+  it("repair: off registers nothing; update warns once per change about a missing configuration, not every pass", async () => {
+    const c = new FakeClient();
+    expect(registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none", WEBHOOK_REGISTRATION: "off" }))).toBeUndefined();
+    const warnings: string[] = [];
+    const log = { info: () => {}, warn: (m: string) => warnings.push(m), error: () => {} };
+    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none", WEBHOOK_REGISTRATION: "update" }), { log })!;
+    for (let i = 0; i < 3; i++) await repair();
+    expect(c.writes).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/missing; not re-created \(WEBHOOK_REGISTRATION=update\)/);
+    await ensureWebhookRegistration(c, { url: URL_A });
+    await repair();
+    expect(warnings).toHaveLength(1);
   });
 });
 

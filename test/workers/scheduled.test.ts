@@ -13,7 +13,7 @@ describe("scheduled (cron tick) in workerd", () => {
   it("creates the set's claims and pods through the binding, within the subrequest budget", async () => {
     const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
     await fake.seed(set);
-    const env = { KUBE_API_URL: "https://cluster.internal", KUBE_API: { fetch: fake.fetch }, RECONCILE_BUDGET_MS: "2000", MAX_SUBREQUESTS: "50" };
+    const env = { KUBE_API_URL: "https://cluster.internal", KUBE_TOKEN: "token", KUBE_API: { fetch: fake.fetch }, RECONCILE_BUDGET_MS: "2000", MAX_SUBREQUESTS: "50" };
     const ctx = createExecutionContext();
     await worker.scheduled({ scheduledTime: Date.now(), cron: "* * * * *" }, env, ctx);
     await waitOnExecutionContext(ctx);

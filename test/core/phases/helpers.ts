@@ -5,6 +5,7 @@ import type { Action } from "../../../src/core/actions.ts";
 import { newPlanContext, type PlanContext } from "../../../src/core/plan-context.ts";
 import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
 import { countReplicas, type ReplicaCounts } from "../../../src/core/status.ts";
+import { newSlots, type ReplicaSlots } from "../../../src/core/slots.ts";
 import { NOW, claimFor, makeSet, pod, revisionOf, type PodState } from "../fixtures.ts";
 
 export { NOW, claimFor, makeSet, pod, revisionOf };
@@ -14,12 +15,19 @@ export function ctxFor(set: StatefulSet, claims: PersistentVolumeClaim[] = [], n
   return newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(set)]), claims, now);
 }
 
-/** podsIn returns the set's pods in the given states (null: no pod), at the set's revision. */
-export function podsIn(set: StatefulSet, states: (PodState | null)[], revision = revisionOf(set).metadata?.name ?? ""): (Pod | undefined)[] {
-  return states.map((s, i) => (s ? pod(set, i, revision, s) : undefined));
+/** podsIn returns the slots of the set's pods in the given states (null: no pod), at the set's revision; as many replicas as states. */
+export function podsIn(set: StatefulSet, states: (PodState | null)[], revision = revisionOf(set).metadata?.name ?? ""): ReplicaSlots {
+  return slotsOf(states.map((s, i) => (s ? pod(set, i, revision, s) : undefined)));
 }
 
-export const present = (pods: (Pod | undefined)[]): Pod[] => pods.filter((p): p is Pod => !!p);
+/** slotsOf returns the slots of an array of replicas by offset (undefined: missing); as many replicas as entries. */
+export const slotsOf = (pods: readonly (Pod | undefined)[]): ReplicaSlots => newSlots(pods.length, pods.flatMap((p, i): [number, Pod][] => (p ? [[i, p]] : [])));
+
+/** slotArray returns the slots as an array by offset, undefined where a pod is missing (small test sets only). */
+export const slotArray = (slots: ReplicaSlots): (Pod | undefined)[] => Array.from({ length: slots.count }, (_, i) => slots.pods.get(i));
+
+/** present returns the pods that exist, lowest offset first. */
+export const present = (slots: ReplicaSlots): Pod[] => [...slots.pods.values()];
 
 export const countsOf = (ctx: PlanContext, pods: Pod[]): ReplicaCounts =>
   countReplicas(pods, ctx.revisions.currentName, ctx.revisions.updateName, ctx.set.spec.minReadySeconds, ctx.now);

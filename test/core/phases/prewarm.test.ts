@@ -6,7 +6,7 @@ import { PREWARM_ADDED_ANNOTATION } from "../../../src/objects/constants.ts";
 import { imageListWrite, readPrewarmRecord } from "../../../src/core/prewarm-record.ts";
 import { planPrewarm, prewarmWants, releaseGoneSets } from "../../../src/core/prewarm.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
-import { makeSet, pod, revisionOf } from "./helpers.ts";
+import { makeSet, pod, revisionOf, slotsOf } from "./helpers.ts";
 
 const NOW = new Date("2026-11-21T12:00:00Z");
 const IMG2 = "docker.io/library/img:2";
@@ -60,7 +60,7 @@ function replicasOf(set: ReturnType<typeof nextSet>, specs: string[]): Pod[] {
 function inputFor(set: ReturnType<typeof nextSet>, specs: string[], imageLists: ImageList[] = []) {
   const revisions = getStatefulSetRevisions(set, [revisionOf(old, 1), revisionOf(set, 2)]);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  return { set, replicas: replicasOf(set, specs), updateRevision: revisions.updateName, templates, imageLists, now: NOW };
+  return { set, replicas: slotsOf(replicasOf(set, specs)), updateRevision: revisions.updateName, templates, imageLists, now: NOW };
 }
 
 const wantsOf = (w: Map<string, Set<string>>) => Object.fromEntries([...w].map(([k, v]) => [k, [...v].sort()]));

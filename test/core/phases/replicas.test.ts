@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { PodState } from "../fixtures.ts";
-import { findFirstUnhealthy, newReplica, planReplicas, splitReplicas } from "../../../src/core/replicas.ts";
+import { MAX_CREATES_PER_PLAN, findFirstUnhealthy, newReplica, planReplicas, splitReplicas } from "../../../src/core/replicas.ts";
 import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
 import { newPlanContext } from "../../../src/core/plan-context.ts";
-import { brief, claimFor, countsOf, ctxFor, makeSet, pod, podsIn, present, revisionOf } from "./helpers.ts";
+import { brief, claimFor, countsOf, ctxFor, makeSet, pod, podsIn, present, revisionOf, slotArray, slotsOf } from "./helpers.ts";
 
 describe("splitReplicas", () => {
   const set = makeSet({ replicas: 2, ordinals: { start: 1 } });
@@ -15,13 +15,13 @@ describe("splitReplicas", () => {
   ])("%s", (_, ordinals, replicas, condemned) => {
     const slots = splitReplicas(set, (ordinals as number[]).map((o) => pod(set, o, rev)));
     const ord = (p: { metadata?: { name?: string } } | undefined) => (p ? Number(p.metadata?.name?.split("-").pop()) : undefined);
-    expect(slots.replicas.map(ord)).toEqual(replicas);
+    expect(slotArray(slots.replicas).map(ord)).toEqual(replicas);
     expect(slots.condemned.map(ord)).toEqual(condemned);
   });
   it("ignores pods whose name has no ordinal", () => {
     const p = pod(set, 1, rev);
     p.metadata = { ...p.metadata, name: "web-x" };
-    expect(splitReplicas(set, [p])).toEqual({ replicas: [undefined, undefined], condemned: [] });
+    expect(splitReplicas(set, [p])).toEqual({ replicas: slotsOf([undefined, undefined]), condemned: [] });
   });
 });
 
@@ -36,7 +36,7 @@ describe("findFirstUnhealthy", () => {
   ])("%s", (_, replicaStates, condemnedStates, want) => {
     const replicas = (replicaStates as PodState[]).map((s, i) => pod(set, i, rev, s));
     const condemned = (condemnedStates as PodState[]).map((s, i) => pod(set, 2 + i, rev, s));
-    expect(findFirstUnhealthy({ replicas, condemned })?.metadata?.name).toBe(want);
+    expect(findFirstUnhealthy({ replicas: slotsOf(replicas), condemned })?.metadata?.name).toBe(want);
   });
 });
 
@@ -96,16 +96,30 @@ describe("planReplicas", () => {
     const ctx = ctxFor(parallel, claims(3));
     const slots = podsIn(parallel, [null, "ready", null]);
     const r = planReplicas(ctx, slots, countsOf(ctx, present(slots)));
-    expect(r.replicas.map((p) => p?.metadata?.name)).toEqual(["web-0", "web-1", "web-2"]);
-    expect(slots[0]).toBeUndefined();
+    expect(slotArray(r.replicas).map((p) => p?.metadata?.name)).toEqual(["web-0", "web-1", "web-2"]);
+    expect(slots.pods.get(0)).toBeUndefined();
   });
 
   it("waits (Parallel: skips) an ordinal whose claim is terminating", () => {
     const terminating = [claimFor(parallel, 0, { deletionTimestamp: "2026-11-21T11:00:00Z" }), claimFor(parallel, 1), claimFor(parallel, 2)];
     const ctx = ctxFor(parallel, terminating);
-    const r = planReplicas(ctx, [undefined, undefined, undefined], countsOf(ctx, []));
+    const r = planReplicas(ctx, slotsOf([undefined, undefined, undefined]), countsOf(ctx, []));
     expect(brief(r.actions)).toEqual(["createPod web-1", "createPod web-2"]);
     expect(r.waiting).toBe(true);
+  });
+
+  it("Parallel creates at most MAX_CREATES_PER_PLAN missing pods, the lowest ordinals, and waits for the rest; existing pods are still visited", () => {
+    const set = makeSet({ replicas: MAX_CREATES_PER_PLAN + 100, podManagementPolicy: "Parallel" });
+    const ctx = ctxFor(set, []);
+    const rev = ctx.revisions.updateName;
+    const failed = pod(set, MAX_CREATES_PER_PLAN + 50, rev, "failed");
+    const slots = slotsOf(Object.assign(new Array<undefined>(MAX_CREATES_PER_PLAN + 100).fill(undefined), { [MAX_CREATES_PER_PLAN + 50]: failed }));
+    const r = planReplicas(ctx, slots, countsOf(ctx, [failed]));
+    const created = r.actions.flatMap((a) => (a.type === "createPod" ? [a.pod.metadata?.name] : []));
+    expect(created).toEqual(Array.from({ length: MAX_CREATES_PER_PLAN }, (_, i) => `web-${i}`));
+    expect(brief(r.actions).filter((a) => a.startsWith("deletePod"))).toEqual([`deletePod web-${MAX_CREATES_PER_PLAN + 50} (failed)`]);
+    expect(r.waiting).toBe(true);
+    expect(r.replicas.pods.size).toBe(MAX_CREATES_PER_PLAN + 1);
   });
 
   it("repairs identity labels and claim owners of a ready pod", () => {
@@ -113,7 +127,7 @@ describe("planReplicas", () => {
     const ctx = ctxFor(set, [claimFor(set, 0)]);
     const p = pod(set, 0, ctx.revisions.updateName);
     delete p.metadata?.labels?.["statefulset.kubernetes.io/pod-name"];
-    const r = planReplicas(ctx, [p], countsOf(ctx, [p]));
+    const r = planReplicas(ctx, slotsOf([p]), countsOf(ctx, [p]));
     expect(brief(r.actions)).toEqual(["repairPodLabels web-0", "setClaimOwners www-web-0"]);
   });
 });

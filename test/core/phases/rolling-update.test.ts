@@ -3,7 +3,7 @@ import type { PodState } from "../fixtures.ts";
 import { newPlanContext } from "../../../src/core/plan-context.ts";
 import { planRollingUpdate, podsToUpdate } from "../../../src/core/rolling-update.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
-import { brief, countsOf, makeSet, pod, present, revisionOf } from "./helpers.ts";
+import { brief, countsOf, makeSet, pod, present, revisionOf, slotsOf } from "./helpers.ts";
 
 const NOW = new Date("2026-11-21T12:00:00Z");
 const old = makeSet();
@@ -19,7 +19,7 @@ const n = revisionOf(next, 2).metadata?.name ?? "";
 
 /** slots builds replicas from "state@rev" strings ("-" for a missing pod, "new" for one planned, not created). */
 function slots(specs: string[], set = next) {
-  return specs.map((s, i) => {
+  return slotsOf(specs.map((s, i) => {
     if (s === "-") return undefined;
     if (s === "new") {
       const p = pod(set, i, n);
@@ -28,7 +28,7 @@ function slots(specs: string[], set = next) {
     }
     const [state, rev] = s.split("@");
     return pod(set, i, rev === "n" ? n : o, state as PodState);
-  });
+  }));
 }
 
 describe("podsToUpdate", () => {
@@ -109,7 +109,7 @@ describe("planRollingUpdate: podUpdatePolicy", () => {
     );
     const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(old, 1), revisionOf(set, 2)]), [], NOW);
     const templates = new Map(ctx.revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-    const replicas = specs.map((s, i) => pod(set, i, s.endsWith("@n") ? (ctx.revisions.updateName) : o, s.split("@")[0] as PodState));
+    const replicas = slotsOf(specs.map((s, i) => pod(set, i, s.endsWith("@n") ? (ctx.revisions.updateName) : o, s.split("@")[0] as PodState)));
     const counts = countsOf(ctx, present(replicas));
     return { counts, r: planRollingUpdate(ctx, replicas, counts, templates) };
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PodState } from "../fixtures.ts";
 import { findFirstUnhealthy } from "../../../src/core/replicas.ts";
 import { planScaleDown } from "../../../src/core/scale-down.ts";
-import { brief, claimFor, countsOf, ctxFor, makeSet, pod, revisionOf } from "./helpers.ts";
+import { brief, claimFor, countsOf, ctxFor, makeSet, pod, revisionOf, slotsOf } from "./helpers.ts";
 
 describe("planScaleDown", () => {
   const ordered = makeSet({ replicas: 1 });
@@ -20,7 +20,7 @@ describe("planScaleDown", () => {
     const rev = ctx.revisions.updateName;
     const replicas = (replicaStates as PodState[]).map((s, i) => pod(set, i, rev, s));
     const condemned = (condemnedStates as PodState[]).map((s, i) => pod(set, 1 + i, rev, s));
-    const r = planScaleDown(ctx, condemned, findFirstUnhealthy({ replicas, condemned }), countsOf(ctx, [...replicas, ...condemned]));
+    const r = planScaleDown(ctx, condemned, findFirstUnhealthy({ replicas: slotsOf(replicas), condemned }), countsOf(ctx, [...replicas, ...condemned]));
     expect(brief(r.actions)).toEqual(want);
     expect(r.halt).toBe(halt);
     expect(r.waiting).toBe(condemned.length > 0);
