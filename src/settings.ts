@@ -51,6 +51,8 @@ const SETTINGS = {
   /** `ordinal serve`'s listen port and reconcile interval (their flags win). */
   PORT: { parse: integer(1, 65_535), fallback: 8443 },
   RECONCILE_INTERVAL_MS: { parse: integer(100, 3_600_000, " of milliseconds"), fallback: 10_000 },
+  /** The Worker's shards: Durable Objects the namespaces are hashed onto, one writer each. */
+  RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
   /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */
