@@ -46,6 +46,8 @@ export interface PassOptions {
   startAfter?: string;
   /** Checked before each set: true stops the pass there (budget spent); `cursor` then says where to resume. */
   shouldStop?: () => boolean;
+  /** Awaited before each set, before shouldStop (an invocation renews its lease there when due). */
+  beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
 }
@@ -98,6 +100,8 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     const { index, count } = o.shard;
     rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
   }
+  // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
+  if (rawSets.length === 0 && o.setName) return result;
   if (rawSets.length === 0) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
@@ -119,6 +123,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const events = o.events ?? new EventRecorder(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
   for (const raw of rawSets) {
+    await o.beforeSet?.();
     if (o.shouldStop?.()) {
       result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
       result.pending = true;

@@ -60,14 +60,6 @@ describe("ReconcilerReadiness", () => {
     expect(await s.status()).toEqual([200, "ok\n"]);
     expect(s.probes()).toBe(3);
   });
-  it("a pass with a refused write makes it unready at once, before the invocation ends", async () => {
-    const s = setup([{ ok: true }]);
-    await s.readiness.observe();
-    s.readiness.sawPass(invocation(refusal).passes[0]);
-    expect((await s.status())[0]).toBe(503);
-    s.readiness.sawPass(invocation().passes[0]);
-    expect((await s.status())[0]).toBe(503);
-  });
   it("a probe that cannot tell (RBAC, no namespace) warns and changes nothing", async () => {
     const s = setup([{ ok: undefined, error: "namespaces \"ordinal-system\" not found" }]);
     await s.readiness.observe();
