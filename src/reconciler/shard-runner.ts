@@ -1,9 +1,7 @@
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
-import { LeaderElector } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
-import { fencedClient } from "./fence.ts";
-import { WakeLimiter } from "./wake-limiter.ts";
+import { acquireLease } from "./lease.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
@@ -13,11 +11,9 @@ import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue
  * by one drain at a time: a targeted pass per woken set, at once; a set woken again while queued
  * is passed once (wakes coalesce, so a caller cannot multiply passes). Its schedule (per set: when
  * to look again; the next full pass) lives in the store, and after each drain the alarm is set for
- * the earliest of them. The cluster's Lease is taken before acting and held while active
- * (LeaderElector: renewed once per retry period, never released per pass; every write is fenced by
- * it), so a Worker and an in-cluster `ordinal serve` never act at once and hinted passes write no
- * Lease. Wakes are rate-limited per set and in all (WakeLimiter): a wake over the rate is not
- * dropped but made due when a token is there.
+ * the earliest of them. The cluster's Lease is taken before acting and held while active: renewed
+ * at most once per RENEW_EVERY_MS, never released per pass, so a Worker and an in-cluster
+ * `ordinal serve` never act at once and hinted passes write no Lease.
  */
 
 /** What a shard keeps between invocations (a Durable Object's storage and alarm). */
@@ -54,6 +50,9 @@ export interface ShardRunnerOptions {
   now?: () => Date;
 }
 
+/** The Lease is renewed when the last renewal is this old (its duration is LEASE_SECONDS). */
+export const RENEW_EVERY_MS = 10_000;
+const LEASE_SECONDS = 30;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 /** At most this many distinct sets wait in the queue; more bring the full pass forward. */
@@ -72,21 +71,11 @@ export class ShardRunner {
   private fullPassQueued = false;
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
-  /** Wakes over the rate: when each may be passed (folded into the schedule by the next drain). */
-  private readonly deferred = new Map<string, number>();
+  private renewedAt = -Infinity;
   private readonly now: () => Date;
-  private readonly elector: LeaderElector;
-  private readonly limiter: WakeLimiter;
-  /** The client every pass writes through: refused once the Lease may be someone else's. */
-  private readonly fenced: KubeClient;
 
   constructor(private readonly o: ShardRunnerOptions) {
-    const now = o.now ?? (() => new Date());
-    this.now = now;
-    const ms = () => now().getTime();
-    this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder }, ms, now);
-    this.limiter = new WakeLimiter(ms);
-    this.fenced = fencedClient(o.client, () => this.elector.isLeader());
+    this.now = o.now ?? (() => new Date());
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -104,12 +93,6 @@ export class ShardRunner {
       return;
     }
     const key = shardKey(w);
-    const wait = this.queued.has(key) ? 0 : this.limiter.take(key);
-    if (wait > 0) {
-      this.deferred.set(key, Math.min(this.deferred.get(key) ?? Infinity, this.now().getTime() + wait));
-      await this.drainUntil(() => !this.deferred.has(key));
-      return;
-    }
     if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
     else this.queued.add(key);
     await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
@@ -150,8 +133,7 @@ export class ShardRunner {
    */
   private async drain(): Promise<void> {
     let s = await this.loaded();
-    const { log } = this.o;
-    const client = this.fenced;
+    const { client, log } = this.o;
     const startedAt = this.now().getTime();
     const startRequests = client.requestCount;
     const requestsSpent = () => client.requestCount - startRequests + REQUESTS_PER_PASS_RESERVE >= this.o.maxRequests;
@@ -178,12 +160,9 @@ export class ShardRunner {
         s = await this.setPass(s, key, events, spent);
       }
     } finally {
-      // Whatever is still queued (budget spent) is due at once, a deferred wake when its token is
-      // there: the alarm goes on with them.
+      // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.
       const t = this.now().getTime();
       for (const key of this.queued) s = withDue(s, key, t, true);
-      for (const [key, at] of this.deferred) s = withDue(s, key, at, true);
-      this.deferred.clear();
       if (this.fullPassQueued) s = { ...s, nextFullPassAt: t };
       this.queued.clear();
       this.fullPassQueued = false;
@@ -199,7 +178,7 @@ export class ShardRunner {
     const w = fromKey(key);
     let r: PassResult;
     try {
-      r = await reconcilePass(this.fenced, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
+      r = await reconcilePass(this.o.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
@@ -215,8 +194,7 @@ export class ShardRunner {
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
   private async fullPass(s: ShardSchedule, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
-    const { log } = this.o;
-    const client = this.fenced;
+    const { client, log } = this.o;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
     let r: PassResult;
     try {
@@ -234,19 +212,20 @@ export class ShardRunner {
 
   /**
    * holdLease returns true while this shard may act: the cluster's Lease is held by this Worker
-   * (renewed when its retry period is due; a lost race between two shards of the same holder is
-   * tried once more), false when another holder has a live one or the apiserver did not answer.
+   * (renewed when RENEW_EVERY_MS old; a lost race between two shards of the same holder is tried
+   * once more), false when another holder has a live one.
    */
   private async holdLease(): Promise<boolean> {
-    if (this.elector.isLeader() && this.elector.msUntilRenew() > 0) return true;
+    const t = this.now();
+    if (t.getTime() - this.renewedAt < RENEW_EVERY_MS) return true;
+    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS };
     for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        if (await this.elector.tryAcquireOrRenew()) return true;
-      } catch (e) {
-        this.o.log.warn("lease not renewed", { error: e instanceof Error ? e.message : String(e) });
-        return this.elector.isLeader();
+      if (await acquireLease(this.o.client, lease, t)) {
+        this.renewedAt = t.getTime();
+        return true;
       }
     }
+    this.renewedAt = -Infinity;
     return false;
   }
 }
