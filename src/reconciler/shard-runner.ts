@@ -144,10 +144,13 @@ export class ShardRunner {
         if (spent()) break;
         if (!(await this.holdLease())) {
           log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
+          // The holder does the work meanwhile; this shard looks again after RENEW_EVERY_MS (the
+          // Lease may expire), with its queue due then.
+          const retry = this.now().getTime() + RENEW_EVERY_MS;
+          s = { ...s, due: Object.fromEntries(Object.entries(s.due).map(([k, t]) => [k, Math.max(t, retry)])), nextFullPassAt: Math.max(s.nextFullPassAt, retry) };
+          for (const key of this.queued) s = withDue(s, key, retry, true);
           this.queued.clear();
           this.fullPassQueued = false;
-          // The holder does the work meanwhile; this shard tries again at its next full pass.
-          s = { due: {}, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
           break;
         }
         if (this.fullPassQueued) {

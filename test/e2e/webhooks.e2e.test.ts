@@ -172,6 +172,8 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
   webhookChecks("worker");
 
   it("a new set's pods come from the wakes its admissions send the shard's Durable Object, with no cron tick", async () => {
+    // The Node server of the describe above is stopped; its Lease must not make the Worker wait for its expiry.
+    kubectl(["-n", "ordinal-system", "delete", "lease", "ordinal-reconciler", "--ignore-not-found"]);
     const ns = await newNamespace("wh-wake");
     const applied = Date.now();
     kubectl(["apply", "-f", "-"], setYaml(ns).replace("replicas: 2", "replicas: 1"));
