@@ -183,7 +183,7 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
       await sleep(250);
       pod = await admin.get<Pod>(R.pods, ns, "web-0");
     }
-    expect(pod?.metadata?.labels?.["controller-revision-hash"], worker.output().slice(-3000)).toMatch(/^web-/);
+    expect(pod?.metadata?.labels?.["controller-revision-hash"] ?? "no pod", worker.output().slice(-3000)).toMatch(/^web-/);
     console.log(`[worker] apply -> first pod seen: ${Date.now() - applied} ms`);
   });
 
