@@ -225,7 +225,14 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
         a.create ? await client.create<ImageList>(R.imageLists, ns, a.create) : await client.patch<ImageList>(R.imageLists, ns, a.node, a.patch, "merge"),
       );
       return;
+    default:
+      return unhandled(a);
   }
+}
+
+/** unhandled is the exhaustiveness check of execute: a new action type without its case does not compile. */
+function unhandled(a: never): never {
+  throw new Error(`the executor has no case for action ${JSON.stringify((a as { type?: unknown }).type)}`);
 }
 
 /** statusPatch returns a merge patch that makes the stored status equal `next` (nulls remove keys). */
