@@ -11,7 +11,7 @@ import { rbacManifests } from "../deploy/rbac.ts";
 import { INSTALL_NAMESPACE } from "../deploy/identity.ts";
 import type { ServerOptions } from "../deploy/manifests.ts";
 import { UsageError } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 
 /** allManifests returns every object deploy/ holds, in apply order (for a cluster older than 1.21: its PDB version, and kube-system's opt-out label). */
 function allManifests(o: ServerOptions = {}): Record<string, unknown>[] {
