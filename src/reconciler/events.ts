@@ -45,8 +45,11 @@ interface Known {
   lastSeen: Date;
 }
 
+/** The object an event is about: a set, or an ImageList (same metadata shape). */
+type InvolvedObject = Pick<StatefulSet, "apiVersion" | "kind" | "metadata">;
+
 interface Group {
-  set: StatefulSet;
+  set: InvolvedObject;
   type: "Normal" | "Warning";
   reason: string;
   messages: string[];
@@ -74,8 +77,8 @@ export class EventRecorder {
     this.minIntervalMs = opts.minIntervalMs ?? 60_000;
   }
 
-  /** record queues an event about the set; flush() writes it. */
-  record(set: StatefulSet, type: "Normal" | "Warning", reason: string, message: string): void {
+  /** record queues an event about the set (or ImageList); flush() writes it. */
+  record(set: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): void {
     const key = `${set.metadata.namespace}/${set.metadata.uid ?? set.metadata.name}/${type}/${reason}`;
     let g = this.groups.get(key);
     if (!g) this.groups.set(key, (g = { set, type, reason, messages: [] }));
