@@ -36,7 +36,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-  { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["list", "create", "patch", "delete"] },
+  { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch"] },
