@@ -35,8 +35,11 @@ interface Known {
   lastSeen: Date;
 }
 
+/** What an event is about: a set's identity (a parsed set, or what set-error.ts reads of one that does not parse). */
+export type EventSubject = Pick<StatefulSet, "apiVersion" | "kind"> & { metadata: Pick<StatefulSet["metadata"], "name" | "namespace" | "uid" | "resourceVersion"> };
+
 interface Group {
-  set: StatefulSet;
+  set: EventSubject;
   type: "Normal" | "Warning";
   reason: string;
   messages: string[];
@@ -64,7 +67,7 @@ export class EventRecorder {
   }
 
   /** record queues an event about the set; flush() writes it. */
-  record(set: StatefulSet, type: "Normal" | "Warning", reason: string, message: string): void {
+  record(set: EventSubject, type: "Normal" | "Warning", reason: string, message: string): void {
     const key = `${set.metadata.namespace}/${set.metadata.uid ?? set.metadata.name}/${type}/${reason}`;
     let g = this.groups.get(key);
     if (!g) this.groups.set(key, (g = { set, type, reason, messages: [] }));
