@@ -20,7 +20,14 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // The shard objects' own env: an apiserver the tests answer by mocking fetch (the objects
+            // run in the tests' isolate), and three shards.
+            miniflare: { bindings: { KUBE_API_URL: "https://apiserver.test", KUBE_TOKEN: "test-token", RECONCILE_SHARDS: "3", RECONCILE_INTERVAL_MS: "60000" } },
+          }),
+        ],
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],

@@ -1,4 +1,5 @@
-import { ensureWebhookRegistration } from "./webhook-config/registration.ts";
+import { ensureWebhookRegistration, REGISTRATION_ANNOTATION, type RegistrationMode } from "./webhook-config/registration.ts";
+import type { Logger } from "./log/log.ts";
 import type { AppDeps } from "./http/app.ts";
 import type { KubeClient, ServerVersion } from "./kube/client.ts";
 import type { AuthConfig } from "./auth/webhook-auth.ts";
@@ -25,6 +26,8 @@ export interface OrdinalSettings {
   /** Or, in a cluster: the Service (`namespace/name`) in front of the webhook server. */
   webhookService?: { namespace: string; name: string };
   webhookCaBundle?: string;
+  /** WEBHOOK_REGISTRATION: create (default), update (deploy/: no `create` RBAC needed) or off. */
+  webhookRegistration: RegistrationMode;
 }
 
 
@@ -63,6 +66,7 @@ export function settingsFrom(vars: Record<string, string | undefined>): OrdinalS
     webhookUrl: vars.WEBHOOK_URL || undefined,
     webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
     webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
+    webhookRegistration: setting(vars, "WEBHOOK_REGISTRATION"),
   };
 }
 
@@ -78,22 +82,37 @@ const SERVER_VERSION_TTL_MS = 10 * 60_000;
 
 /**
  * registrationRepair returns the before-pass hook that keeps the webhook configurations
- * registered at WEBHOOK_URL, or undefined when no URL is configured. It reads the apiserver's
- * version (which decides the hooks' matchConditions) once per SERVER_VERSION_TTL_MS, not per pass.
+ * registered at WEBHOOK_URL (or WEBHOOK_SERVICE), or undefined when none is configured or
+ * WEBHOOK_REGISTRATION is off. It reads the apiserver's version (which decides the hooks'
+ * matchConditions) once per SERVER_VERSION_TTL_MS, not per pass, and warns when a configuration
+ * is missing and not created (mode update) or left alone (annotation): once per change, not per pass.
  */
-export function registrationRepair(client: KubeClient, s: OrdinalSettings, now: () => number = Date.now): (() => Promise<void>) | undefined {
+export function registrationRepair(client: KubeClient, s: OrdinalSettings, o: { log?: Logger; now?: () => number } = {}): (() => Promise<void>) | undefined {
   const url = s.webhookUrl;
   const service = s.webhookService;
-  if (!url && !service) return undefined;
+  const mode = s.webhookRegistration;
+  if ((!url && !service) || mode === "off") return undefined;
+  const now = o.now ?? Date.now;
   let version: { value: ServerVersion; readAt: number } | undefined;
+  let reported = "";
   return async () => {
     if (!version || now() - version.readAt >= SERVER_VERSION_TTL_MS) version = { value: await client.serverVersion(), readAt: now() };
-    await ensureWebhookRegistration(client, {
+    const r = await ensureWebhookRegistration(client, {
       url: url ?? "",
       service: url ? undefined : service,
       caBundle: s.webhookCaBundle,
       validateAppsV1StatefulSets: s.validateAppsV1StatefulSets,
       serverVersion: version.value,
+      mode,
     });
+    const report = JSON.stringify([r.missing, r.left]);
+    if (report === reported) return;
+    reported = report;
+    if (r.missing.length > 0) {
+      o.log?.warn("webhook configuration missing; not re-created (WEBHOOK_REGISTRATION=update): kubectl apply -k deploy/ restores it", { configurations: r.missing });
+    }
+    if (r.left.length > 0) {
+      o.log?.warn(`webhook configuration left alone: it carries the ${REGISTRATION_ANNOTATION} annotation (remove it to hand the configuration back)`, { configurations: r.left });
+    }
   };
 }

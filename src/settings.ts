@@ -51,8 +51,12 @@ const SETTINGS = {
   /** `ordinal serve`'s listen port and reconcile interval (their flags win). */
   PORT: { parse: integer(1, 65_535), fallback: 8443 },
   RECONCILE_INTERVAL_MS: { parse: integer(100, 3_600_000, " of milliseconds"), fallback: 10_000 },
+  /** The Worker's shards: Durable Objects the namespaces are hashed onto, one writer each. */
+  RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
+  /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */
+  WEBHOOK_REGISTRATION: { parse: oneOf("create", "update", "off"), fallback: "create" as "create" | "update" | "off" },
   /** KUBE_API_URL without KUBE_TOKEN acts as system:anonymous only when this says so. */
   KUBE_ANONYMOUS: { parse: yesNo, fallback: false },
 } satisfies Record<string, Setting<unknown>>;

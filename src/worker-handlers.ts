@@ -1,32 +1,22 @@
 /**
  * The Cloudflare Worker's handlers (loaded by src/worker.ts on the isolate's first event): `fetch`
- * serves the admission webhooks (the hono app), `scheduled` runs reconcile passes on each cron
- * tick within a time and subrequest budget. Thin: all logic lives in src/http, src/admission,
+ * serves the admission webhooks (the hono app) and forwards each wake they see to the Durable Object
+ * of its namespace's shard (src/worker-shard.ts), which passes the set at once; `scheduled` (the
+ * cron tick) only pokes every shard's object. Thin: all logic lives in src/http, src/admission,
  * src/reconciler and src/core.
  */
 import { lookupStatefulSetWith } from "./admission/lookup.ts";
 import { createApp } from "./http/app.ts";
 import { wakeKey, type Wake } from "./admission/wakes.ts";
-import type { KubeClient } from "./kube/client.ts";
-import { createKubeClient, type FetchLike } from "./kube/http.ts";
 import { jsonLogger } from "./log/log.ts";
-import { runReconcile } from "./reconciler/loop.ts";
-import { appDepsFrom, registrationRepair, settingsFrom } from "./runtime-config.ts";
-import { checkKubeToken } from "./settings.ts";
+import { shardOf } from "./reconciler/pass.ts";
+import { appDepsFrom, settingsFrom } from "./runtime-config.ts";
 import { isAuthConfigured } from "./auth/settings.ts";
 import { unconfiguredApp } from "./http/unconfigured.ts";
-import { instrumentClient } from "./metrics/instrument.ts";
-import { Metrics, recordRun } from "./metrics/metrics.ts";
+import { clientFor, shardName, varsOf, type Env, type ShardNamespace } from "./worker-env.ts";
+import { workerReconcileSettingsFrom } from "./worker-settings.ts";
 
-export interface Env {
-  KUBE_API_URL?: string;
-  KUBE_TOKEN?: string;
-  /** Optional Workers VPC binding that reaches a private apiserver. */
-  KUBE_API?: { fetch: FetchLike };
-  /** Subrequests one invocation may make (Free 50, Paid 10,000); default 900. */
-  MAX_SUBREQUESTS?: string;
-  [key: string]: unknown;
-}
+export type { Env };
 
 /** The parts of the Workers runtime types this file uses (the full types clash with DOM's). */
 export interface ExecutionContext {
@@ -42,56 +32,41 @@ export interface ScheduledController {
 /** The log before settings are read (their errors); each invocation then logs at its LOG_LEVEL. */
 const log = jsonLogger();
 const logAt = (s: ReturnType<typeof settingsFrom>) => jsonLogger(undefined, {}, s.logLevel ?? "info");
+const vars = varsOf;
 
-const vars = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) as Record<string, string>;
-
-/** clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured. */
-function clientFor(env: Env): KubeClient | undefined {
-  if (!env.KUBE_API_URL) return undefined;
-  checkKubeToken(vars(env));
-  const binding = env.KUBE_API;
-  return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
+/** shardsOf returns the SHARDS binding, or throws saying what wrangler.toml must declare. */
+function shardsOf(env: Env): ShardNamespace {
+  if (!env.SHARDS) throw new Error("the SHARDS Durable Object binding is missing: declare it in wrangler.toml (class ShardReconciler), see README");
+  return env.SHARDS;
 }
 
-/** reconcile runs one bounded invocation (a tick, or a hint for one set). */
-async function reconcile(env: Env, scope: { namespace?: string; setName?: string; budgetMs?: number } = {}) {
-  const s = settingsFrom(vars(env));
-  const log = logAt(s);
-  const raw = clientFor(env);
-  if (!raw) {
-    log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
-    return;
+/** tell sends `body` to shard `index`'s object and returns its answer, throwing on an error status. */
+async function tell(env: Env, index: number, path: "/wake" | "/poke", body: unknown): Promise<void> {
+  const ns = shardsOf(env);
+  const res = await ns.get(ns.idFromName(shardName(index))).fetch(`https://shard${path}`, { method: "POST", body: JSON.stringify(body) });
+  if (!res.ok && res.status !== 410) throw new Error(`shard ${index} ${path}: ${res.status} ${await res.text()}`);
+}
+
+/** forwardWake returns the forwarding of a wake to the object of its namespace's shard (which passes the set at once). */
+async function forwardWake(env: Env, wake: Wake): Promise<void> {
+  const index = shardOf(wake.namespace, workerReconcileSettingsFrom(vars(env)).shards);
+  try {
+    await tell(env, index, "/wake", { index, wake });
+  } catch (e) {
+    throw new Error(`wake of ${wakeKey(wake)} (${wake.reason}) not forwarded: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  // Per invocation: the same counters as Node's /metrics, in the invocation's last log line.
-  const metrics = new Metrics();
-  const client = instrumentClient(raw, metrics, log);
-  const started = Date.now();
-  const result = await runReconcile(client, {
-    log,
-    holder: `worker-${crypto.randomUUID().slice(0, 8)}`,
-    leaseNamespace: s.leaseNamespace,
-    budgetMs: scope.budgetMs ?? s.budgetMs,
-    maxRequests: s.maxSubrequests,
-    namespace: scope.namespace,
-    setName: scope.setName,
-    beforePass: scope.setName ? undefined : registrationRepair(client, s),
-  });
-  recordRun(metrics, result, (Date.now() - started) / 1000);
-  log.info("reconcile invocation done", { acquired: result.acquired, passes: result.passes.length, requests: client.requestCount, metrics: metrics.snapshot() });
 }
 
-/** Last hint per set in this isolate: kubelet status updates come in bursts; one pass serves them. */
-const lastHint = new Map<string, number>();
-const HINT_DEBOUNCE_MS = 5_000;
-
-/** hint runs a bounded pass for a wake: of its set, or of the namespace for an ImageList wake. */
-function hint(env: Env, wake: Wake, waitUntil: (p: Promise<unknown>) => void) {
-  const key = wakeKey(wake);
-  const t = Date.now();
-  if ((lastHint.get(key) ?? 0) + HINT_DEBOUNCE_MS > t) return;
-  lastHint.set(key, t);
-  if (lastHint.size > 1000) lastHint.clear();
-  waitUntil(reconcile(env, { namespace: wake.namespace, setName: wake.name || undefined, budgetMs: 10_000 }));
+/**
+ * pokeShards pokes every shard's object (each cron tick): an object with no alarm set (new, or its
+ * alarm lost) runs its due work at once. One shard's failure does not stop the others'.
+ */
+async function pokeShards(env: Env): Promise<void> {
+  const { shards } = workerReconcileSettingsFrom(vars(env));
+  const results = await Promise.allSettled(Array.from({ length: shards }, (_, index) => tell(env, index, "/poke", { index })));
+  for (const [index, r] of results.entries()) {
+    if (r.status === "rejected") log.error("shard poke failed", { shard: index, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+  }
 }
 
 const apps = new WeakMap<object, ReturnType<typeof createApp>>();
@@ -119,7 +94,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
-      onWake: (wake, waitUntil) => hint(env, wake, waitUntil),
+      onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);
   }
@@ -131,6 +106,6 @@ export const handlers = {
     return appFor(env).fetch(request, env, ctx);
   },
   async scheduled(_event: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(reconcile(env).catch((e: unknown) => log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) })));
+    ctx.waitUntil(pokeShards(env).catch((e: unknown) => log.error("cron tick failed", { error: e instanceof Error ? e.message : String(e) })));
   },
 };

@@ -1,6 +1,6 @@
 /**
- * The Cloudflare Worker's entry: `fetch` serves the admission webhooks, `scheduled` runs reconcile
- * passes (both in src/worker-handlers.ts).
+ * The Cloudflare Worker's entry: `fetch` serves the admission webhooks, `scheduled` pokes the
+ * shards (both in src/worker-handlers.ts); the ShardReconciler Durable Objects run the passes.
  *
  * Module start does nothing but define these two functions: the handlers module (hono, zod and
  * the schemas it builds, the validation package, the reconciler) is evaluated on the isolate's
@@ -12,6 +12,8 @@
 import type { Env, ExecutionContext, handlers as workerHandlers, ScheduledController } from "./worker-handlers.ts";
 
 export type { Env };
+/** The Durable Object per shard (wrangler.toml: binding SHARDS); its reconciler loads on its first event. */
+export { ShardReconciler } from "./worker-shard.ts";
 
 type Handlers = typeof workerHandlers;
 let loaded: Promise<Handlers> | undefined;

@@ -1,5 +1,6 @@
 import type { OwnerReference, Pod } from "../api/k8s.ts";
 import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import { reconcilerOnly } from "../objects/reconciler-identity.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { isObject } from "../validation/json.ts";
 import { denyInvalid } from "./invalid.ts";
@@ -77,7 +78,7 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
 
   const errors: FieldError[] = [];
   if (!isReconciler) {
-    const who = `only the reconciler ("${opts.reconcilerUsername}") may write it`;
+    const who = reconcilerOnly(opts.reconcilerUsername, req.userInfo.username ?? "");
     for (const key of RECONCILER_ANNOTATIONS) {
       const change = describeChange(oldPod.metadata?.annotations?.[key], pod.metadata?.annotations?.[key]);
       if (change) errors.push(forbidden(`metadata.annotations[${key}]`, `${change}: ${who}`));
@@ -121,7 +122,7 @@ function validateBinding(req: AdmissionRequest, opts: ValidatePodOptions): Admis
   // The schema requires an object on CREATE.
   const annotations = (req.object as { metadata?: { annotations?: Record<string, unknown> } }).metadata?.annotations;
   const errors = RECONCILER_ANNOTATIONS.filter((k) => isObject(annotations) && k in annotations).map((k) =>
-    forbidden(`metadata.annotations[${k}]`, `a binding copies its annotations onto the pod: only the reconciler ("${opts.reconcilerUsername}") may write it`),
+    forbidden(`metadata.annotations[${k}]`, `a binding copies its annotations onto the pod: ${reconcilerOnly(opts.reconcilerUsername, req.userInfo.username ?? "")}`),
   );
   if (errors.length === 0) return { response: allow(req) };
   return { response: denyInvalid(req, { group: "", kind: "Binding" }, objectName(req, req.object), errors) };

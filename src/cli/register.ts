@@ -4,7 +4,7 @@
  * registration, so the Worker does not carry the YAML printer.
  */
 import { stringify } from "yaml";
-import { caBundleFromPem, ensureWebhookRegistration, type RegistrationOptions } from "../webhook-config/registration.ts";
+import { caBundleFromPem, ensureWebhookRegistration, REGISTRATION_ANNOTATION, type RegistrationOptions } from "../webhook-config/registration.ts";
 import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./main.ts";
@@ -16,7 +16,8 @@ export const registerCmd: Command = {
   details:
     "Applies Ordinal's Mutating/ValidatingWebhookConfigurations pointing at the webhook server at --url,\n" +
     "trusting the PEM certificates in --ca-bundle (default: the apiserver's system roots).\n" +
-    "Prints one line per configuration: created, updated or unchanged.",
+    "Prints one line per configuration: created, updated, unchanged, or left alone when it carries\n" +
+    "the ordinal.dev/registration annotation (an operator's hands-off; remove it to hand it back).",
   options: {
     url: { type: "string", value: "URL", help: "the webhook server, https://HOST[:PORT] (required)" },
     "ca-bundle": { type: "string", value: "FILE", help: "PEM certificates that sign the server's certificate" },
@@ -35,7 +36,14 @@ export const registerCmd: Command = {
       return 0;
     }
     const r = await ensureWebhookRegistration(await ctx.client(), opts);
-    ctx.out([...r.created.map((n) => `${n} created`), ...r.updated.map((n) => `${n} updated`), ...r.unchanged.map((n) => `${n} unchanged`)].join("\n"));
+    ctx.out(
+      [
+        ...r.created.map((n) => `${n} created`),
+        ...r.updated.map((n) => `${n} updated`),
+        ...r.unchanged.map((n) => `${n} unchanged`),
+        ...r.left.map((n) => `${n} left alone (annotation ${REGISTRATION_ANNOTATION})`),
+      ].join("\n"),
+    );
     return 0;
   },
 };

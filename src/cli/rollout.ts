@@ -12,11 +12,11 @@ import { revisionTemplate } from "../core/revisions.ts";
 import { canonicalJson } from "../core/hash.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
+import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
 import type { CliContext, Command } from "./main.ts";
 import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
 
-const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
 const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 
 /**

@@ -1,5 +1,6 @@
 import jsonpatch from "fast-json-patch";
 import type { PodTemplateSpec } from "../api/k8s.ts";
+import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 
 /**
  * "Can this pod move to the new revision in place, and how": the calculate half of an in-place
@@ -7,7 +8,10 @@ import type { PodTemplateSpec } from "../api/k8s.ts";
  * template of the pod's revision against the update revision's with JSON Patch and accepts only
  * what the apiserver lets a running pod change that a kubelet acts on: container and init
  * container images. Template labels and annotations may change too (Kruise does the same); they
- * are copied onto the pod. Anything else is a reason, naming the offending JSON pointers.
+ * are copied onto the pod. Anything else is a reason, naming the offending JSON pointers. One
+ * metadata change is a reason too: a restart (`ordinal rollout restart`, `kubectl rollout restart`
+ * write the template annotation kubectl.kubernetes.io/restartedAt) asks for new containers, which
+ * copying an annotation would not give (restartRefusal).
  */
 
 /** One image to set on the pod: `field` is "containers" or "initContainers". */
@@ -52,9 +56,10 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
     }
     refused.add(op.path);
   }
-  if (refused.size) {
-    return { ok: false, reason: `patch cannot use in-place update: ${[...refused].sort().join(", ")}` };
-  }
+  const reasons = refused.size ? [`patch cannot use in-place update: ${[...refused].sort().join(", ")}`] : [];
+  const restart = restartRefusal(from, to);
+  if (restart) reasons.push(restart);
+  if (reasons.length) return { ok: false, reason: reasons.join("; ") };
   images.sort((a, b) => a.field.localeCompare(b.field) || a.index - b.index);
   return {
     ok: true,
@@ -64,6 +69,19 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
       annotations: mapChanges(from.metadata?.annotations, to.metadata?.annotations),
     },
   };
+}
+
+/**
+ * restartRefusal returns why a change of the template's restartedAt annotation (set, changed or
+ * removed) cannot be done in place: a restart must give the pod new containers, so the pod is
+ * recreated (one at a time, as any recreate: partition, maxUnavailable and pause hold). Undefined
+ * when the annotation is unchanged.
+ */
+function restartRefusal(from: PodTemplateSpec, to: PodTemplateSpec): string | undefined {
+  const before = from.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
+  const after = to.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
+  if (before === after) return undefined;
+  return `a restart (template annotation ${RESTARTED_AT_ANNOTATION} ${after === undefined ? "removed" : `set to ${after}`}) needs new containers: in place would keep them`;
 }
 
 /** mapChanges returns the keys whose value differs from `from` to `to` (null: removed). */

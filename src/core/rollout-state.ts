@@ -5,7 +5,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
-import { getPodRevision } from "./pod-state.ts";
+import { getPodRevision, isTerminating } from "./pod-state.ts";
 
 /** Container waiting reasons that do not go away by waiting. */
 const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
@@ -25,7 +25,8 @@ export interface RolloutState {
  * rolloutState returns where the set's rollout stands, after kubectl's statefulSetStatusViewer:
  * the spec must be observed (observedGeneration), all replicas ready, the partition's pods
  * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
- * condition, and pods at the update revision whose containers fail (bad image, crash loop).
+ * condition, pods at the update revision whose containers fail (bad image, crash loop), and pods
+ * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting).
  */
 export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const s = set.status;
@@ -58,6 +59,9 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}`,
   });
   if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
+  // A scale-down is not complete while a condemned pod still terminates (nor is any change).
+  const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
+  if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };
   const partition = set.spec.updateStrategy.rollingUpdate?.partition ?? 0;
   if (partition > 0) {
     const want = replicas - partition;

@@ -40,6 +40,9 @@ const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] =>
   // The apiserver of a managed cluster cannot present credentials to webhooks: see README, "Auth modes".
   { name: "WEBHOOK_AUTH", value: "none" },
   { name: "LEASE_NAMESPACE", value: ns },
+  // Repair existing webhook configurations, never create one: no cluster-wide create RBAC, and a
+  // configuration an operator deleted stays deleted (README: "Registration and RBAC").
+  { name: "WEBHOOK_REGISTRATION", value: "update" },
   { name: "LOG_LEVEL", value: "info" },
 ];
 

@@ -12,8 +12,11 @@
  *   the status subresource.
  * - ImageLists (pre-warm): listed, created and patched (a rollout's entries); status patched.
  *   Puller pods use the pod verbs above (list by label, create, delete).
- * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator). Webhook configurations: only Ordinal's, by name (get/update); create cannot
- *   be limited by name in RBAC, so it stays cluster-wide (needed when one was deleted).
+ * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator).
+ * - Webhook configurations: only Ordinal's, by name (get/update). `create` cannot be limited by name
+ *   in RBAC and would let a pass re-create a configuration an operator deleted in an emergency, so
+ *   it is not here: deploy/ runs WEBHOOK_REGISTRATION=update, and only `create` mode (the Worker's
+ *   WEBHOOK_URL path) needs the optional deploy/rbac-webhook-create.yaml (webhookCreateRbacManifests).
  * - In its own namespace only (Role): the Lease that elects one active reconciler, and the
  *   Secret holding the webhook serving certificate (get by name; create once).
  */
@@ -47,6 +50,10 @@ const CLUSTER_RULES: Rule[] = [
     verbs: ["get", "update"],
     resourceNames: [CONFIG_NAME, APPS_V1_CONFIG_NAME],
   },
+];
+
+/** The optional grant (not in deploy/kustomization.yaml): registration mode `create`. */
+const WEBHOOK_CREATE_RULES: Rule[] = [
   { apiGroups: ["admissionregistration.k8s.io"], resources: ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], verbs: ["create"] },
 ];
 
@@ -56,12 +63,26 @@ const NAMESPACE_RULES: Rule[] = [
   { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
 ];
 
+/** clusterRole returns a ClusterRole `name` with `rules` and its binding to the ServiceAccount in `ns`. */
+function clusterRole(name: string, rules: Rule[], ns: string): Record<string, unknown>[] {
+  const subjects = [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: ns }];
+  return [
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name, labels }, rules },
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name, labels }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects },
+  ];
+}
+
+/**
+ * webhookCreateRbacManifests returns the optional ClusterRole (and binding) that lets registration
+ * create missing webhook configurations (WEBHOOK_REGISTRATION=create): deploy/rbac-webhook-create.yaml.
+ */
+export const webhookCreateRbacManifests = (ns = INSTALL_NAMESPACE): Record<string, unknown>[] => clusterRole(`${NAME}-webhook-create`, WEBHOOK_CREATE_RULES, ns);
+
 /** rbacManifests returns the ClusterRole, Role and their bindings to the ServiceAccount. */
 export function rbacManifests(ns = INSTALL_NAMESPACE): Record<string, unknown>[] {
   const subjects = [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: ns }];
   return [
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: NAME, labels }, rules: CLUSTER_RULES },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: NAME, labels }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME }, subjects },
+    ...clusterRole(NAME, CLUSTER_RULES, ns),
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: `${NAME}-own-namespace`, namespace: ns, labels }, rules: NAMESPACE_RULES },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",

@@ -8,6 +8,7 @@
  *   ordinal_reconcile_actions_total{action,outcome}        from each pass's result (recordRun)
  *   ordinal_reconcile_invocation_duration_seconds          histogram
  *   ordinal_webhook_requests_total{path,decision}, ordinal_webhook_duration_seconds{path}
+ *   ordinal_reconciler_identity_refusals_total             writes (and start-up probes) Ordinal's webhook refused for the reconciler's identity
  */
 import type { Logger } from "../log/log.ts";
 
@@ -96,7 +97,12 @@ export class Metrics {
 /** The shape of a reconcile invocation's result this module reads (src/reconciler/loop.ts RunResult). */
 export interface RunSummary {
   acquired: boolean;
-  passes: { sets: { set: string; actions: string[]; error?: string }[] }[];
+  passes: { sets: { set: string; actions: string[]; error?: string; identityRefusals?: number }[] }[];
+}
+
+/** countIdentityRefusals adds `n` writes (or probes) Ordinal's webhook refused for the reconciler's identity. */
+export function countIdentityRefusals(m: Metrics, n: number): void {
+  m.inc("ordinal_reconciler_identity_refusals_total", {}, n, "Reconciler writes (and start-up probes) Ordinal's webhook refused because the reconciler is not the identity it expects");
 }
 
 /**
@@ -112,6 +118,7 @@ export function recordRun(m: Metrics, r: RunSummary, seconds: number): void {
     for (const s of p.sets) {
       for (const a of s.actions) m.inc("ordinal_reconcile_actions_total", { action: a.split(/[\s(:]/)[0], outcome: "ok" }, 1, "Actions executed, by kind and outcome");
       if (s.error) m.inc("ordinal_reconcile_actions_total", { action: "any", outcome: "error" });
+      if (s.identityRefusals) countIdentityRefusals(m, s.identityRefusals);
     }
   }
 }

@@ -24,7 +24,9 @@ import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
 import { startSimulation } from "./simulation.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+import { countIdentityRefusals, Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
+import { ReconcilerReadiness } from "./readiness.ts";
 
 export interface ServeFlags {
   port: number;
@@ -137,7 +139,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const settings = settingsFrom(vars);
   const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
   loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings);
+  loop.beforePass = registrationRepair(client, settings, { log });
+  // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
+  const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
+  loop.readiness = readiness;
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
@@ -159,10 +164,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       }
     : undefined;
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
-  const fetchWithMetrics = (req: Request, env?: unknown) =>
-    req.method === "GET" && new URL(req.url).pathname === "/metrics"
-      ? new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } })
-      : app.fetch(req, env);
+  // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
+  const fetchWithMetrics = (req: Request, env?: unknown) => {
+    const path = req.method === "GET" ? new URL(req.url).pathname : "";
+    if (path === "/metrics") return new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } });
+    if (path === "/readyz") return readiness.response();
+    return app.fetch(req, env);
+  };
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
   loop.start();
@@ -197,6 +205,8 @@ class ReconcileLoop {
   private current: Promise<void> | undefined;
   beforePass?: () => Promise<void>;
   metrics?: Metrics;
+  readiness?: ReconcilerReadiness;
+  private observedStart = false;
 
   constructor(
     private readonly client: KubeClient,
@@ -232,6 +242,10 @@ class ReconcileLoop {
     this.running = true;
     const started = Date.now();
     try {
+      if (this.readiness && !this.observedStart) {
+        this.observedStart = true;
+        await this.readiness.observe();
+      }
       const result = await runReconcile(this.client, {
         log: this.log,
         holder: this.holder,
@@ -242,6 +256,7 @@ class ReconcileLoop {
         signal: this.abort.signal,
       });
       if (this.metrics) recordRun(this.metrics, result, (Date.now() - started) / 1000);
+      await this.readiness?.observe(result);
     } catch (e) {
       this.log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) });
     } finally {

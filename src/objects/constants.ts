@@ -28,3 +28,5 @@ export const PREWARM_ADDED_ANNOTATION = "ordinal.dev/prewarm-added";
 export const PULLER_LABEL = "ordinal.dev/image-puller";
 /** On puller pods: the normalized image the pod pulls. */
 export const PULLER_IMAGE_ANNOTATION = "ordinal.dev/image";
+/** The template annotation `kubectl rollout restart` (and `ordinal rollout restart`) sets to now: a restart. */
+export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";

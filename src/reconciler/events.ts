@@ -11,10 +11,10 @@ import { namespaceOf, nameOf } from "../objects/names.ts";
  * without memory can keep:
  * - identical events (same set, type, reason and message) are one Event whose `count` and
  *   `lastTimestamp` are patched (kube's eventLogger dedupe);
- * - similar events (same set, type, reason, different messages) recorded in one flush — e.g. the
- *   claims and pods a Parallel set creates in one pass — are one aggregate Event with kube's
- *   "(combined from similar events): " message (kube's EventAggregator, which needs 10 similar
- *   events first; a pass is our window);
+ * - similar events (same set, type, reason, different messages) are written one by one until
+ *   10 different messages were seen within 10 minutes; from the 10th on they go to one aggregate
+ *   Event with kube's "(combined from similar events): " message naming the latest (kube's
+ *   EventAggregator: maxEvents 10, maxIntervalInSeconds 600);
  * - repeats of an Event written less than `minIntervalMs` ago are counted, not written, until a
  *   later flush or `close()` (kube's spam filter), so a failing set writes no event per pass.
  * Like kube's recorder, the correlator's memory is the process's (here: one invocation, shared by
@@ -24,6 +24,16 @@ import { namespaceOf, nameOf } from "../objects/names.ts";
  */
 
 const AGGREGATE_PREFIX = "(combined from similar events): ";
+/** kube's EventAggregator: similar events are combined once this many different messages were seen… */
+const AGGREGATE_AFTER = 10;
+/** …within this window (ms) since the last similar one. */
+const AGGREGATE_WINDOW_MS = 600_000;
+
+/** Different messages seen of one set, type and reason (kube's aggregateRecord.localKeys). */
+interface Similar {
+  messages: Set<string>;
+  lastSeen: number;
+}
 
 interface Known {
   name: string;
@@ -53,6 +63,7 @@ export interface EventRecorderOptions {
 export class EventRecorder {
   private readonly groups = new Map<string, Group>();
   private readonly known = new Map<string, Known>();
+  private readonly similar = new Map<string, Similar>();
   private readonly minIntervalMs: number;
   private seq = 0;
   /** Two recorders (invocations) in the same millisecond must not pick the same names. */
@@ -74,27 +85,37 @@ export class EventRecorder {
     g.messages.push(message.slice(0, 1024));
   }
 
-  /** flush writes the queued events (one write per group) and repeats that are due; `force` writes every repeat. */
+  /** flush writes the queued events (one write per Event) and repeats that are due; `force` writes every repeat. */
   async flush(now: Date, force = false): Promise<void> {
     // The group is set for an Event never written (created with its fields), undefined for a repeat (patched).
     const due: [string, Known, Group | undefined][] = [];
     for (const [key, g] of this.groups) {
-      const distinct = new Set(g.messages);
-      const eventKey = distinct.size === 1 ? `${key}/${g.messages[0]}` : `${key}/*`;
-      const message = distinct.size === 1 ? g.messages[0] : AGGREGATE_PREFIX + g.messages[g.messages.length - 1];
-      const k = this.known.get(eventKey);
-      if (k) {
-        k.unwritten += g.messages.length;
-        k.message = message;
-        k.lastSeen = now;
-        // Never written (its create failed): try the create again.
-        if (k.count === 0) due.push([eventKey, k, g]);
-      } else {
-        // Named like kube's recorder: `<object>.<hex time>` (plus a salted sequence: one flush may create several).
-        const name = `${nameOf(g.set)}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
-        const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: g.messages.length, message, writtenAt: 0, lastSeen: now };
-        this.known.set(eventKey, created);
-        due.push([eventKey, created, g]);
+      // Each message (in recording order) goes to its own Event, or to the aggregate once enough similar ones were seen.
+      const batches = new Map<string, { message: string; n: number }>();
+      for (const m of g.messages) {
+        const eventKey = this.aggregate(key, m, now) ? `${key}/*` : `${key}/${m}`;
+        const message = eventKey.endsWith("/*") ? AGGREGATE_PREFIX + m : m;
+        const b = batches.get(eventKey);
+        if (b) {
+          b.n++;
+          b.message = message;
+        } else batches.set(eventKey, { message, n: 1 });
+      }
+      for (const [eventKey, b] of batches) {
+        const k = this.known.get(eventKey);
+        if (k) {
+          k.unwritten += b.n;
+          k.message = b.message;
+          k.lastSeen = now;
+          // Never written (its create failed): try the create again.
+          if (k.count === 0) due.push([eventKey, k, g]);
+        } else {
+          // Named like kube's recorder: `<object>.<hex time>` (plus a salted sequence: one flush may create several).
+          const name = `${nameOf(g.set)}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
+          const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, lastSeen: now };
+          this.known.set(eventKey, created);
+          due.push([eventKey, created, g]);
+        }
       }
     }
     this.groups.clear();
@@ -108,6 +129,20 @@ export class EventRecorder {
         this.log.warn("event not recorded", { event: `${k.namespace}/${k.name}`, error: String(e) });
       }
     }
+  }
+
+  /**
+   * aggregate notes message `m` of the set/type/reason `key` and returns whether it belongs in the
+   * aggregate Event: once AGGREGATE_AFTER different messages were seen, each less than
+   * AGGREGATE_WINDOW_MS after the previous similar one (kube's EventAggregate).
+   */
+  private aggregate(key: string, m: string, now: Date): boolean {
+    let s = this.similar.get(key);
+    if (!s || now.getTime() - s.lastSeen > AGGREGATE_WINDOW_MS) this.similar.set(key, (s = { messages: new Set(), lastSeen: now.getTime() }));
+    s.lastSeen = now.getTime();
+    // Bounded: past the threshold every message is aggregated, so the set needs no more members.
+    if (s.messages.size < AGGREGATE_AFTER) s.messages.add(m);
+    return s.messages.size >= AGGREGATE_AFTER;
   }
 
   /** close writes every counted repeat (end of an invocation). */

@@ -5,8 +5,9 @@ import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
-import { ApiError, isAlreadyExists, type KubeClient } from "../kube/client.ts";
+import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
 import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
@@ -32,6 +33,9 @@ export interface Execution {
   unseenPods: string[];
   /** ImageLists as written (pre-warm), for the pass's index: the next set plans from them. */
   imageLists: ImageList[];
+  /** Writes refused by Ordinal's webhook because the reconciler is not who it expects, and the first such refusal. */
+  identityRefusals: number;
+  identityRefusal?: IdentityRefusal;
 }
 
 type Unit = Action[];
@@ -44,10 +48,12 @@ export async function executePlan(
   events: EventRecorder,
 ): Promise<Execution> {
   const id = `${namespaceOf(set)}/${nameOf(set)}`;
-  const ex: Execution = { done: [], unseenPods: [], imageLists: [] };
+  const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0 };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
     log.warn("action failed", { set: id, action: describe(a), error: error.message });
+    const refusal = e instanceof ApiError ? parseIdentityRefusal(e.message) : undefined;
+    if (refusal) reportIdentityRefusal(set, a, refusal, log, events, ex);
     const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
@@ -94,6 +100,19 @@ export async function executePlan(
   const status = statusAfter(set, plan.basis, ex.done);
   if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
   return ex;
+}
+
+/**
+ * reportIdentityRefusal says loudly that the webhook refused a write for the reconciler's
+ * identity: an error line naming both identities and the fix, and a Warning event
+ * (ReconcilerIdentityMismatch) on the set; the execution counts it (metrics, readiness).
+ */
+function reportIdentityRefusal(set: StatefulSet, a: Action, refusal: IdentityRefusal, log: Logger, events: EventRecorder, ex: Execution): void {
+  const message = identityMismatchMessage(refusal);
+  log.error(message, { set: `${namespaceOf(set)}/${nameOf(set)}`, action: describe(a), reconciler: refusal.actual, expected: refusal.expected });
+  events.record(set, "Warning", "ReconcilerIdentityMismatch", message);
+  ex.identityRefusals++;
+  ex.identityRefusal ??= refusal;
 }
 
 /** podUnits groups consecutive actions about the same pod (its claims, then the pod) into units. */
@@ -223,7 +242,10 @@ function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<st
   return patch;
 }
 
-/** failureEvent returns the Failed<Verb> event upstream records for a failed pod or claim write. */
+/**
+ * failureEvent returns the Failed<Verb> event upstream records for a failed pod or claim write
+ * (undefined: no event, e.g. a conflict on the in-place gate, which the next pass redoes).
+ */
 function failureEvent(a: Action, setName: string, e: Error): { reason: string; message: string } | undefined {
   const why = e instanceof ApiError ? e.message : String(e);
   switch (a.type) {
@@ -238,6 +260,13 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     case "repairPodLabels":
     case "setClaimOwners":
       return { reason: "FailedUpdate", message: `update ${a.type === "setClaimOwners" ? "Claim" : "Pod"} ${a.name} in StatefulSet ${setName} failed error: ${why}` };
+    // The in-place gate, its state and ownership: a refusal (a webhook's deny, a forbidden write) is
+    // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
+    case "setPodCondition":
+    case "clearInPlaceState":
+    case "adoptPod":
+    case "releasePod":
+      return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     default:
       return undefined;
   }

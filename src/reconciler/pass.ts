@@ -10,6 +10,7 @@ import { controllerOf } from "../core/ownership.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
 import { describe, executePlan, type Execution } from "./executor.ts";
+import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
@@ -54,6 +55,9 @@ interface SetResult {
   set: string;
   actions: string[];
   error?: string;
+  /** Writes the webhook refused for the reconciler's identity, and the first refusal (whom it expects, who we are). */
+  identityRefusals?: number;
+  identityRefusal?: IdentityRefusal;
   waiting: boolean;
   /** The plan asked to be looked at again after this many milliseconds. */
   requeueAfterMs?: number;
@@ -269,5 +273,6 @@ async function reconcileSet(
   else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
   const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
   if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
+  if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });
   return { result, done };
 }

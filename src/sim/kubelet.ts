@@ -197,7 +197,7 @@ export class KubeletPlayer {
     const old = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
     return (pod.spec?.containers ?? []).map((c) => {
       const s = old.get(c.name);
-      if (!s) return this.runningStatus(c.name, c.image ?? "", 0, now);
+      if (!s) return this.runningStatus(pod, c.name, c.image ?? "", 0, now);
       const key = `${pod.metadata?.uid}/${c.name}`;
       if (s.state?.running && s.image !== c.image) {
         this.pulls.set(key, this.pullDue(pod.spec?.nodeName, c.image ?? "", now));
@@ -222,7 +222,7 @@ export class KubeletPlayer {
         if (due === undefined || now.getTime() < due) return s;
         this.pulls.delete(key);
         this.addImage(pod.spec?.nodeName, c.image ?? "");
-        return { ...this.runningStatus(c.name, c.image ?? "", s.restartCount + 1, now), lastState: s.lastState };
+        return { ...this.runningStatus(pod, c.name, c.image ?? "", s.restartCount + 1, now), lastState: s.lastState };
       }
       // Running the spec's image: readiness follows the image (a broken image never gets ready).
       const ready = !!s.state?.running && !this.unready(c.image ?? "");
@@ -286,9 +286,14 @@ export class KubeletPlayer {
     return this.o.unreadyImages?.(image) ?? false;
   }
 
-  private runningStatus(name: string, image: string, restartCount: number, now: Date): ContainerStatus {
+  /**
+   * runningStatus is a container's status once started: a container ID of its own (new for each
+   * pod, container and start, as a runtime's), the image, ready unless the image is a broken one.
+   */
+  private runningStatus(pod: Pod, name: string, image: string, restartCount: number, now: Date): ContainerStatus {
     return {
       name,
+      containerID: `sim://${pod.metadata?.uid ?? pod.metadata?.name ?? ""}/${name}/${restartCount}`,
       image,
       imageID: `sim://${image}`,
       ready: !this.unready(image),
@@ -312,7 +317,7 @@ export class KubeletPlayer {
       containers ??
       (pod.spec?.containers ?? []).map((c) =>
         phase === "Running"
-          ? this.runningStatus(c.name, c.image ?? "", 0, this.now())
+          ? this.runningStatus(pod, c.name, c.image ?? "", 0, this.now())
           : ({
               name: c.name,
               image: c.image ?? "",

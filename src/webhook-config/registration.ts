@@ -5,8 +5,21 @@ import { webhookConfigurations, type ConfigurationOptions, type DesiredConfig, t
 /**
  * Registration: apply Ordinal's webhook configurations and keep them applied. Each reconcile pass
  * calls `ensureWebhookRegistration`, which repairs drift (missing configuration, wrong url or
- * caBundle, missing webhook entries) and leaves alone what it does not own.
+ * caBundle, missing webhook entries) and leaves alone what it does not own. An operator keeps
+ * Ordinal's hands off a configuration with the annotation `ordinal.dev/registration: off`, and
+ * mode `update` (deploy/'s default, which needs no `create` RBAC) never re-creates a deleted one.
  */
+
+/** A configuration carrying this annotation is left alone by registration (value `off`). */
+export const REGISTRATION_ANNOTATION = "ordinal.dev/registration";
+
+/**
+ * How registration treats the cluster's configurations (WEBHOOK_REGISTRATION): `create` creates
+ * missing ones and repairs existing ones (needs `create` on webhook configurations, which RBAC
+ * cannot limit by name: deploy/rbac-webhook-create.yaml); `update` only repairs existing ones
+ * (deploy/'s default); `off` registers nothing.
+ */
+export type RegistrationMode = "create" | "update" | "off";
 
 /**
  * Fields of each webhook entry Ordinal owns: where to call, what to send (rules, and on 1.28+ the
@@ -21,9 +34,16 @@ export interface RegistrationResult {
   created: string[];
   updated: string[];
   unchanged: string[];
+  /** Absent and not created (mode `update`): an operator deleted it, or `kubectl apply -k deploy/` has not run. */
+  missing: string[];
+  /** Carrying the `ordinal.dev/registration` annotation: left as the operator has it. */
+  left: string[];
 }
 
-export interface RegistrationOptions extends WebhookTarget, ConfigurationOptions {}
+export interface RegistrationOptions extends WebhookTarget, ConfigurationOptions {
+  /** `create` (default) or `update`: whether a missing configuration is created. */
+  mode?: Exclude<RegistrationMode, "off">;
+}
 
 interface WebhookEntry {
   name: string;
@@ -56,31 +76,34 @@ export function mergeConfiguration(existing: ConfigObject, desired: ConfigObject
 
 /**
  * ensureWebhookRegistration makes the cluster's webhook configurations match Ordinal's for the
- * server at `opts.url`: creates missing ones and merges into existing ones (mergeConfiguration),
- * writing only when something changed. A write conflict is retried with a fresh read. The
+ * server at `opts.url`: creates missing ones (mode `create` only) and merges into existing ones
+ * (mergeConfiguration) unless they carry the `ordinal.dev/registration` annotation, writing only
+ * when something changed. A write conflict is retried with a fresh read. The
  * apiserver's version (`opts.serverVersion`, else GET /version) decides whether hooks carry
  * matchConditions.
  */
 export async function ensureWebhookRegistration(client: KubeClient, opts: RegistrationOptions): Promise<RegistrationResult> {
-  const result: RegistrationResult = { created: [], updated: [], unchanged: [] };
+  const result: RegistrationResult = { created: [], updated: [], unchanged: [], missing: [], left: [] };
   const serverVersion = opts.serverVersion ?? (await client.serverVersion());
   for (const desired of webhookConfigurations(opts, { ...opts, serverVersion })) {
-    const outcome = await ensureOne(client, desired);
+    const outcome = await ensureOne(client, desired, opts.mode ?? "create");
     result[outcome].push(`${desired.object.kind}/${desired.object.metadata?.name}`);
   }
   return result;
 }
 
-async function ensureOne(client: KubeClient, { resource, object }: DesiredConfig): Promise<keyof RegistrationResult> {
+async function ensureOne(client: KubeClient, { resource, object }: DesiredConfig, mode: "create" | "update"): Promise<keyof RegistrationResult> {
   const desired = object as ConfigObject;
   const name = desired.metadata?.name ?? "";
   for (let attempt = 1; ; attempt++) {
     try {
       const existing = await client.get<ConfigObject>(resource, undefined, name);
       if (!existing) {
+        if (mode !== "create") return "missing";
         await client.create(resource, undefined, desired);
         return "created";
       }
+      if (existing.metadata?.annotations?.[REGISTRATION_ANNOTATION] !== undefined) return "left";
       const next = mergeConfiguration(existing, desired);
       if (diff(existing, next).length === 0) return "unchanged";
       await client.update(resource, undefined, next);

@@ -42,19 +42,19 @@ describe("denial messages, word for word", () => {
   const message = (f: Fields) => decide(f).response.status?.message;
   it("the reserved annotation", () => {
     expect(message({ operation: "CREATE", name: "web-0", object: edited(withState) })).toBe(
-      `Pod "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: added "{}": only the reconciler ("${RECONCILER}") may write it`,
+      `Pod "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: added "{}": only the reconciler ("${RECONCILER}") may write it (this request is from "admin")`,
     );
   });
   it("the reserved condition", () => {
     const pod = edited((p) => void (p.status = { conditions: [{ type: INPLACE_READY_CONDITION, status: "True" }] }));
     expect(message({ operation: "UPDATE", subResource: "status", object: pod, oldObject: stored() })).toBe(
-      `Pod "web-0" is invalid: status.conditions[${INPLACE_READY_CONDITION}]: Forbidden: only the reconciler ("${RECONCILER}") may write it (it is the in-place update readiness gate)`,
+      `Pod "web-0" is invalid: status.conditions[${INPLACE_READY_CONDITION}]: Forbidden: only the reconciler ("${RECONCILER}") may write it (this request is from "admin") (it is the in-place update readiness gate)`,
     );
   });
   it("an identity label", () => {
     const pod = edited((p) => void (p.metadata!.labels![POD_INDEX_LABEL] = "4"));
     expect(message({ operation: "UPDATE", object: pod, oldObject: stored() })).toBe(
-      `Pod "web-0" is invalid: metadata.labels[${POD_INDEX_LABEL}]: Forbidden: changed "0" to "4": on a pod of Ordinal StatefulSet "web" only the reconciler ("${RECONCILER}") may write it`,
+      `Pod "web-0" is invalid: metadata.labels[${POD_INDEX_LABEL}]: Forbidden: changed "0" to "4": on a pod of Ordinal StatefulSet "web" only the reconciler ("${RECONCILER}") may write it (this request is from "admin")`,
     );
   });
   it("two spec pointers, comma-separated", () => {
@@ -78,7 +78,7 @@ describe("denial messages, word for word", () => {
     const kind = { group: "", version: "v1", kind: "Binding" };
     const binding = { apiVersion: "v1", kind: "Binding", metadata: { name: "web-0", annotations: { [INPLACE_STATE_ANNOTATION]: "{}" } }, target: { kind: "Node", name: "n1" } };
     expect(message({ operation: "CREATE", kind, subResource: "binding", object: binding })).toBe(
-      `Binding "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: a binding copies its annotations onto the pod: only the reconciler ("${RECONCILER}") may write it`,
+      `Binding "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: a binding copies its annotations onto the pod: only the reconciler ("${RECONCILER}") may write it (this request is from "admin")`,
     );
   });
 });

@@ -10,6 +10,7 @@
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
 import { DIR, readAudit, startBenchCluster, type AuditEvent } from "./latency/cluster.ts";
+import { median } from "./latency/measure.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
 
 const log = (s: string) => console.error(`[latency] ${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -25,10 +26,6 @@ function parseArgs(argv: string[]): number {
   return samples;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const seconds = (m: Measurement) => (m.end - m.start) / 1000;
 
 /** Whose request an audit event is: the StatefulSet controller's own client, or Ordinal's identity. */

@@ -44,3 +44,22 @@ describe("calculateInPlaceUpdate: only a replaced image string is an image chang
     expect(reason({ metadata: {} } as PodTemplateSpec, tpl([{ name: "a", image: "x:1" }]))).toBe("patch cannot use in-place update: /spec/containers");
   });
 });
+
+describe("calculateInPlaceUpdate: a restart is never in place", () => {
+  const at = (restartedAt?: string, image = "x:1") => tpl([{ name: "a", image }], {}, { labels: { app: "web" }, ...(restartedAt ? { annotations: { "kubectl.kubernetes.io/restartedAt": restartedAt } } : {}) });
+  it.each<[string, PodTemplateSpec, PodTemplateSpec, string]>([
+    ["restartedAt set (the first restart)", at(), at("2026-11-27T02:00:00Z"), "a restart (template annotation kubectl.kubernetes.io/restartedAt set to 2026-11-27T02:00:00Z) needs new containers: in place would keep them"],
+    ["restartedAt changed (a later restart)", at("2026-11-27T01:00:00Z"), at("2026-11-27T02:00:00Z"), "a restart (template annotation kubectl.kubernetes.io/restartedAt set to 2026-11-27T02:00:00Z) needs new containers: in place would keep them"],
+    ["restartedAt removed (an undo past a restart)", at("2026-11-27T01:00:00Z"), at(), "a restart (template annotation kubectl.kubernetes.io/restartedAt removed) needs new containers: in place would keep them"],
+    [
+      "a restart with a spec change names both",
+      at(undefined, "x:1"),
+      { ...at("2026-11-27T02:00:00Z"), spec: { containers: [{ name: "a", image: "x:1", args: ["-v"] }] } } as PodTemplateSpec,
+      "patch cannot use in-place update: /spec/containers/0/args; a restart (template annotation kubectl.kubernetes.io/restartedAt set to 2026-11-27T02:00:00Z) needs new containers: in place would keep them",
+    ],
+    ["an unchanged restartedAt with a new image stays in place", at("2026-11-27T01:00:00Z"), at("2026-11-27T01:00:00Z", "x:2"), "ok"],
+    ["another annotation changing stays in place", at("2026-11-27T01:00:00Z"), { ...at("2026-11-27T01:00:00Z"), metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-11-27T01:00:00Z", note: "x" } } } as PodTemplateSpec, "ok"],
+  ])("%s", (_, from, to, want) => {
+    expect(reason(from, to)).toBe(want);
+  });
+});

@@ -12,6 +12,7 @@ const templates = new Map<string, PodTemplateSpec>([
   ["web-old", template("img:1")],
   ["web-img", template("img:2")],
   ["web-env", template("img:1", [{ name: "A", value: "1" }])],
+  ["web-restart", { ...template("img:1"), metadata: { labels: { app: "web" }, annotations: { "kubectl.kubernetes.io/restartedAt": "2026-11-27T02:00:00Z" } } }],
 ]);
 const podAt = (revision: string) => newPod(newSet(), 2, revision);
 const plan = (set: ReturnType<typeof policySet>, revision: string, to: string, why?: "update" | "heal") => {
@@ -52,6 +53,7 @@ describe("planPodUpdate", () => {
   it.each<[string, string, string]>([
     ["an env change", "web-env", "patch cannot use in-place update: /spec/containers/0/env"],
     ["an unknown revision", "web-new", "revision web-old of pod web-2 is not known: nothing to diff"],
+    ["a restart", "web-restart", "a restart (template annotation kubectl.kubernetes.io/restartedAt set to 2026-11-27T02:00:00Z) needs new containers: in place would keep them"],
   ])("InPlaceIfPossible that cannot (%s): recreates and says why", (_, to, why) => {
     expect(plan(policySet("InPlaceIfPossible"), "web-old", to)).toEqual({
       actions: [`event InPlaceUpdateFallback: StatefulSet default/web recreates Pod web-2: ${why}`, "deletePod web-2 pod-2-web-old update web-old"],

@@ -28,6 +28,13 @@ describe("rolloutState", () => {
     ["pods not ready", base({}, { readyReplicas: 1 }), [], { done: false, message: "Waiting for 2 pods to be ready..." }],
     ["rolling", base(), [], rolling],
     ["complete", base({}, { currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
+    ["scaled down, a condemned pod still terminating", base({}, { replicas: 4, currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: false, message: "Waiting for 1 pods to terminate..." }],
+    [
+      "scaled down, the status caught up but the pod is deleting",
+      base({}, { currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }),
+      [{ metadata: { name: "web-3", deletionTimestamp: "2026-11-27T02:00:00Z", labels: { "controller-revision-hash": "web-b" } } }],
+      { done: false, message: "Waiting for 1 pods to terminate..." },
+    ],
     ["partition reached", base(partitioned(2)), [], { done: true, message: "partitioned roll out complete: 1 new pods have been updated..." }],
     ["partition beyond replicas", base(partitioned(5), { updatedReplicas: 0 }), [], { done: true, message: "partitioned roll out complete: 0 new pods have been updated..." }],
     ["partition not reached", base(partitioned(1)), [], { done: false, message: "Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated..." }],

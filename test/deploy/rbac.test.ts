@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { R } from "../../src/kube/resources.ts";
 
 interface Rule {
@@ -15,10 +15,13 @@ interface Rule {
   verbs: string[];
   resourceNames?: string[];
 }
-const docs = parseAllDocuments(readFileSync("deploy/rbac.yaml", "utf8")).map((d) => d.toJSON() as { kind: string; rules?: Rule[] });
+const load = (file: string) => parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJSON() as { kind: string; rules?: Rule[] });
+const docs = load("deploy/rbac.yaml");
 const clusterRules = docs.filter((d) => d.kind === "ClusterRole").flatMap((d) => d.rules ?? []);
 const nsRules = docs.filter((d) => d.kind === "Role").flatMap((d) => d.rules ?? []);
 const rules = [...clusterRules, ...nsRules];
+/** The optional grant for WEBHOOK_REGISTRATION=create, outside the default kustomization. */
+const optionalRules = load("deploy/rbac-webhook-create.yaml").flatMap((d) => d.rules ?? []);
 
 /** The files whose requests run as the server's ServiceAccount (not the CLI's user commands, not test support). */
 const SERVER_FILES = [
@@ -53,9 +56,9 @@ function requestsInCode(): Set<string> {
 
 const granted = (rs: Rule[]) => new Set(rs.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`)))));
 
-describe("deploy/rbac.yaml against the requests in src/", () => {
+describe("deploy/rbac.yaml (+ the optional rbac-webhook-create.yaml) against the requests in src/", () => {
   const used = requestsInCode();
-  const all = granted(rules);
+  const all = granted([...rules, ...optionalRules]);
   it("finds the requests (the scan works)", () => {
     expect(used.has("|pods|create")).toBe(true);
     expect(used.has("apps.ordinal.dev|statefulsets/status|patch")).toBe(true);
@@ -82,6 +85,17 @@ describe("deploy/rbac.yaml hard rules", () => {
   });
   it("grants leases only through a namespaced Role", () => {
     expect(clusterRules.some((r) => r.resources.includes("leases"))).toBe(false);
+  });
+  it("the default install cannot create webhook configurations; the optional file grants only that, and kustomization.yaml leaves it out", () => {
+    const webhookCreates = [...granted(rules)].filter((g) => g.startsWith("admissionregistration.k8s.io|") && g.endsWith("|create"));
+    expect(webhookCreates).toEqual([]);
+    expect([...granted(optionalRules)].sort()).toEqual([
+      "admissionregistration.k8s.io|mutatingwebhookconfigurations|create",
+      "admissionregistration.k8s.io|validatingwebhookconfigurations|create",
+    ]);
+    const kustomization = parse(readFileSync("deploy/kustomization.yaml", "utf8")) as { resources: string[] };
+    expect(kustomization.resources).toContain("rbac.yaml");
+    expect(kustomization.resources).not.toContain("rbac-webhook-create.yaml");
   });
   it("may get and update only Ordinal's webhook configurations", () => {
     for (const r of clusterRules) {

@@ -18,7 +18,7 @@ import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { waitHealthy, type Running } from "./servers.ts";
-import { admin, env, kubectl, kubeletFor, listPods, newNamespace, sleep } from "./support.ts";
+import { admin, env, kubectl, kubectlResult, kubeletFor, listPods, newNamespace, sleep } from "./support.ts";
 
 const BIN = "dist/node/ordinal.mjs";
 const URL = "https://127.0.0.1:28443";
@@ -229,5 +229,48 @@ spec:
     expect(kubectl(["get", "osts", "-n", ns, "-o", "wide"])).toMatch(/IMAGES[\s\S]*nginx:1\.25/);
     expect(kubectl(["explain", "osts.spec.updateStrategy.rollingUpdate.paused", "--api-version=apps.ordinal.dev/v1"])).toMatch(/Stops the rollout/);
     expect(kubectl(["explain", "osts.spec.replicas", "--api-version=apps.ordinal.dev/v1"])).toMatch(/kubectl\s+scale/);
+  });
+});
+
+describe("registration without create RBAC (issue 19.7), with the shipped defaults", () => {
+  const SA = "system:serviceaccount:ordinal-system:ordinal-reconciler";
+  type Cfg = KubeObject & { webhooks: { name: string; clientConfig: { url?: string } }[] };
+  /** until polls `ok` (300 ms apart, up to 30 s) and fails with the server's output. */
+  const until = async (what: string, ok: () => Promise<boolean> | boolean) => {
+    for (let i = 0; i < 100; i++) {
+      if (await ok()) return;
+      await sleep(300);
+    }
+    throw new Error(`${what}: not within 30 s\n${server?.output().slice(-3000)}`);
+  };
+  const mutatingUrl = async () => (await admin.get<Cfg>(R.mutatingWebhooks, undefined, "ordinal"))?.webhooks[0].clientConfig.url;
+
+  it("the ServiceAccount may update Ordinal's configurations by name but create none (kubectl auth can-i)", () => {
+    expect(kubectl(["auth", "can-i", "update", "mutatingwebhookconfigurations/ordinal", `--as=${SA}`]).trim()).toBe("yes");
+    for (const r of ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]) {
+      const res = kubectlResult(["auth", "can-i", "create", r, `--as=${SA}`]);
+      expect(res.stdout.trim(), r).toBe("no");
+    }
+    // What the server ran with: the Deployment's own setting.
+    expect(readFileSync("deploy/server.yaml", "utf8")).toMatch(/name: WEBHOOK_REGISTRATION\n\s+value: update\n/);
+  });
+
+  it("a configuration annotated ordinal.dev/registration=off is left as the operator has it; removing the annotation hands it back", async () => {
+    kubectl(["annotate", "mutatingwebhookconfiguration", "ordinal", "ordinal.dev/registration=off"]);
+    kubectl(["patch", "mutatingwebhookconfiguration", "ordinal", "--type=json", "-p", '[{"op":"replace","path":"/webhooks/0/clientConfig/url","value":"https://127.0.0.1:1/mutate/pods"}]']);
+    await until("the server reports the configuration left alone", () => server!.output().includes("webhook configuration left alone"));
+    // Passes ran after it saw the annotation (1 s apart): still the operator's url.
+    await sleep(3000);
+    expect(await mutatingUrl()).toBe("https://127.0.0.1:1/mutate/pods");
+    kubectl(["annotate", "mutatingwebhookconfiguration", "ordinal", "ordinal.dev/registration-"]);
+    await until("the url is repaired once the annotation is gone", async () => (await mutatingUrl()) === `${URL}/mutate/pods`);
+  });
+
+  it("a deleted configuration is not re-created (no create RBAC, WEBHOOK_REGISTRATION=update); the server says so", async () => {
+    kubectl(["delete", "validatingwebhookconfiguration", "ordinal"]);
+    await until("the server reports the missing configuration", () => server!.output().includes("webhook configuration missing; not re-created"));
+    await sleep(3000);
+    expect(await admin.get(R.validatingWebhooks, undefined, "ordinal")).toBeUndefined();
+    expect(server!.output()).not.toMatch(/forbidden[^\n]*webhookconfigurations/i);
   });
 });

@@ -3,6 +3,7 @@
  * reconciler (its least-privilege identity) drives the set while the test plays the kubelet, and
  * the apiserver itself accepts (or refuses) every pod write.
  */
+import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Event, Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
@@ -12,7 +13,7 @@ import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { admin, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
+import { admin, env, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const template = (image: string, extra: { labels?: Record<string, string>; env?: boolean } = {}) => ({
   metadata: { labels: { app: "web", ...extra.labels } },
@@ -209,5 +210,37 @@ describe("healing a stuck rollout (upstream's Forced rollback)", () => {
     expect((await events(ns)).some((e) => e.startsWith("HealingRollout") && e.includes("web-2"))).toBe(true);
     const set = await getSet(ns);
     expect(set.status).toMatchObject({ currentRevision: good, updateRevision: good, updatedReplicas: 3, readyReplicas: 3 });
+  });
+});
+
+describe("ordinal rollout restart under InPlaceIfPossible (maxUnavailable 1)", () => {
+  it("recreates every pod, one at a time, with new containers, and updates none in place", async () => {
+    const ns = await newNamespace("restart");
+    const kubelet = kubeletFor(ns);
+    await admin.create(R.statefulSets, ns, webSet(ns, { podUpdatePolicy: "InPlaceIfPossible", maxUnavailable: 1 }));
+    await drive(ns, kubelet, settled(3, "nginx:1.25"));
+    const before = await listPods(ns);
+    const containerIDs = (pods: Pod[]) => Object.fromEntries(pods.map((p) => [p.metadata!.name!, p.status?.containerStatuses?.[0]?.containerID]));
+    for (const id of Object.values(containerIDs(before))) expect(id).toMatch(/^sim:\/\//);
+    // The CLI, as a person runs it: the same annotation `kubectl rollout restart` writes.
+    const out = execFileSync("node", ["src/cli/bin.mjs", "rollout", "restart", "web", "-n", ns], {
+      env: { ...process.env, KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, KUBECONFIG: "" },
+      encoding: "utf8",
+    });
+    expect(out).toContain("restarted");
+    const restarted = (pods: Pod[]) => settled(3, "nginx:1.25")(pods) && pods.every((p) => p.metadata!.uid !== uids(before)[p.metadata!.name!]);
+    const seen = await drive(ns, kubelet, restarted);
+    const after = await listPods(ns);
+    for (const name of ["web-0", "web-1", "web-2"]) {
+      expect(uids(after)[name], name).not.toBe(uids(before)[name]);
+      expect(containerIDs(after)[name], name).not.toBe(containerIDs(before)[name]);
+    }
+    for (const pods of seen) expect(unavailable(pods)).toBeLessThanOrEqual(1);
+    const evs = await events(ns);
+    expect(evs.filter((e) => e.startsWith("InPlaceUpdateFallback") && e.includes("kubectl.kubernetes.io/restartedAt"))).toHaveLength(3);
+    expect(evs.filter((e) => e.startsWith("SuccessfulUpdatePodInPlace"))).toEqual([]);
+    const set = await getSet(ns);
+    expect(set.status).toMatchObject({ updatedReplicas: 3, currentReplicas: 3, readyReplicas: 3 });
+    expect(set.status?.currentRevision).toBe(set.status?.updateRevision);
   });
 });

@@ -81,6 +81,19 @@ kind: RoleBinding
 metadata: {name: ordinal-reconciler-e2e-user, namespace: ordinal-system}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ordinal-reconciler-own-namespace}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
+---
+# The servers the e2e files start with WEBHOOK_URL register in create mode, as a Worker does: the
+# grant of deploy/rbac-webhook-create.yaml, to this user only (deploy.e2e's ServiceAccount has none).
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ordinal-reconciler-e2e-webhook-create}
+rules: [{apiGroups: [admissionregistration.k8s.io], resources: [mutatingwebhookconfigurations, validatingwebhookconfigurations], verbs: [create]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ordinal-reconciler-e2e-webhook-create}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ordinal-reconciler-e2e-webhook-create}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
 `;
 
 let nsCounter = 0;

@@ -5,6 +5,7 @@ import { jsonLogger, silentLogger } from "../../src/log/log.ts";
 import { instrumentClient } from "../../src/metrics/instrument.ts";
 import { Metrics, metricsLogger, recordRun } from "../../src/metrics/metrics.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
+import { reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { webSet } from "../cli/helpers.ts";
 
@@ -28,6 +29,17 @@ describe("instrumentClient + recordRun", () => {
     const text = m.prometheus();
     expect(text).toContain("# TYPE ordinal_apiserver_requests_total counter");
     expect(text).toMatch(/^ordinal_reconcile_invocation_duration_seconds_bucket\{le="0\.25"\} 1$/m);
+  });
+  it("writes refused by the webhook for the reconciler's identity are counted (ordinal_reconciler_identity_refusals_total)", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
+    const m = new Metrics();
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    await fake.seed(webSet("web", 2));
+    const message = `admission webhook "pods.validate.ordinal.dev" denied the request: ${reconcilerOnly("system:serviceaccount:ordinal-system:ordinal-reconciler", "admin")}`;
+    fake.faults.add({ verb: "create", resource: "pods", fault: { status: 400, reason: "BadRequest", message } });
+    recordRun(m, await runReconcile(client, { log: silentLogger, holder: "t", leaseNamespace: "ordinal-system", budgetMs: 10_000, maxPasses: 1 }), 0.1);
+    expect(m.snapshot()["ordinal_reconciler_identity_refusals_total"]).toBe(1);
+    expect(m.prometheus()).toContain("# HELP ordinal_reconciler_identity_refusals_total ");
   });
   it("an apiserver error is counted with its code and logged as an error outcome", async () => {
     const fake = createFakeApiServer({ namespaces: ["default"] });

@@ -18,6 +18,7 @@ import type { Logger } from "../../src/log/log.ts";
 import type { EventRecorder } from "../../src/reconciler/events.ts";
 import { describe as describeAction, executePlan, type Execution } from "../../src/reconciler/executor.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
+import { identityMismatchMessage, reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import type { Fault } from "../../src/sim/faults/faults.ts";
 import type { RequestInfo } from "../../src/sim/faults/request-info.ts";
@@ -55,7 +56,8 @@ function setup(o: { status?: Record<string, unknown>; pods?: number; claims?: nu
   const recorded: Recorded[] = [];
   const events = { record: (_s: StatefulSet, type: string, reason: string, message: string) => void recorded.push({ type, reason, message }) } as unknown as EventRecorder;
   const logged: Record<string, unknown>[] = [];
-  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn: (msg, f) => void logged.push({ msg, ...f, level: "warn" }), error() {} };
+  const errors: Record<string, unknown>[] = [];
+  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn: (msg, f) => void logged.push({ msg, ...f, level: "warn" }), error: (msg, f) => void errors.push({ msg, ...f }) };
   const basis = plan({ set, pods: [], claims: [], revisions: [], now: NOW }).basis;
   /** exec runs the actions as one plan; `done` leaves the status write out. */
   const exec = async (actions: Action[], monotonic = true): Promise<Execution> => {
@@ -75,7 +77,7 @@ function setup(o: { status?: Record<string, unknown>; pods?: number; claims?: nu
   const writes = () => requests.filter((w) => !w.includes("statefulsets/status"));
   const fail = (name: string, fault: Fault = "internal") => fake.faults.add({ fault, when: (r) => r.method !== "GET" && nameOf(r) === name });
   const uid = (path: string) => fake.get<{ metadata: { uid: string } }>(path)!.metadata.uid;
-  return { fake, set, exec, writes, recorded, logged, fail, uid };
+  return { fake, set, exec, writes, recorded, logged, errors, fail, uid };
 }
 
 const owner = (set: StatefulSet): OwnerReference[] => [
@@ -344,6 +346,47 @@ describe("executePlan: one action of each kind", () => {
     recorded.length = 0;
     const stale = await exec([{ type: "updatePodInPlace", name: "web-0", revision: "web-3", patch }]);
     expect(recorded).toEqual([{ type: "Warning", reason: "FailedUpdatePodInPlace", message: `failed to update pod web-0 in-place(revision web-3): ${stale.error!.message}` }]);
+  });
+
+  it.each<[string, Action["type"]]>([
+    ["setPodCondition", "setPodCondition"],
+    ["clearInPlaceState", "clearInPlaceState"],
+    ["adoptPod", "adoptPod"],
+  ])("%s refused (a webhook's deny) records FailedUpdate about the pod, as a refused create records FailedCreate", async (_, type) => {
+    const { fake, exec, recorded, uid } = setup({ pods: 1 });
+    const path = `${NS}/pods/web-0`;
+    const deny = 'admission webhook "pods.validate.ordinal.dev" denied the request: Pod "web-0" is invalid: spec: Forbidden: a pod of Ordinal StatefulSet "web" may change only spec.containers[*].image';
+    fake.faults.add({ verb: "patch", resource: "pods", fault: { status: 400, reason: "BadRequest", message: deny } });
+    const rv = fake.get<Pod>(path)!.metadata!.resourceVersion!;
+    const action = {
+      setPodCondition: { type: "setPodCondition", name: "web-0", uid: uid(path), resourceVersion: rv, conditions: [] },
+      clearInPlaceState: { type: "clearInPlaceState", name: "web-0", uid: uid(path) },
+      adoptPod: { type: "adoptPod", name: "web-0", uid: uid(path), ownerReferences: [] },
+    }[type as "setPodCondition"] as Action;
+    const ex = await exec([action]);
+    expect((ex.error as ApiError).code).toBe(400);
+    expect(recorded).toEqual([{ type: "Warning", reason: "FailedUpdate", message: `update Pod web-0 in StatefulSet web failed error: ${deny}` }]);
+  });
+
+  it("a write refused for the reconciler's identity: an error line and a Warning event naming both identities and the fix, counted", async () => {
+    const { fake, exec, recorded, errors, uid } = setup({ pods: 1 });
+    const path = `${NS}/pods/web-0`;
+    const SA = "system:serviceaccount:ordinal-system:ordinal-reconciler";
+    const deny = `admission webhook "pods.validate.ordinal.dev" denied the request: Pod "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: removed: ${reconcilerOnly(SA, "admin")}`;
+    fake.faults.add({ verb: "patch", resource: "pods", fault: { status: 400, reason: "BadRequest", message: deny } });
+    const ex = await exec([{ type: "clearInPlaceState", name: "web-0", uid: uid(path) }]);
+    const why = identityMismatchMessage({ expected: SA, actual: "admin" });
+    expect(recorded).toContainEqual({ type: "Warning", reason: "ReconcilerIdentityMismatch", message: why });
+    expect(errors).toEqual([{ msg: why, set: "default/web", action: "clearInPlaceState web-0", reconciler: "admin", expected: SA }]);
+    expect(ex.identityRefusals).toBe(1);
+    expect(ex.identityRefusal).toEqual({ expected: SA, actual: "admin" });
+    // Any other refusal is no identity mismatch.
+    fake.faults.clear();
+    fake.faults.add({ verb: "patch", resource: "pods", fault: { status: 403, reason: "Forbidden", message: 'pods "web-0" is forbidden: User "admin" cannot patch resource "pods"' } });
+    recorded.length = 0;
+    const other = await exec([{ type: "clearInPlaceState", name: "web-0", uid: uid(path) }]);
+    expect(other.identityRefusals).toBe(0);
+    expect(recorded.map((r) => r.reason)).toEqual(["FailedUpdate"]);
   });
 
   it("clearInPlaceState removes the state annotation", async () => {

@@ -129,14 +129,16 @@ describe("status and failures", () => {
 });
 
 describe("events", () => {
-  it("one event write for the claims and pods a Parallel pass creates (aggregated like kube's correlator)", async () => {
+  it("the claims and pods a Parallel pass creates: nine Events, then one combining the rest (kube's correlator waits for 10)", async () => {
     const { fake, client, events } = setup();
-    await fake.seed(setObj("web", 5));
+    await fake.seed(setObj("web", 6));
     await reconcilePass(client, { now, log: silentLogger });
     const created = events().filter((e) => e.reason === "SuccessfulCreate");
-    expect(created).toHaveLength(1);
-    expect(created[0].count).toBe(10);
-    expect(created[0].message).toMatch(/^\(combined from similar events\): create Pod web-4/);
+    expect(created).toHaveLength(10);
+    const combined = created.filter((e) => e.message.startsWith("(combined from similar events): "));
+    expect(combined).toHaveLength(1);
+    expect(combined[0].count).toBe(3);
+    expect(combined[0].message).toMatch(/^\(combined from similar events\): create Pod web-5/);
   });
 
   it("a set failing every pass writes one Event and counts the repeats, not an event per pass", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration } from "../../src/webhook-config/registration.ts";
+import { caBundleFromPem, ensureWebhookRegistration, mergeConfiguration, REGISTRATION_ANNOTATION } from "../../src/webhook-config/registration.ts";
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME, HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
 import { registrationRepair, settingsFrom } from "../../src/runtime-config.ts";
 import { ApiError, type KubeClient, type KubeObject } from "../../src/kube/client.ts";
@@ -88,6 +88,8 @@ describe("ensureWebhookRegistration", () => {
       created: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
       updated: [],
       unchanged: [],
+      missing: [],
+      left: [],
     });
     expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
     expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", ...WAKE_HOOKS]);
@@ -97,6 +99,8 @@ describe("ensureWebhookRegistration", () => {
       created: [],
       updated: [],
       unchanged: ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"],
+      missing: [],
+      left: [],
     });
     expect(c.writes.length).toBe(writes);
   });
@@ -252,7 +256,7 @@ describe("matchConditions by the apiserver's version", () => {
     const read = c.serverVersion.bind(c);
     c.serverVersion = () => (versionReads++, read());
     let t = 0;
-    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none" }), () => t)!;
+    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none" }), { now: () => t })!;
     for (let i = 0; i < 3; i++) await repair();
     expect(versionReads).toBe(1);
     c.version = { major: "1", minor: "30", gitVersion: "v1.30.0" };
@@ -264,6 +268,69 @@ describe("matchConditions by the apiserver's version", () => {
 
   it("the binding hook times out after 1 s, the smallest timeoutSeconds the API allows", () => {
     expect(HOOKS.find((h) => h.hook.name === "bindings.validate.ordinal.dev")!.hook.timeoutSeconds).toBe(1);
+  });
+});
+
+describe("registration modes and the hands-off annotation (issue 19.7)", () => {
+  const ALL = ["MutatingWebhookConfiguration/ordinal", "ValidatingWebhookConfiguration/ordinal"];
+
+  it("update mode repairs existing configurations and never creates a missing one", async () => {
+    const c = new FakeClient();
+    await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+    c.store.delete(`${R.mutatingWebhooks.resource}/${CONFIG_NAME}`);
+    c.obj(R.validatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig = { url: "https://elsewhere" };
+    c.writes = [];
+    const r = await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA, mode: "update" });
+    expect(r).toMatchObject({ created: [], updated: ["ValidatingWebhookConfiguration/ordinal"], missing: ["MutatingWebhookConfiguration/ordinal"] });
+    expect(c.writes).toEqual([`update ${R.validatingWebhooks.resource}/${CONFIG_NAME}`]);
+    expect(c.obj(R.mutatingWebhooks, CONFIG_NAME)).toBeUndefined();
+  });
+
+  for (const value of ["off", "anything"]) {
+    it(`a configuration annotated ordinal.dev/registration=${value} is left as the operator has it, in every mode`, async () => {
+      const c = new FakeClient();
+      await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA });
+      const cfg = c.obj(R.mutatingWebhooks, CONFIG_NAME);
+      cfg.metadata!.annotations = { [REGISTRATION_ANNOTATION]: value };
+      cfg.webhooks[0].clientConfig = { url: "https://operator.example/mutate" };
+      c.writes = [];
+      for (const mode of ["create", "update"] as const) {
+        const r = await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA, mode });
+        expect(r).toMatchObject({ left: ["MutatingWebhookConfiguration/ordinal"], unchanged: ["ValidatingWebhookConfiguration/ordinal"] });
+      }
+      expect(c.writes).toEqual([]);
+      expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: "https://operator.example/mutate" });
+    });
+  }
+
+  it("create mode (the default) still creates a missing configuration", async () => {
+    const c = new FakeClient();
+    expect((await ensureWebhookRegistration(c, { url: URL_A })).created).toEqual(ALL);
+  });
+
+  it("WEBHOOK_REGISTRATION: create (default), update or off; anything else is refused, naming the variable", () => {
+    const vars = { WEBHOOK_AUTH: "none" };
+    expect(settingsFrom(vars).webhookRegistration).toBe("create");
+    expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: "" }).webhookRegistration).toBe("create");
+    for (const mode of ["create", "update", "off"]) expect(settingsFrom({ ...vars, WEBHOOK_REGISTRATION: mode }).webhookRegistration).toBe(mode);
+    for (const bad of ["Update", "false", "none", "of"]) {
+      expect(() => settingsFrom({ ...vars, WEBHOOK_REGISTRATION: bad })).toThrow(`WEBHOOK_REGISTRATION must be one of create, update, off, got ${JSON.stringify(bad)}`);
+    }
+  });
+
+  it("repair: off registers nothing; update warns once per change about a missing configuration, not every pass", async () => {
+    const c = new FakeClient();
+    expect(registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none", WEBHOOK_REGISTRATION: "off" }))).toBeUndefined();
+    const warnings: string[] = [];
+    const log = { info: () => {}, warn: (m: string) => warnings.push(m), error: () => {} };
+    const repair = registrationRepair(c, settingsFrom({ WEBHOOK_URL: URL_A, WEBHOOK_AUTH: "none", WEBHOOK_REGISTRATION: "update" }), { log })!;
+    for (let i = 0; i < 3; i++) await repair();
+    expect(c.writes).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/missing; not re-created \(WEBHOOK_REGISTRATION=update\)/);
+    await ensureWebhookRegistration(c, { url: URL_A });
+    await repair();
+    expect(warnings).toHaveLength(1);
   });
 });
 

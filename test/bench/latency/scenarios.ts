@@ -11,7 +11,8 @@ import { R, resourcePath } from "../../../src/kube/resources.ts";
 import { setManifest } from "../../support/fixtures.ts";
 import type { BenchCluster } from "./cluster.ts";
 import { runKubelet } from "./kubelet.ts";
-import { startWatch, waitFor, type Watch, type Watched } from "./watch.ts";
+import { createdIn, isDone, stepTimes, type SetObject } from "./measure.ts";
+import { startWatch, waitFor, type Watched } from "./watch.ts";
 
 export type Controller = "upstream" | "ordinal";
 export type Scenario = "scale" | "rolling" | "inplace";
@@ -29,16 +30,9 @@ export interface Measurement {
   steps: number[];
 }
 
-interface SetObject extends KubeObject {
-  metadata: { name: string; generation?: number };
-  status?: { observedGeneration?: number; replicas?: number; readyReplicas?: number; updatedReplicas?: number; currentRevision?: string; updateRevision?: string };
-}
-
 const NAME = "web";
 const IMAGES = ["nginx:1.25", "nginx:1.26", "nginx:1.27"];
 const resourceOf = (c: Controller) => (c === "upstream" ? R.appsStatefulSets : R.statefulSets);
-const ready = (p: Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
-const ordinalOf = (name: string) => Number(name.slice(NAME.length + 1));
 
 /** manifest returns the set both controllers get: OrderedReady (the default), one claim template. */
 function manifest(c: Controller, ns: string, replicas: number) {
@@ -47,33 +41,6 @@ function manifest(c: Controller, ns: string, replicas: number) {
 }
 
 const imagePatch = (image: string) => ({ template: { spec: { containers: [{ name: "nginx", image }] } } });
-
-/**
- * done is true when the set has observed generation `gen` and its status says `n` replicas,
- * all ready and updated, one revision; and the watch sees exactly `n` pods, Ready, at `image`.
- */
-function done(set: SetObject | undefined, pods: Pod[], gen: number, n: number, image: string): boolean {
-  const s = set?.status;
-  if (!set || !s || (s.observedGeneration ?? 0) < gen || (set.metadata.generation ?? 0) !== s.observedGeneration) return false;
-  if (s.replicas !== n || s.readyReplicas !== n || s.updatedReplicas !== n || s.currentRevision !== s.updateRevision) return false;
-  return pods.length === n && pods.every((p) => !p.metadata?.deletionTimestamp && ready(p) && p.spec?.containers?.[0]?.image === image);
-}
-
-/** stepTimes returns, for pods 1..n-1, ms from pod k-1's first Ready event to pod k's first ADDED event. */
-function stepTimes(pods: Watch<Pod>, n: number): number[] {
-  const added = new Map<number, number>();
-  const readyAt = new Map<number, number>();
-  for (const e of pods.events) {
-    const k = ordinalOf(e.object.metadata?.name ?? "");
-    if (e.type === "ADDED" && !added.has(k)) added.set(k, e.at);
-    if (ready(e.object) && !readyAt.has(k)) readyAt.set(k, e.at);
-  }
-  const out: number[] = [];
-  for (let k = 1; k < n; k++) if (added.has(k) && readyAt.has(k - 1)) out.push(added.get(k)! - readyAt.get(k - 1)!);
-  return out;
-}
-
-const createdIn = (pods: Watch<Pod>, start: number, end: number) => pods.events.filter((e) => e.type === "ADDED" && e.at >= start && e.at <= end).length;
 
 /** newNamespace creates `name` and waits until its default ServiceAccount has a token (pods are refused before). */
 async function newNamespace(cluster: BenchCluster, name: string): Promise<void> {
@@ -111,8 +78,8 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
   const measure = async (scenario: Scenario, act: () => Promise<SetObject>, image: string) => {
     const start = Date.now();
     const gen = (await act()).metadata.generation ?? 1;
-    const end = await waitFor(() => done(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
-    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods, start, end), steps: scenario === "scale" ? stepTimes(pods, n) : [] });
+    const end = await waitFor(() => isDone(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
+    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scenario === "scale" ? stepTimes(pods.events, NAME, n) : [] });
   };
   const patch = (spec: Record<string, unknown>) => cluster.admin.patch<SetObject>(resourceOf(controller), ns, NAME, { spec }, "merge");
   try {

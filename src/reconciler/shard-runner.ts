@@ -1,0 +1,231 @@
+import type { KubeClient } from "../kube/client.ts";
+import type { Logger } from "../log/log.ts";
+import { EventRecorder } from "./events.ts";
+import { acquireLease } from "./lease.ts";
+import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
+import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue, type ShardSchedule } from "./wake-schedule.ts";
+
+/**
+ * ShardRunner is the single writer of one shard of namespaces (the Worker's Durable Object per
+ * shard; any runtime with a store and an alarm can host it). Wakes are queued per set and served
+ * by one drain at a time: a targeted pass per woken set, at once; a set woken again while queued
+ * is passed once (wakes coalesce, so a caller cannot multiply passes). Its schedule (per set: when
+ * to look again; the next full pass) lives in the store, and after each drain the alarm is set for
+ * the earliest of them. The cluster's Lease is taken before acting and held while active: renewed
+ * at most once per RENEW_EVERY_MS, never released per pass, so a Worker and an in-cluster
+ * `ordinal serve` never act at once and hinted passes write no Lease.
+ */
+
+/** What a shard keeps between invocations (a Durable Object's storage and alarm). */
+export interface ShardStore {
+  load(): Promise<ShardSchedule | undefined>;
+  save(s: ShardSchedule): Promise<void>;
+  /** setAlarm asks to be woken (`alarm()`) at epoch ms `at`. */
+  setAlarm(at: number): Promise<void>;
+}
+
+/** A set to pass, or a namespace's ImageLists (`name` ""). */
+export interface ShardWake {
+  namespace: string;
+  name: string;
+}
+
+export interface ShardRunnerOptions {
+  client: KubeClient;
+  store: ShardStore;
+  log: Logger;
+  shard: { index: number; count: number };
+  /** Namespace of the cluster's Lease (`ordinal-reconciler`, the one `ordinal serve` takes too). */
+  leaseNamespace: string;
+  /** Holder identity on the Lease; the same for every shard of one Worker. */
+  holder: string;
+  /** Between full (safety) passes, ms. */
+  intervalMs: number;
+  /** Wall-clock budget of one drain, ms: the rest is left to the next alarm. */
+  budgetMs: number;
+  /** Apiserver requests one drain may make (a Worker invocation's subrequest limit). */
+  maxRequests: number;
+  /** Before each full pass (registration repair); errors are logged. */
+  beforeFullPass?: () => Promise<void>;
+  now?: () => Date;
+}
+
+/** The Lease is renewed when the last renewal is this old (its duration is LEASE_SECONDS). */
+export const RENEW_EVERY_MS = 10_000;
+const LEASE_SECONDS = 30;
+/** A rough ceiling of requests one pass may make, kept back from the request budget. */
+const REQUESTS_PER_PASS_RESERVE = 20;
+/** At most this many distinct sets wait in the queue; more bring the full pass forward. */
+const MAX_QUEUED = 1_000;
+
+/** shardKey returns the schedule key of a wake: `namespace/name`. */
+const shardKey = (w: ShardWake): string => `${w.namespace}/${w.name}`;
+
+const fromKey = (key: string): ShardWake => {
+  const i = key.indexOf("/");
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+};
+
+export class ShardRunner {
+  private readonly queued = new Set<string>();
+  private fullPassQueued = false;
+  private draining: Promise<void> | undefined;
+  private schedule: ShardSchedule | undefined;
+  private renewedAt = -Infinity;
+  private readonly now: () => Date;
+
+  constructor(private readonly o: ShardRunnerOptions) {
+    this.now = o.now ?? (() => new Date());
+  }
+
+  /** inShard is true when the namespace belongs to this runner's shard. */
+  inShard(namespace: string): boolean {
+    return shardOf(namespace, this.o.shard.count) === this.o.shard.index;
+  }
+
+  /**
+   * wake queues a targeted pass of the wake's set and resolves once the queue was drained (that
+   * pass and any queued meanwhile), or at once for a namespace of another shard.
+   */
+  async wake(w: ShardWake): Promise<void> {
+    if (!this.inShard(w.namespace)) {
+      this.o.log.warn("wake for another shard ignored", { namespace: w.namespace, shard: this.o.shard.index });
+      return;
+    }
+    const key = shardKey(w);
+    if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
+    else this.queued.add(key);
+    await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
+  }
+
+  /** alarm runs what the schedule says is due (sets, the full pass) and sets the next alarm. */
+  async alarm(): Promise<void> {
+    const s = await this.loaded();
+    const due = dueAt(s, this.now().getTime());
+    for (const key of due.sets) {
+      if (this.queued.size < MAX_QUEUED) this.queued.add(key);
+      else this.fullPassQueued = true;
+    }
+    if (due.fullPass) this.fullPassQueued = true;
+    await this.drainUntil(() => this.queued.size === 0 && !this.fullPassQueued);
+    // Nothing was due (an early or repeated alarm): the alarm a handler ran is gone, set it again.
+    await this.o.store.setAlarm(Math.max(nextAlarmAt(await this.loaded()), this.now().getTime()));
+  }
+
+  /** drainUntil runs drains until `done` (a wake may come in while a drain finishes). */
+  private async drainUntil(done: () => boolean): Promise<void> {
+    while (!done()) {
+      this.draining ??= this.drain().finally(() => (this.draining = undefined));
+      await this.draining;
+    }
+  }
+
+  /** loaded returns the schedule, read from the store once per instance. */
+  private async loaded(): Promise<ShardSchedule> {
+    this.schedule ??= (await this.o.store.load()) ?? emptySchedule();
+    return this.schedule;
+  }
+
+  /**
+   * drain passes the queued sets (and the full pass when queued) until the queue is empty or the
+   * budget is spent; what is left is due at once (the alarm takes it up), then the schedule is
+   * saved and the alarm set. The queue is always empty afterwards.
+   */
+  private async drain(): Promise<void> {
+    let s = await this.loaded();
+    const { client, log } = this.o;
+    const startedAt = this.now().getTime();
+    const startRequests = client.requestCount;
+    const requestsSpent = () => client.requestCount - startRequests + REQUESTS_PER_PASS_RESERVE >= this.o.maxRequests;
+    const spent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
+    const events = new EventRecorder(client, log);
+    try {
+      while (this.fullPassQueued || this.queued.size > 0) {
+        if (spent()) break;
+        if (!(await this.holdLease())) {
+          log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
+          this.queued.clear();
+          this.fullPassQueued = false;
+          // The holder does the work meanwhile; this shard tries again at its next full pass.
+          s = { due: {}, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
+          break;
+        }
+        if (this.fullPassQueued) {
+          this.fullPassQueued = false;
+          s = await this.fullPass(s, events, spent);
+          continue;
+        }
+        const [key] = this.queued;
+        this.queued.delete(key);
+        s = await this.setPass(s, key, events, spent);
+      }
+    } finally {
+      // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.
+      const t = this.now().getTime();
+      for (const key of this.queued) s = withDue(s, key, t, true);
+      if (this.fullPassQueued) s = { ...s, nextFullPassAt: t };
+      this.queued.clear();
+      this.fullPassQueued = false;
+      this.schedule = s;
+      await events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
+      await this.o.store.save(s);
+      await this.o.store.setAlarm(Math.max(nextAlarmAt(s), t));
+    }
+  }
+
+  /** setPass runs a targeted pass of one set (or a namespace's ImageLists) and returns the schedule after it. */
+  private async setPass(s: ShardSchedule, key: string, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
+    const w = fromKey(key);
+    let r: PassResult;
+    try {
+      r = await reconcilePass(this.o.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
+    } catch (e) {
+      this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
+      return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
+    }
+    const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };
+    // Writes made, or the budget ran out before the set: again at once (in this drain, or the alarm's).
+    if (outcome.actionCount > 0 || (r.pending && shouldStop())) {
+      this.queued.add(key);
+      return withDue(s, key, undefined);
+    }
+    return afterSetPass(s, key, outcome, this.now().getTime());
+  }
+
+  /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
+  private async fullPass(s: ShardSchedule, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
+    const { client, log } = this.o;
+    if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
+    let r: PassResult;
+    try {
+      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events, shouldStop });
+    } catch (e) {
+      log.warn("full pass failed", { shard: this.o.shard.index, error: e instanceof Error ? e.message : String(e) });
+      return { ...s, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
+    }
+    const sets = r.sets.map((x) => ({ set: x.set, outcome: { actionCount: x.actions.length, pending: x.waiting || x.error !== undefined, requeueAfterMs: x.requeueAfterMs } }));
+    const after = afterFullPass(s, sets, r.cursor, this.now().getTime(), this.o.intervalMs);
+    // Sets that made writes are passed again at once, as targeted passes.
+    for (const x of sets) if (x.outcome.actionCount > 0) this.queued.add(x.set);
+    return after;
+  }
+
+  /**
+   * holdLease returns true while this shard may act: the cluster's Lease is held by this Worker
+   * (renewed when RENEW_EVERY_MS old; a lost race between two shards of the same holder is tried
+   * once more), false when another holder has a live one.
+   */
+  private async holdLease(): Promise<boolean> {
+    const t = this.now();
+    if (t.getTime() - this.renewedAt < RENEW_EVERY_MS) return true;
+    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await acquireLease(this.o.client, lease, t)) {
+        this.renewedAt = t.getTime();
+        return true;
+      }
+    }
+    this.renewedAt = -Infinity;
+    return false;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * buildShardRunner wires a ShardReconciler Durable Object (src/worker-shard.ts) to the reconciler:
+ * the Worker's apiserver client, its settings, and registration repair on shard 0's full passes.
+ * Loaded on the object's first event.
+ */
+import { jsonLogger } from "./log/log.ts";
+import { ShardRunner, type ShardStore } from "./reconciler/shard-runner.ts";
+import { registrationRepair, settingsFrom } from "./runtime-config.ts";
+import { clientFor, varsOf, type Env } from "./worker-env.ts";
+import { workerReconcileSettingsFrom } from "./worker-settings.ts";
+
+/** The Lease holder of every shard of a Worker: one identity, so the shards share the cluster's Lease. */
+const WORKER_LEASE_HOLDER = "ordinal-worker";
+
+/**
+ * buildShardRunner returns the runner of shard `index`; "retired" when the index is no longer below
+ * RECONCILE_SHARDS; undefined when no cluster is configured (KUBE_API_URL). Throws on a refused setting.
+ */
+export function buildShardRunner(env: Env, index: number, store: ShardStore): ShardRunner | "retired" | undefined {
+  const vars = varsOf(env);
+  const w = workerReconcileSettingsFrom(vars);
+  const s = settingsFrom(vars);
+  const log = jsonLogger(undefined, { shard: index }, s.logLevel ?? "info");
+  if (index >= w.shards) {
+    log.warn("shard retired: RECONCILE_SHARDS is lower now", { shards: w.shards });
+    return "retired";
+  }
+  const client = clientFor(env);
+  if (!client) {
+    log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
+    return undefined;
+  }
+  return new ShardRunner({
+    client,
+    store,
+    log,
+    shard: { index, count: w.shards },
+    leaseNamespace: s.leaseNamespace,
+    holder: WORKER_LEASE_HOLDER,
+    intervalMs: w.intervalMs,
+    budgetMs: w.budgetMs,
+    maxRequests: w.maxSubrequests,
+    beforeFullPass: index === 0 ? registrationRepair(client, s, { log }) : undefined,
+  });
+}

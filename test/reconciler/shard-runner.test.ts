@@ -1,0 +1,115 @@
+/** ShardRunner, the single writer of a shard (the Worker's Durable Object runs one), on the fake apiserver. */
+import { describe, expect, it } from "vitest";
+import type { Pod } from "../../src/api/k8s.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { shardOf } from "../../src/reconciler/pass.ts";
+import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
+import type { ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
+
+const HOUR = 3_600_000;
+
+/** world returns a runner of the only shard over a fake with an OrderedReady set default/web (2 replicas), a memory store and a clock. */
+function world(o: { maxRequests?: number; count?: number; index?: number } = {}) {
+  const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
+  fake.seed(setManifest({ replicas: 2 }));
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+  let t = Date.parse("2026-11-21T12:00:00Z");
+  const clock = { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
+  const stored: { schedule?: ShardSchedule; alarm?: number } = { schedule: { due: {}, nextFullPassAt: t + HOUR } };
+  const store: ShardStore = {
+    load: async () => stored.schedule,
+    save: async (s) => void (stored.schedule = s),
+    setAlarm: async (at) => void (stored.alarm = at),
+  };
+  const runner = new ShardRunner({
+    client,
+    store,
+    log: silentLogger,
+    shard: { index: o.index ?? 0, count: o.count ?? 1 },
+    leaseNamespace: "ordinal-system",
+    holder: "ordinal-worker",
+    intervalMs: 60_000,
+    budgetMs: HOUR,
+    maxRequests: o.maxRequests ?? 900,
+    now: clock.now,
+  });
+  const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
+  return { fake, runner, stored, clock, pods };
+}
+
+const web = { namespace: "default", name: "web" };
+
+describe("ShardRunner.wake", () => {
+  it("passes the woken set at once and sets the alarm for its recheck (web-0 not Ready)", async () => {
+    const w = world();
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual(["web-0"]);
+    expect(w.stored.schedule?.due["default/web"]).toBeDefined();
+    expect(w.stored.alarm).toBe(w.stored.schedule?.due["default/web"]);
+  });
+
+  it("coalesces wakes of one set that come while it is queued or passing", async () => {
+    const w = world();
+    await w.runner.wake(web);
+    w.fake.log.clear();
+    await Promise.all(Array.from({ length: 20 }, () => w.runner.wake(web)));
+    // The first wake's pass, and one more for the wakes that came during it; each reads the set once.
+    expect(w.fake.log.count({ verb: "list", resource: "statefulsets" })).toBeLessThanOrEqual(2);
+  });
+
+  it("holds the Lease across wakes: one write per RENEW_EVERY_MS, none per hinted pass", async () => {
+    const w = world();
+    await w.runner.wake(web);
+    const leaseWrites = () => w.fake.log.count({ resource: "leases", verb: "update" }) + w.fake.log.count({ resource: "leases", verb: "create" });
+    expect(leaseWrites()).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      w.clock.advance(1000);
+      await w.runner.wake(web);
+    }
+    expect(leaseWrites()).toBe(1);
+    w.clock.advance(RENEW_EVERY_MS);
+    await w.runner.wake(web);
+    expect(leaseWrites()).toBe(2);
+    expect(w.fake.log.count({ resource: "leases", verb: "get" })).toBe(2);
+  });
+
+  it("ignores a wake of a namespace of another shard", async () => {
+    const index = shardOf("default", 2) === 0 ? 1 : 0;
+    const w = world({ count: 2, index });
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual([]);
+    expect(w.fake.log.total).toBe(0);
+  });
+
+  it("leaves what the request budget did not cover due at once, with the alarm set now", async () => {
+    // 25 - 20 kept back: the Lease and the lists fit, the set does not.
+    const w = world({ maxRequests: 25 });
+    await w.runner.wake(web);
+    const now = w.clock.now().getTime();
+    expect(w.pods()).toEqual([]);
+    expect(w.stored.schedule?.due["default/web"]).toBe(now);
+    expect(w.stored.alarm).toBe(now);
+  });
+});
+
+describe("ShardRunner.alarm", () => {
+  it("runs the due full pass, then the next one intervalMs later; the alarm is never in the past", async () => {
+    const w = world();
+    w.stored.schedule = { due: {}, nextFullPassAt: 0 };
+    await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0"]);
+    const now = w.clock.now().getTime();
+    expect(w.stored.schedule?.nextFullPassAt).toBe(now + 60_000);
+    expect(w.stored.alarm).toBeGreaterThanOrEqual(now);
+  });
+
+  it("with nothing due, only sets the alarm again", async () => {
+    const w = world();
+    await w.runner.alarm();
+    expect(w.fake.log.total).toBe(0);
+    expect(w.stored.alarm).toBe(w.stored.schedule?.nextFullPassAt);
+  });
+});
