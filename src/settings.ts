@@ -51,6 +51,11 @@ const SETTINGS = {
   /** `ordinal serve`'s listen port and reconcile interval (their flags win). */
   PORT: { parse: integer(1, 65_535), fallback: 8443 },
   RECONCILE_INTERVAL_MS: { parse: integer(100, 3_600_000, " of milliseconds"), fallback: 10_000 },
+  /**
+   * `ordinal serve`: the reconcile thread's heap (old generation, MB). A pass that needs more ends
+   * that thread only; the webhooks keep answering (src/node/reconcile-thread.ts). 0: no thread.
+   */
+  RECONCILE_HEAP_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 128 },
   /** The Worker's shards: Durable Objects the namespaces are hashed onto, one writer each. */
   RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },

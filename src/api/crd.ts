@@ -114,4 +114,17 @@ export const statefulSetCrd = (): Json =>
 
 /** imageListCrd returns the ImageList CRD. */
 export const imageListCrd = (): Json =>
-  crd({ kind: "ImageList", plural: "imagelists", shortNames: ["oil"], schema: ImageListSchema, scale: false, printerColumns: [age] });
+  crd({
+    kind: "ImageList",
+    plural: "imagelists",
+    shortNames: ["oil"],
+    schema: ImageListSchema,
+    scale: false,
+    // Kruise NodeImage's counts: desired, pulled, failed.
+    printerColumns: [
+      { name: "Images", type: "integer", jsonPath: ".status.desired", description: "Images listed" },
+      { name: "Pulled", type: "integer", jsonPath: ".status.pulled", description: "Images pulled on the node" },
+      { name: "Failed", type: "integer", jsonPath: ".status.failed", description: "Images whose last pull failed" },
+      age,
+    ],
+  });

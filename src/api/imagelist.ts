@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { int32, integer, objectMeta } from "./schema-meta.ts";
+import { conditionSchema, int32, integer, objectMeta } from "./schema-meta.ts";
 import { described } from "./zod.ts";
 
 /**
@@ -35,11 +35,22 @@ const ImagePullStatusSchema = described(
   "Pull state of one image on the node.",
 );
 
+/** At most this many pull secrets per ImageList (a puller pod names each). */
+export const MAX_IMAGELIST_PULL_SECRETS = 16;
+
 const ImageListSpecSchema = described(
   z.object({
     images: described(
       z.record(z.string(), ImageOptionsSchema),
       "Image reference (as in a pod spec: `nginx:1.25`, `registry.example.com/app@sha256:…`) → pull options. Each reference is validated; short names are normalized as a container runtime does (`nginx` is `docker.io/library/nginx:latest`).",
+    ),
+    imagePullSecrets: described(
+      z.optional(
+        z
+          .array(described(z.object({ name: described(z.string().check(z.minLength(1), z.maxLength(253)), "Name of a Secret in the ImageList's namespace.") }), "A pull secret, as in a pod spec."))
+          .check(z.maxLength(MAX_IMAGELIST_PULL_SECRETS)),
+      ),
+      `Secrets of this namespace the puller pods use to pull private images, as a pod's imagePullSecrets (at most ${MAX_IMAGELIST_PULL_SECRETS}). Entries Ordinal adds for a set's rollout also use that set's template's and ServiceAccount's pull secrets.`,
     ),
   }),
   "The images the node named by metadata.name should have.",
@@ -49,6 +60,13 @@ const ImageListStatusSchema = described(
   z.object({
     observedGeneration: described(z.optional(integer()), "The metadata.generation this status describes."),
     images: described(z.optional(z.record(z.string(), ImagePullStatusSchema)), "Per image reference of spec.images: its pull state."),
+    desired: described(z.optional(integer()), "How many images spec.images lists (kubectl's IMAGES column)."),
+    pulled: described(z.optional(integer()), "How many of them are Pulled."),
+    failed: described(z.optional(integer()), "How many of them are Failed."),
+    conditions: described(
+      z.optional(z.array(conditionSchema("the ImageList"))),
+      "NodeEligible: True when the node runs a pod of this namespace (puller pods go only there), False (reason NoPodOfNamespace) when it does not: nothing is pulled.",
+    ),
   }),
   "Observed pull state, written by the reconciler.",
 );

@@ -42,3 +42,16 @@ export const objectMeta = () =>
     }),
     "Standard object metadata (see `kubectl explain pod.metadata`).",
   );
+
+/** conditionSchema returns the schema of a status condition (Kubernetes' metav1.Condition fields); `of` ends its description. */
+export const conditionSchema = (of: string) =>
+  described(
+    z.object({
+      type: described(z.string(), "Condition type."),
+      status: described(z.enum(["True", "False", "Unknown"]), "True, False or Unknown."),
+      lastTransitionTime: described(z.optional(z.string()), "When the status last changed (RFC 3339)."),
+      reason: described(z.optional(z.string()), "One CamelCase word saying why."),
+      message: described(z.optional(z.string()), "What happened, for people."),
+    }),
+    `A condition of ${of}.`,
+  );

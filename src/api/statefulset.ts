@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import type { PersistentVolumeClaimSpec, PodSpec } from "./k8s-extra.ts";
-import { int32, integer, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
+import { conditionSchema, int32, integer, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
 import { described } from "./zod.ts";
 
 /**
@@ -159,16 +159,7 @@ const StatefulSetSpecSchema = described(
   "The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.",
 );
 
-const ConditionSchema = described(
-  z.object({
-    type: described(z.string(), "Condition type."),
-    status: described(z.enum(["True", "False", "Unknown"]), "True, False or Unknown."),
-    lastTransitionTime: described(z.optional(z.string()), "When the status last changed (RFC 3339)."),
-    reason: described(z.optional(z.string()), "One CamelCase word saying why."),
-    message: described(z.optional(z.string()), "What happened, for people."),
-  }),
-  "A condition of the set.",
-);
+const ConditionSchema = conditionSchema("the set");
 
 const StatefulSetStatusSchema = described(
   z.object({

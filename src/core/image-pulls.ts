@@ -6,7 +6,7 @@ import { canonicalJson } from "./hash.ts";
 import { timeMs, wholeSeconds } from "./inplace-state.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
 import { isTerminating } from "./pod-state.ts";
-import { newPullerPod, pullOutcome } from "./puller-pod.ts";
+import { pullOutcome } from "./puller-pod.ts";
 
 /**
  * The ImageList actuator's decision (the calculate half; src/reconciler/prewarm.ts executes it):
@@ -33,8 +33,8 @@ export const PULLERS_PER_NODE = 2;
 export const PULLERS_PER_PASS = 20;
 
 export interface ImagePullPlan {
-  /** Puller pods to create, each with the spec.images keys it pulls for. */
-  create: { pod: Pod; keys: string[] }[];
+  /** Puller pods to create (newPullerPod, once the node's target is known), each with the spec.images keys it pulls for. */
+  create: { image: string; alwaysPull: boolean; keys: string[] }[];
   delete: { name: string; uid: string }[];
   /** status.images as it should be (keys: spec.images' keys). */
   images: Record<string, ImagePullStatus>;
@@ -113,7 +113,7 @@ export function planImagePulls(list: ImageList, pods: readonly Pod[], now: Date,
       if (wantsPull && active < perNode && budget.left > 0) {
         budget.left--;
         active++;
-        plan.create.push({ pod: newPullerPod(list, image, w.alwaysPull), keys: w.keys });
+        plan.create.push({ image, alwaysPull: w.alwaysPull, keys: w.keys });
         plan.inFlight = true;
         const attempts = pulledOnce ? 1 : prev.attempts + 1;
         next = withoutUndefined({ ...prev, phase: "Pulling", attempts, nextAttemptTime: undefined, message: `puller pod ${attempts === 1 ? "created" : `created (attempt ${attempts})`}` });
@@ -142,4 +142,10 @@ function withoutUndefined<T extends object>(o: T): T {
  */
 export function failedCreate(prev: ImagePullStatus, message: string, now: Date): ImagePullStatus {
   return { ...prev, phase: "Failed", message: `puller pod not created: ${message}`, nextAttemptTime: at(now, pullBackoffSeconds(prev.attempts)) };
+}
+
+/** imageCounts returns status.desired, pulled and failed: how many images the status lists, and how many are Pulled and Failed. */
+export function imageCounts(images: Record<string, ImagePullStatus>): { desired: number; pulled: number; failed: number } {
+  const all = Object.values(images);
+  return { desired: all.length, pulled: all.filter((i) => i.phase === "Pulled").length, failed: all.filter((i) => i.phase === "Failed").length };
 }

@@ -1,7 +1,7 @@
 import type { ImageList } from "../api/imagelist.ts";
 import { API_VERSION } from "../api/statefulset.ts";
 import type { Action, ImageListPatch } from "./actions.ts";
-import { PREWARM_ADDED_ANNOTATION } from "../objects/constants.ts";
+import { PREWARM_ADDED_ANNOTATION, PREWARM_CREATED_ANNOTATION } from "../objects/constants.ts";
 import { nameOf, resourceVersionOf } from "../objects/names.ts";
 import { normalizeImageReference } from "../validation/image-ref.ts";
 import { isObject } from "../validation/json.ts";
@@ -71,7 +71,8 @@ function normalizedKeys(list: ImageList | undefined): Map<string, string> {
  * - a wanted image not listed is added (`alwaysPull: false`) and recorded for this set;
  * - an image recorded for this set but neither wanted nor kept loses this set; once no set is
  *   recorded for it the entry is removed.
- * A missing ImageList is created (only when something is wanted). The patch carries the
+ * A missing ImageList is created (only when something is wanted), marked as Ordinal's
+ * (`ordinal.dev/prewarm-created`: isLeftEmpty removes it once empty). The patch carries the
  * observed resourceVersion: a concurrent change makes it fail, and the next pass plans again.
  */
 export function imageListWrite(namespace: string, node: string, list: ImageList | undefined, setName: string, want: ReadonlySet<string>, keep: ReadonlySet<string>): Action | undefined {
@@ -100,7 +101,7 @@ export function imageListWrite(namespace: string, node: string, list: ImageList 
     const create: ImageList = {
       apiVersion: API_VERSION,
       kind: "ImageList",
-      metadata: { name: node, namespace, ...(annotation ? { annotations: { [PREWARM_ADDED_ANNOTATION]: annotation } } : {}) },
+      metadata: { name: node, namespace, annotations: { [PREWARM_CREATED_ANNOTATION]: "true", ...(annotation ? { [PREWARM_ADDED_ANNOTATION]: annotation } : {}) } },
       spec: { images: added },
     };
     return { type: "writeImageList", node, create };
@@ -142,4 +143,13 @@ export function releaseSets(list: ImageList, names: ReadonlySet<string>): ImageL
     node: nameOf(list),
     patch: { metadata: { resourceVersion: resourceVersionOf(list), annotations: { [PREWARM_ADDED_ANNOTATION]: writePrewarmRecord(record) } }, spec: { images } },
   };
+}
+
+/**
+ * isLeftEmpty is true for an ImageList Ordinal created (`ordinal.dev/prewarm-created: "true"`)
+ * that lists no image and records no set any more: nothing is left to pull, the list is deleted
+ * (issue 21). A list a person wrote, or one a person added images to, is never.
+ */
+export function isLeftEmpty(list: ImageList): boolean {
+  return list.metadata.annotations?.[PREWARM_CREATED_ANNOTATION] === "true" && Object.keys(list.spec.images ?? {}).length === 0 && readPrewarmRecord(list).size === 0;
 }

@@ -4,13 +4,14 @@ import { API_VERSION } from "../api/statefulset.ts";
 import { COMPONENT, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "./hash.ts";
 import { timeMs } from "./inplace-state.ts";
+import type { Toleration } from "./puller-target.ts";
 
 /**
  * Puller pods: the way an ImageList's images reach its node without a privileged daemon. One
  * short-lived pod per node and image, bound to the node (`spec.nodeName`: no scheduler), whose
- * only container runs the image with a command that exits at once; the kubelet must pull the
- * image to start it, whatever the container runtime. Once the kubelet got that far the image is
- * on the node and the pod is deleted.
+ * only container names the image with a command that cannot exist; the kubelet must pull the
+ * image before it tries to start it, whatever the container runtime. Once the kubelet got that
+ * far the image is on the node and the pod is deleted.
  */
 
 /** activeDeadlineSeconds of a puller pod: the kubelet fails it after this (a pull that hangs). */
@@ -18,7 +19,7 @@ const PULLER_DEADLINE_SECONDS = 600;
 /** A puller pod no kubelet reported on within the deadline plus this is counted failed (node gone, no kubelet). */
 const PULLER_STALE_GRACE_SECONDS = 60;
 
-/** Waiting reasons that need the image on the node: the pull worked, the container could not start (images without a shell). */
+/** Waiting reasons that need the image on the node: the pull worked, the container could not start (PULLER_COMMAND never can). */
 const PRESENT_REASONS = new Set(["CreateContainerError", "RunContainerError", "StartError"]);
 /** Waiting reasons of a pull that failed. */
 const FAILED_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
@@ -36,14 +37,29 @@ export function newImageListRef(list: ImageList): OwnerReference {
 }
 
 /**
- * newPullerPod returns the puller pod of `image` for the ImageList (namespace and node from it):
- * restartPolicy Never, `true` as the command (an image without it fails to start, which still
- * proves the pull), tiny requests and limits, non-root without privileges (fits the restricted
- * Pod Security level), no ServiceAccount token, activeDeadlineSeconds, tolerating every taint
- * (the node runs the set's pods, whatever their tolerations), owned by the ImageList (the garbage
- * collector removes it with the list), Ordinal's labels.
+ * The puller container's command: a path no image can contain (/dev/null is a character device
+ * the runtime mounts in every container, never a directory), so the container cannot start once
+ * its image is on the node and no code from the image ever runs (issue 19.2). The kubelet reports
+ * the start failure (StartError, RunContainerError or CreateContainerError), which pullOutcome
+ * reads as present: the pull had to succeed first.
  */
-export function newPullerPod(list: ImageList, image: string, alwaysPull: boolean): Pod {
+const PULLER_COMMAND = "/dev/null/ordinal-image-puller";
+
+/** What a puller pod carries beyond its image: the node's tolerations (puller-target.ts) and pull secrets. */
+export interface PullerExtras {
+  tolerations: readonly Toleration[];
+  /** Names of Secrets in the ImageList's namespace. */
+  imagePullSecrets: readonly string[];
+}
+
+/**
+ * newPullerPod returns the puller pod of `image` for the ImageList (namespace and node from it):
+ * restartPolicy Never, PULLER_COMMAND as the command (never runs), tiny requests and limits,
+ * non-root without privileges (fits the restricted Pod Security level), no ServiceAccount token,
+ * activeDeadlineSeconds, only the tolerations and pull secrets of `extras`, owned by the
+ * ImageList (the garbage collector removes it with the list), Ordinal's labels.
+ */
+export function newPullerPod(list: ImageList, image: string, alwaysPull: boolean, extras: PullerExtras): Pod {
   const node = list.metadata.name ?? "";
   return {
     apiVersion: "v1",
@@ -62,14 +78,15 @@ export function newPullerPod(list: ImageList, image: string, alwaysPull: boolean
       terminationGracePeriodSeconds: 0,
       automountServiceAccountToken: false,
       enableServiceLinks: false,
-      tolerations: [{ operator: "Exists" }],
+      ...(extras.tolerations.length ? { tolerations: [...extras.tolerations] } : {}),
+      ...(extras.imagePullSecrets.length ? { imagePullSecrets: extras.imagePullSecrets.map((name) => ({ name })) } : {}),
       securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
       containers: [
         {
           name: "pull",
           image,
           imagePullPolicy: alwaysPull ? "Always" : "IfNotPresent",
-          command: ["true"],
+          command: [PULLER_COMMAND],
           resources: { requests: { cpu: "1m", memory: "4Mi" }, limits: { cpu: "10m", memory: "16Mi" } },
           securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
         },

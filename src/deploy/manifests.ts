@@ -44,6 +44,9 @@ const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] =>
   // configuration an operator deleted stays deleted (README: "Registration and RBAC").
   { name: "WEBHOOK_REGISTRATION", value: "update" },
   { name: "LOG_LEVEL", value: "info" },
+  // The reconciler's own heap (a worker thread) within the 256Mi limit: a pass that needs more
+  // restarts that thread, never the webhooks (src/node/reconcile-thread.ts).
+  { name: "RECONCILE_HEAP_MB", value: "128" },
 ];
 
 /** serverManifests returns the Deployment (2 replicas, non-root, read-only root), the Service and the PDB. */

@@ -10,8 +10,10 @@
  * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
  * - Ordinal StatefulSets: read (get: the mutating webhook's lookup); status patched only through
  *   the status subresource.
- * - ImageLists (pre-warm): listed, created and patched (a rollout's entries); status patched.
- *   Puller pods use the pod verbs above (list by label, create, delete).
+ * - ImageLists (pre-warm): listed, created and patched (a rollout's entries), deleted (one Ordinal
+ *   created, once empty); status patched.
+ *   Puller pods use the pod verbs above (list by label or by node, create, delete).
+ * - ServiceAccounts: read by name (get), for the imagePullSecrets of a pre-warmed set's account.
  * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator).
  * - Webhook configurations: only Ordinal's, by name (get/update). `create` cannot be limited by name
  *   in RBAC and would let a pass re-create a configuration an operator deleted in an emergency, so
@@ -39,10 +41,11 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+  { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },
   {
     apiGroups: ["admissionregistration.k8s.io"],

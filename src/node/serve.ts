@@ -15,8 +15,10 @@ import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { jsonLogger, type Logger } from "../log/log.ts";
-import { runReconcile } from "../reconciler/loop.ts";
+import { jsonLogger } from "../log/log.ts";
+import { ReconcileScheduler } from "../reconciler/scheduler.ts";
+import { setting } from "../settings.ts";
+import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
@@ -83,6 +85,8 @@ export function listen(
 
 /** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
+  // The same command line runs the reconcile thread (reconcile-thread.ts): it only reconciles.
+  if (isReconcileThread()) return reconcileThreadMain();
   const vars = { ...process.env } as Record<string, string | undefined>;
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
   const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
@@ -137,12 +141,31 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
   }
   const settings = settingsFrom(vars);
-  const loop = new ReconcileLoop(client, log, settings.leaseNamespace, flags.intervalMs, simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4));
-  loop.metrics = metrics;
-  loop.beforePass = registrationRepair(client, settings, { log });
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
-  loop.readiness = readiness;
+  void readiness.observe();
+  const scheduling = {
+    holder: `node-${randomUUID().slice(0, 8)}`,
+    intervalMs: flags.intervalMs,
+    budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
+    idleMs: Math.min(1000, flags.intervalMs),
+  };
+  const heapMb = setting(vars, "RECONCILE_HEAP_MB");
+  // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
+  // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
+  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }, (summary) => void readiness.observe(summary)) : undefined;
+  const loop =
+    thread ??
+    new ReconcileScheduler(client, {
+      ...scheduling,
+      log,
+      leaseNamespace: settings.leaseNamespace,
+      beforePass: registrationRepair(client, settings, { log }),
+      onPass: (pass, seconds) => {
+        recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+        void readiness.observe({ passes: [pass] });
+      },
+    });
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
@@ -153,7 +176,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       const peer = socket.getPeerCertificate();
       return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
-    onWake: () => loop.wake(),
+    onWake: (wake) => loop.wake(wake),
   });
   const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
   const tlsOptions = tls
@@ -167,7 +190,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
   const fetchWithMetrics = (req: Request, env?: unknown) => {
     const path = req.method === "GET" ? new URL(req.url).pathname : "";
-    if (path === "/metrics") return new Response(metrics.prometheus(), { headers: { "content-type": "text/plain; version=0.0.4" } });
+    if (path === "/metrics") return new Response(metrics.prometheus() + (thread?.metricsText ?? ""), { headers: { "content-type": "text/plain; version=0.0.4" } });
     if (path === "/readyz") return readiness.response();
     return app.fetch(req, env);
   };
@@ -188,81 +211,4 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     await new Promise(() => {});
   }
   return 0;
-}
-
-/**
- * ReconcileLoop runs an invocation every `intervalMs`, or sooner when woken (a webhook saw a
- * managed pod's status change). Invocations never overlap within the process; the Lease keeps
- * other processes and Workers out.
- */
-class ReconcileLoop {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private again = false;
-  private stopped = false;
-  private readonly holder = `node-${randomUUID().slice(0, 8)}`;
-  private readonly abort = new AbortController();
-  private current: Promise<void> | undefined;
-  beforePass?: () => Promise<void>;
-  metrics?: Metrics;
-  readiness?: ReconcilerReadiness;
-  private observedStart = false;
-
-  constructor(
-    private readonly client: KubeClient,
-    private readonly log: Logger,
-    private readonly leaseNamespace: string,
-    private readonly intervalMs: number,
-    private readonly budgetMs: number,
-  ) {}
-
-  start(): void {
-    this.schedule(0);
-  }
-  /** stop ends the loop; resolves once the invocation in flight (if any) has released the lease. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
-    await this.current;
-  }
-  /** wake asks for an invocation as soon as the current one (if any) ends. */
-  wake(): void {
-    if (this.running) this.again = true;
-    else this.schedule(0);
-  }
-  private schedule(ms: number) {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.current = this.tick();
-    }, ms);
-  }
-  private async tick() {
-    this.running = true;
-    const started = Date.now();
-    try {
-      if (this.readiness && !this.observedStart) {
-        this.observedStart = true;
-        await this.readiness.observe();
-      }
-      const result = await runReconcile(this.client, {
-        log: this.log,
-        holder: this.holder,
-        leaseNamespace: this.leaseNamespace,
-        budgetMs: this.budgetMs,
-        idleMs: Math.min(1000, this.intervalMs),
-        beforePass: this.beforePass,
-        signal: this.abort.signal,
-      });
-      if (this.metrics) recordRun(this.metrics, result, (Date.now() - started) / 1000);
-      await this.readiness?.observe(result);
-    } catch (e) {
-      this.log.error("reconcile invocation failed", { error: e instanceof Error ? e.message : String(e) });
-    } finally {
-      this.running = false;
-      this.schedule(this.again ? 0 : this.intervalMs);
-      this.again = false;
-    }
-  }
 }

@@ -24,6 +24,8 @@ export const COMPONENT = "ordinal";
 
 /** On an ImageList: JSON `{ "<normalized image>": ["<set>", …] }`, the entries Ordinal's rollouts added and for which sets. */
 export const PREWARM_ADDED_ANNOTATION = "ordinal.dev/prewarm-added";
+/** On an ImageList Ordinal created for a rollout (value "true"): deleted once no entry is left. */
+export const PREWARM_CREATED_ANNOTATION = "ordinal.dev/prewarm-created";
 /** On puller pods (pre-warm): lists them (value "true"). */
 export const PULLER_LABEL = "ordinal.dev/image-puller";
 /** On puller pods: the normalized image the pod pulls. */

@@ -45,11 +45,11 @@ interface Known {
   lastSeen: Date;
 }
 
-/** What an event is about: a set's identity (a parsed set, or what set-error.ts reads of one that does not parse). */
-export type EventSubject = Pick<StatefulSet, "apiVersion" | "kind"> & { metadata: Pick<StatefulSet["metadata"], "name" | "namespace" | "uid" | "resourceVersion"> };
+/** The object an event is about: a set, or an ImageList (same metadata shape). */
+export type InvolvedObject = Pick<StatefulSet, "apiVersion" | "kind" | "metadata">;
 
 interface Group {
-  set: EventSubject;
+  set: InvolvedObject;
   type: "Normal" | "Warning";
   reason: string;
   messages: string[];
@@ -77,8 +77,8 @@ export class EventRecorder {
     this.minIntervalMs = opts.minIntervalMs ?? 60_000;
   }
 
-  /** record queues an event about the set; flush() writes it. */
-  record(set: EventSubject, type: "Normal" | "Warning", reason: string, message: string): void {
+  /** record queues an event about the set (or ImageList); flush() writes it. */
+  record(set: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): void {
     const key = `${set.metadata.namespace}/${set.metadata.uid ?? set.metadata.name}/${type}/${reason}`;
     let g = this.groups.get(key);
     if (!g) this.groups.set(key, (g = { set, type, reason, messages: [] }));

@@ -23,11 +23,33 @@ export const CURSOR_ANNOTATION = "ordinal.dev/cursor";
 /** microTime formats a Date as metav1.MicroTime (six fractional digits). */
 const microTime = (d: Date): string => `${d.toISOString().slice(0, -1)}000Z`;
 
+/** What acquireLease knows of another holder's lease when it judges whether it expired. */
+export interface LeaseRecord {
+  holderIdentity?: string;
+  renewTime?: string;
+  acquireTime?: string;
+  leaseDurationSeconds?: number;
+  leaseTransitions?: number;
+}
+
+/**
+ * expiredByClock is the judgement of a one-shot invocation that has never seen the lease before:
+ * expired when renewTime + leaseDurationSeconds is not after `now`. It compares the holder's clock
+ * with ours; a process that keeps running judges by its own observations instead (LeaderElector).
+ */
+const expiredByClock =
+  (now: Date, defaultSeconds: number) =>
+  (cur: LeaseRecord): boolean => {
+    const renew = cur.renewTime ? new Date(cur.renewTime).getTime() : 0;
+    return !cur.holderIdentity || renew + (cur.leaseDurationSeconds ?? defaultSeconds) * 1000 <= now.getTime();
+  };
+
 /**
  * acquireLease returns true when `holder` now holds the lease (taken, renewed or taken over after
- * expiry), false when someone else holds a live one or won a race for it.
+ * expiry), false when someone else holds a live one or won a race for it. `expired` judges another
+ * holder's lease (default: expiredByClock).
  */
-export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Date): Promise<boolean> {
+export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Date, expired?: (cur: LeaseRecord) => boolean): Promise<boolean> {
   const name = o.name ?? "ordinal-reconciler";
   const duration = o.durationSeconds ?? 30;
   const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
@@ -44,10 +66,8 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
       return true;
     }
     const cur = existing.spec ?? {};
-    const renew = cur.renewTime ? new Date(cur.renewTime as unknown as string).getTime() : 0;
-    const expired = !cur.holderIdentity || renew + (cur.leaseDurationSeconds ?? duration) * 1000 <= now.getTime();
     const mine = cur.holderIdentity === o.holder;
-    if (!mine && !expired) return false;
+    if (!mine && !(expired ?? expiredByClock(now, duration))(cur as LeaseRecord)) return false;
     await client.update(R.leases, o.namespace, {
       ...existing,
       spec: {

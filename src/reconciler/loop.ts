@@ -1,6 +1,8 @@
 import type { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "./events.ts";
 import { acquireLease, releaseLease } from "./lease.ts";
+import { DEFAULT_ELECTION } from "./elector.ts";
+import { fencedClient } from "./fence.ts";
 import type { Logger } from "../log/log.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 
@@ -42,7 +44,13 @@ export interface RunResult {
 /** A rough ceiling of requests one pass may make, used to stop before the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 
-export async function runReconcile(client: KubeClient, o: RunOptions): Promise<RunResult> {
+/**
+ * runReconcile returns what the invocation did. Its writes are fenced (fence.ts): they stop once
+ * the lease's last renewal was sent DEFAULT_ELECTION.renewDeadlineMs ago; it renews between sets
+ * every retryPeriodMs, so a long pass (a slow apiserver) keeps its lease or stops acting before
+ * another reconciler can take it.
+ */
+export async function runReconcile(raw: KubeClient, o: RunOptions): Promise<RunResult> {
   const now = o.now ?? (() => new Date());
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const started = now().getTime();
@@ -55,12 +63,25 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
   };
   // A pass stops between sets once the request budget (and, after the first pass, the time
   // budget) is spent; the cursor on the Lease says where the next invocation resumes.
-  const requestsSpent = () => client.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
+  const requestsSpent = () => raw.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
-  if (!(await acquireLease(client, lease, now()))) {
+  let renewedAt = now().getTime();
+  if (!(await acquireLease(raw, lease, now()))) {
     o.log.debug?.("lease held elsewhere; skipping", { holder: o.holder });
     return { acquired: false, passes };
   }
+  const holds = () => now().getTime() - renewedAt < DEFAULT_ELECTION.renewDeadlineMs;
+  /** renew takes the lease again (a write), recording when it was sent; false when lost. */
+  const renew = async (): Promise<boolean> => {
+    const sent = now().getTime();
+    const ok = await acquireLease(raw, lease, now());
+    if (ok) renewedAt = sent;
+    return ok;
+  };
+  const renewIfDue = async () => {
+    if (holds() && now().getTime() - renewedAt >= DEFAULT_ELECTION.retryPeriodMs) await renew().catch((e) => o.log.warn("lease renewal failed", { error: String(e) }));
+  };
+  const client = fencedClient(raw, holds);
   const events = new EventRecorder(client, o.log);
   try {
     for (;;) {
@@ -74,7 +95,8 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
         events,
         shard: o.shard,
         startAfter: hinted ? undefined : lease.cursor.value,
-        shouldStop: passes.length === 0 ? requestsSpent : () => requestsSpent() || timeSpent(),
+        beforeSet: renewIfDue,
+        shouldStop: passes.length === 0 ? () => requestsSpent() || !holds() : () => requestsSpent() || timeSpent() || !holds(),
       });
       passes.push(pass);
       if (!hinted) lease.cursor.value = pass.cursor;
@@ -83,13 +105,13 @@ export async function runReconcile(client: KubeClient, o: RunOptions): Promise<R
       // Idle passes poll every idleMs, but never later than a set asked to be looked at again.
       const pause = pass.actionCount > 0 ? 0 : Math.min(o.idleMs ?? 1000, pass.requeueAfterMs ?? Infinity);
       if (now().getTime() - started + pause >= o.budgetMs) break;
-      if (client.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= (o.maxRequests ?? Infinity)) break;
+      if (raw.requestCount + REQUESTS_PER_PASS_RESERVE * 2 >= (o.maxRequests ?? Infinity)) break;
       if (pause) await sleep(pause);
-      if (!(await acquireLease(client, lease, now()))) break;
+      if (!(await renew())) break;
     }
   } finally {
     await events.close(now()).catch((e) => o.log.warn("events not recorded", { error: String(e) }));
-    await releaseLease(client, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
+    await releaseLease(raw, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
   }
   return { acquired: true, passes };
 }

@@ -47,6 +47,8 @@ export interface PassOptions {
   startAfter?: string;
   /** Checked before each set: true stops the pass there (budget spent); `cursor` then says where to resume. */
   shouldStop?: () => boolean;
+  /** Awaited before each set, before shouldStop (an invocation renews its lease there when due). */
+  beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
 }
@@ -99,11 +101,13 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     const { index, count } = o.shard;
     rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
   }
+  // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
+  if (rawSets.length === 0 && o.setName) return result;
   if (rawSets.length === 0) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
     if (!o.setName) lists = replaceWritten(lists, await releaseGoneSets(client, lists, new Set(), o.log));
-    await actuate(client, lists, ns, o, result);
+    await actuate(client, lists, ns, o, result, new Map());
     return result;
   }
   rawSets = inCursorOrder(rawSets, o.startAfter);
@@ -118,7 +122,9 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   ]);
   const index = indexObjects(pods, claims, revisions, imageLists);
   const events = o.events ?? new EventRecorder(client, o.log);
+  const parsedSets = new Map<string, StatefulSet>();
   for (const raw of rawSets) {
+    await o.beforeSet?.();
     if (o.shouldStop?.()) {
       result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
       result.pending = true;
@@ -136,6 +142,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
       await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
       continue;
     }
+    parsedSets.set(id, parsed.data);
     let r: Awaited<ReturnType<typeof reconcileSet>>;
     try {
       r = await reconcileSet(client, parsed.data, index, o, events);
@@ -157,14 +164,16 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   if (result.cursor === undefined) {
     // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
     if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
-    await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, o, result);
+    await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
   }
   return result;
 }
 
-/** actuate runs the ImageList actuator (prewarm.ts) and adds what it did to the pass's result. */
-async function actuate(client: KubeClient, lists: ImageList[], ns: string | undefined, o: PassOptions, result: PassResult): Promise<void> {
-  const pw = await actuateImageLists(client, lists, { now: o.now, log: o.log, namespace: ns, shouldStop: o.shouldStop });
+/** actuate runs the ImageList actuator (prewarm.ts) with the sets the pass read, and adds what it did to the pass's result. */
+async function actuate(client: KubeClient, lists: ImageList[], ns: string | undefined, o: PassOptions, result: PassResult, sets: ReadonlyMap<string, StatefulSet>): Promise<void> {
+  const events = o.events ?? new EventRecorder(client, o.log);
+  const pw = await actuateImageLists(client, lists, { now: o.now, log: o.log, namespace: ns, shouldStop: o.shouldStop, events, sets });
+  await events.flush(o.now());
   result.imageListActions = pw.actions;
   result.actionCount += pw.actions.length;
   if (pw.pending || pw.errors) result.pending = true;

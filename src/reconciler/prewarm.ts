@@ -1,15 +1,21 @@
 import type { ImageList } from "../api/imagelist.ts";
 import type { Pod } from "../api/k8s.ts";
 import { PULLER_LABEL } from "../objects/constants.ts";
-import { failedCreate, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
-import { newImageListRef } from "../core/puller-pod.ts";
+import { failedCreate, imageCounts, planImagePulls, PULLERS_PER_PASS } from "../core/image-pulls.ts";
+import { canonicalJson } from "../core/hash.ts";
+import { nodeNotEligibleMessage, pullerTarget, pullSecretsFor, withNodeEligible, type PullerTarget } from "../core/puller-target.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import type { EventRecorder } from "./events.ts";
+import { PullSources } from "./pull-sources.ts";
+import { newImageListRef, newPullerPod, type PullerExtras } from "../core/puller-pod.ts";
 import { controllerKeyOf, ownerKey } from "./owner-key.ts";
 import { releaseGoneSets as planReleaseGoneSets } from "../core/prewarm.ts";
+import { isLeftEmpty } from "../core/prewarm-record.ts";
 import { isAlreadyExists, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { namespaceOf, nameOf } from "../objects/names.ts";
+import { namespaceOf, nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 
 /**
  * The ImageList actuator's thin execution, run by each reconcile pass after its sets: lists the
@@ -54,9 +60,22 @@ export interface ActuateOptions {
   /** Namespace of the ImageLists (undefined: all). */
   namespace?: string;
   shouldStop?: () => boolean;
+  /** Records the Warning event of a node that may not be pre-warmed (the caller flushes it). */
+  events?: EventRecorder;
+  /** The sets the pass read, by `namespace/name` (pull secrets of Ordinal's entries; others are read when needed). */
+  sets?: ReadonlyMap<string, StatefulSet>;
 }
 
-/** actuateImageLists makes the nodes of the given ImageLists hold their images; returns what it did. */
+/** Pods of one namespace on one node read per page (a node runs at most a few hundred: one page). */
+const NODE_PODS_PAGE = 5000;
+
+/**
+ * actuateImageLists makes the nodes of the given ImageLists hold their images; returns what it did.
+ * Before creating puller pods for a list it reads the namespace's pods on the list's node (one
+ * list, only then): a node without one gets none (NodeEligible False, a Warning event, the images
+ * Failed and retried with the backoff); otherwise the puller pods carry those pods' tolerations
+ * and the pull secrets of the list and of the sets that added entries (puller-target.ts).
+ */
 export async function actuateImageLists(client: KubeClient, lists: readonly ImageList[], o: ActuateOptions): Promise<PrewarmPassResult> {
   const result: PrewarmPassResult = { actions: [], errors: 0, pending: false };
   if (!lists.length) return result;
@@ -67,6 +86,7 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     const owner = controllerKeyOf(p);
     if (owner) byOwner.set(owner, [...(byOwner.get(owner) ?? []), p]);
   }
+  const sources = new PullSources(client, o.sets);
   const budget = { left: PULLERS_PER_PASS };
   const sorted = [...lists].sort((a, b) => key(a).localeCompare(key(b)));
   for (const list of sorted) {
@@ -77,7 +97,6 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
     const ns = list.metadata.namespace;
     const name = nameOf(list);
     const now = o.now();
-    const plan = planImagePulls(list, byOwner.get(ownerKey(namespaceOf(list), newImageListRef(list))) ?? [], now, budget);
     /** attempt makes one write; returns the error message when it failed (AlreadyExists is no failure: a pod of that name runs). */
     const attempt = async (what: string, write: () => Promise<unknown>): Promise<string | undefined> => {
       try {
@@ -92,19 +111,50 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
         return error;
       }
     };
+    if (isLeftEmpty(list)) {
+      // Only as observed: a person who added an image since makes the delete fail (409), and the list stays.
+      await attempt(`deleteImageList ${name}`, () => client.delete(R.imageLists, ns, name, { preconditions: { uid: uidOf(list), resourceVersion: resourceVersionOf(list) } }));
+      continue;
+    }
+    const plan = planImagePulls(list, byOwner.get(ownerKey(namespaceOf(list), newImageListRef(list))) ?? [], now, budget);
     let statusChanged = plan.statusChanged;
-    for (const c of plan.create) {
-      const error = await attempt(`createPod ${nameOf(c.pod)}`, () => client.create(R.pods, ns, c.pod));
-      if (error === undefined) continue;
-      for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], error, now);
-      statusChanged = true;
+    let conditions = list.status?.conditions;
+    if (plan.create.length) {
+      const target = await readTarget(client, sources, list).catch((e: unknown) => {
+        result.errors++;
+        result.pending = true;
+        o.log.warn("action failed", { imageList: `${ns}/${name}`, action: "read the node's pods and pull secrets", error: e instanceof Error ? e.message : String(e) });
+        return undefined;
+      });
+      budget.left += plan.create.length;
+      if (!target) continue;
+      conditions = withNodeEligible(list, target.eligible, now);
+      if (!target.eligible) {
+        const message = nodeNotEligibleMessage(list);
+        for (const c of plan.create) for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], message, now);
+        statusChanged = true;
+        o.events?.record(list, "Warning", "NodeNotEligible", message);
+        o.log.warn("image list not acted on", { imageList: `${ns}/${name}`, reason: message });
+      }
+      for (const c of target.eligible ? plan.create : []) {
+        budget.left--;
+        const pod = newPullerPod(list, c.image, c.alwaysPull, target);
+        const error = await attempt(`createPod ${nameOf(pod)}`, () => client.create(R.pods, ns, pod));
+        if (error === undefined) continue;
+        for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], error, now);
+        statusChanged = true;
+      }
     }
     for (const d of plan.delete) await attempt(`deletePod ${d.name}`, () => client.delete(R.pods, ns, d.name, { gracePeriodSeconds: 0, preconditions: { uid: d.uid } }));
     const generation = list.metadata.generation;
-    if (statusChanged || list.status?.observedGeneration !== generation) {
-      const images = mergePatch(list.status?.images ?? {}, plan.images);
+    const counts = imageCounts(plan.images);
+    const old = list.status;
+    const countsChanged = old?.desired !== counts.desired || old.pulled !== counts.pulled || old.failed !== counts.failed;
+    const conditionsChanged = canonicalJson(conditions ?? []) !== canonicalJson(old?.conditions ?? []);
+    if (statusChanged || countsChanged || conditionsChanged || old?.observedGeneration !== generation) {
+      const images = mergePatch(old?.images ?? {}, plan.images);
       await attempt(`updateStatus ${name}`, () =>
-        client.patch(R.imageLists, ns, name, { status: { observedGeneration: generation, images } }, "merge", "status"),
+        client.patch(R.imageLists, ns, name, { status: { observedGeneration: generation, images, ...counts, ...(conditionsChanged ? { conditions } : {}) } }, "merge", "status"),
       );
     }
     if (plan.inFlight) {
@@ -115,6 +165,14 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
   }
   if (result.actions.length) o.log.info("image lists reconciled", { actions: result.actions, errors: result.errors });
   return result;
+}
+
+/** readTarget returns where the list's puller pods may go (the namespace's pods on its node) and what they carry. */
+async function readTarget(client: KubeClient, sources: PullSources, list: ImageList): Promise<PullerTarget & PullerExtras> {
+  const nodePods = await client.list<Pod>(R.pods, list.metadata.namespace, { fieldSelector: `spec.nodeName=${nameOf(list)}`, limit: NODE_PODS_PAGE });
+  const target = pullerTarget(nodePods);
+  if (!target.eligible) return { ...target, imagePullSecrets: [] };
+  return { ...target, imagePullSecrets: pullSecretsFor(list, await sources.forList(list)) };
 }
 
 const key = (l: ImageList) => `${namespaceOf(l)}/${nameOf(l)}`;

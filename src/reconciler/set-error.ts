@@ -4,7 +4,7 @@ import { type KubeClient, type KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
-import type { EventRecorder, EventSubject } from "./events.ts";
+import type { EventRecorder, InvolvedObject } from "./events.ts";
 
 /**
  * A set Ordinal cannot plan: its stored object does not parse (InvalidSpec: e.g. stored before the
@@ -72,7 +72,7 @@ export async function reportSetError(
   } catch (e) {
     o.log.warn("set error condition not written", { set: id, error: e instanceof Error ? e.message : String(e) });
   }
-  const subject: EventSubject = {
+  const subject: InvolvedObject = {
     apiVersion: raw.apiVersion ?? API_VERSION,
     kind: raw.kind ?? KIND,
     metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },

@@ -264,7 +264,11 @@ export class KubeletPlayer {
     this.pulls.delete(key);
     this.addImage(node, image);
     const at = seconds(now);
-    if (this.o.noShell?.(image))
+    const command = c?.command?.[0];
+    // A path under /dev/null cannot exist (a puller's command, issue 19.2): runc's start error, as containerd reports it.
+    if (command?.startsWith("/dev/null/"))
+      await this.writePuller(pod, "Failed", { terminated: { exitCode: 128, reason: "StartError", message: `exec: "${command}": stat ${command}: not a directory`, startedAt: at, finishedAt: at } }, `sim://${image}`);
+    else if (this.o.noShell?.(image))
       await this.writePuller(pod, "Failed", { terminated: { exitCode: 128, reason: "StartError", message: 'exec: "true": executable file not found in $PATH', startedAt: at, finishedAt: at } }, `sim://${image}`);
     else await this.writePuller(pod, "Succeeded", { terminated: { exitCode: 0, reason: "Completed", startedAt: at, finishedAt: at } }, `sim://${image}`);
     return true;

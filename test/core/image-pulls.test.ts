@@ -16,9 +16,11 @@ const list = (images: Record<string, { alwaysPull: boolean }>, status?: Record<s
   ...(status ? { status: { images: status } } : {}),
 });
 
+const NO_EXTRAS = { tolerations: [], imagePullSecrets: [] };
+
 /** puller returns the puller pod of `image` with a container state (or pod phase / age) as the kubelet reports it. */
 function puller(image: string, st: { waiting?: string; running?: boolean; terminated?: string; phase?: string; reason?: string; ageSeconds?: number; deleting?: boolean; noStatus?: boolean } = {}): Pod {
-  const p = newPullerPod(list({}), image, false);
+  const p = newPullerPod(list({}), image, false, NO_EXTRAS);
   p.metadata!.uid = `uid-${image}`;
   p.metadata!.creationTimestamp = new Date(NOW.getTime() - (st.ageSeconds ?? 5) * 1000).toISOString() as unknown as Date;
   if (st.deleting) p.metadata!.deletionTimestamp = NOW.toISOString() as unknown as Date;
@@ -29,8 +31,8 @@ function puller(image: string, st: { waiting?: string; running?: boolean; termin
 }
 
 describe("newPullerPod", () => {
-  it("is bound to the node, never restarts, exits at once, tiny, tolerates taints, owned by the list, labelled", () => {
-    const p = newPullerPod({ ...list({}), metadata: { name: "node-a", namespace: "ns", uid: "u1" } }, NGINX, true);
+  it("is bound to the node, never restarts, never runs the image's code, tiny, owned by the list, labelled", () => {
+    const p = newPullerPod({ ...list({}), metadata: { name: "node-a", namespace: "ns", uid: "u1" } }, NGINX, true, NO_EXTRAS);
     expect(p.metadata).toMatchObject({
       name: pullerPodName("node-a", NGINX),
       namespace: "ns",
@@ -38,9 +40,20 @@ describe("newPullerPod", () => {
       annotations: { [PULLER_IMAGE_ANNOTATION]: NGINX },
       ownerReferences: [{ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", name: "node-a", uid: "u1", controller: true }],
     });
-    expect(p.spec).toMatchObject({ nodeName: "node-a", restartPolicy: "Never", activeDeadlineSeconds: 600, automountServiceAccountToken: false, tolerations: [{ operator: "Exists" }] });
-    expect(p.spec!.containers[0]).toMatchObject({ image: NGINX, imagePullPolicy: "Always", command: ["true"], resources: { requests: { cpu: "1m", memory: "4Mi" } } });
-    expect(newPullerPod(list({}), NGINX, false).spec!.containers[0].imagePullPolicy).toBe("IfNotPresent");
+    expect(p.spec).toMatchObject({ nodeName: "node-a", restartPolicy: "Never", activeDeadlineSeconds: 600, automountServiceAccountToken: false });
+    expect(p.spec!.containers[0]).toMatchObject({ image: NGINX, imagePullPolicy: "Always", command: ["/dev/null/ordinal-image-puller"], resources: { requests: { cpu: "1m", memory: "4Mi" } } });
+    expect(p.spec!.containers[0].args).toBeUndefined();
+    expect(newPullerPod(list({}), NGINX, false, NO_EXTRAS).spec!.containers[0].imagePullPolicy).toBe("IfNotPresent");
+  });
+
+  it("tolerates nothing and names no pull secret unless given (issue 19.2: never `operator: Exists` by itself)", () => {
+    const p = newPullerPod(list({}), NGINX, false, NO_EXTRAS);
+    expect(p.spec!.tolerations).toBeUndefined();
+    expect(p.spec!.imagePullSecrets).toBeUndefined();
+    const t = { key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" };
+    const q = newPullerPod(list({}), NGINX, false, { tolerations: [t], imagePullSecrets: ["reg-a", "reg-b"] });
+    expect(q.spec!.tolerations).toEqual([t]);
+    expect(q.spec!.imagePullSecrets).toEqual([{ name: "reg-a" }, { name: "reg-b" }]);
   });
 
   it("names fit a pod name for any node name, one per image", () => {
@@ -75,7 +88,7 @@ describe("pullOutcome", () => {
 describe("planImagePulls", () => {
   const plan = (l: ImageList, pods: Pod[] = [], budget = { left: 20 }) => {
     const p = planImagePulls(l, pods, NOW, budget);
-    return { ...p, created: p.create.map((c) => c.pod.spec!.containers[0].image), deleted: p.delete.map((d) => d.name) };
+    return { ...p, created: p.create.map((c) => c.image), deleted: p.delete.map((d) => d.name) };
   };
   const at = (s: number) => new Date(NOW.getTime() + s * 1000).toISOString().replace(/\.\d+Z$/, "Z");
 
@@ -89,7 +102,7 @@ describe("planImagePulls", () => {
   it("two spellings of one image share one puller pod and one state", () => {
     const p = plan(list({ "nginx:1.26": { alwaysPull: false }, [NGINX]: { alwaysPull: true } }));
     expect(p.created).toEqual([NGINX]);
-    expect(p.create[0].pod.spec!.containers[0].imagePullPolicy).toBe("Always");
+    expect(p.create[0].alwaysPull).toBe(true);
     expect(p.images["nginx:1.26"]).toEqual(p.images[NGINX]);
   });
 
@@ -179,7 +192,7 @@ describe("planImagePulls", () => {
 describe("planImagePulls: order, slots and the reported state", () => {
   const plan = (l: ImageList, pods: Pod[] = [], budget = { left: 20 }) => {
     const p = planImagePulls(l, pods, NOW, budget);
-    return { ...p, created: p.create.map((c) => c.pod.spec!.containers[0].image), deleted: p.delete.map((d) => d.name) };
+    return { ...p, created: p.create.map((c) => c.image), deleted: p.delete.map((d) => d.name) };
   };
   const at = (s: number) => new Date(NOW.getTime() + s * 1000).toISOString().replace(/\.\d+Z$/, "Z");
   const pull = { alwaysPull: false };
@@ -191,7 +204,7 @@ describe("planImagePulls: order, slots and the reported state", () => {
 
   it("a null option (the CRD refuses it) reads as alwaysPull false", () => {
     const p = plan(list({ "a:1": null as never }));
-    expect(p.create.map((c) => c.pod.spec!.containers[0].imagePullPolicy)).toEqual(["IfNotPresent"]);
+    expect(p.create.map((c) => c.alwaysPull)).toEqual([false]);
   });
 
   it("the first pull of a new image is attempt 1; a Pulling image whose pod was lost gets attempt 2", () => {

@@ -28,6 +28,7 @@ const SERVER_FILES = [
   "src/reconciler/pass.ts",
   "src/reconciler/executor.ts",
   "src/reconciler/prewarm.ts",
+  "src/reconciler/pull-sources.ts",
   "src/reconciler/events.ts",
   "src/reconciler/lease.ts",
   "src/admission/lookup.ts",

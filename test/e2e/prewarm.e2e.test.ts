@@ -100,11 +100,17 @@ describe("pre-warm during a 4-replica in-place release", () => {
     }
   });
 
-  it("the puller pods were the kind promised: bound, Never restarted, deadline, tolerations, owned by the ImageList", () => {
-    const p = seen.flatMap((s) => s.pullers)[0];
-    expect(p.spec).toMatchObject({ restartPolicy: "Never", activeDeadlineSeconds: 600, tolerations: [{ operator: "Exists" }] });
-    expect(p.spec!.containers[0]).toMatchObject({ image: NEW, command: ["true"] });
+  it("the puller pods were the kind promised: bound, Never restarted, deadline, no code from the image, only the set's pods' tolerations, owned by the ImageList", () => {
+    const pullers = seen.flatMap((s) => s.pullers);
+    const p = pullers[0];
+    expect(p.spec).toMatchObject({ restartPolicy: "Never", activeDeadlineSeconds: 600 });
+    expect(p.spec!.containers[0]).toMatchObject({ image: NEW, command: ["/dev/null/ordinal-image-puller"] });
     expect(p.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: "ImageList", name: p.spec!.nodeName, controller: true })]);
+    const podTolerations = seen[0].pods[0].spec!.tolerations ?? [];
+    for (const q of pullers) {
+      expect(q.spec!.tolerations ?? []).not.toContainEqual(expect.objectContaining({ operator: "Exists", key: undefined }));
+      for (const t of q.spec!.tolerations ?? []) expect(podTolerations).toContainEqual(t);
+    }
   });
 
   it("each ImageList status showed the image Pulled", () => {
@@ -114,14 +120,31 @@ describe("pre-warm during a 4-replica in-place release", () => {
     }
   });
 
-  it("once done: puller pods deleted, Ordinal's entries and record removed", async () => {
+  it("once done: puller pods deleted, and the ImageLists Ordinal created, left empty, deleted", async () => {
     expect(await admin.list<Pod>(R.pods, ns, { labelSelector: `${PULLER_LABEL}=true` })).toEqual([]);
-    const lists = await admin.list<ImageList>(R.imageLists, ns);
-    expect(lists.map((l) => l.metadata.name).sort()).toEqual([nodeOf["web-0"], nodeOf["web-1"], nodeOf["web-2"]].sort());
-    for (const l of lists) {
-      expect(l.spec.images).toEqual({});
-      expect(l.metadata.annotations?.[PREWARM_ADDED_ANNOTATION]).toBeUndefined();
-    }
+    const created = new Set(seen.flatMap((s) => s.lists).map((l) => l.metadata.name));
+    expect([...created].sort()).toEqual([nodeOf["web-0"], nodeOf["web-1"], nodeOf["web-2"]].sort());
+    expect(await admin.list<ImageList>(R.imageLists, ns)).toEqual([]);
+  });
+
+  it("kubectl get imagelists shows IMAGES, PULLED and FAILED", async () => {
+    await admin.create(R.imageLists, ns, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: nodeOf["web-0"], namespace: ns }, spec: { images: { [NEW]: {} } } });
+    await reconcileInProcess(ns);
+    const out = kubectl(["-n", ns, "get", "imagelists"]);
+    expect(out.split("\n")[0]).toMatch(/^NAME\s+IMAGES\s+PULLED\s+FAILED\s+AGE/);
+    expect(out.split("\n")[1]).toMatch(new RegExp(`^${nodeOf["web-0"]}\\s+1\\s+0\\s+0\\s`));
+    await admin.delete(R.imageLists, ns, nodeOf["web-0"]);
+  });
+
+  it("an ImageList for a node that runs none of the namespace's pods gets no puller pod: NodeEligible False and a Warning event", async () => {
+    await admin.create(R.imageLists, ns, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "prewarm-node-elsewhere", namespace: ns }, spec: { images: { [NEW]: {} } } });
+    await reconcileInProcess(ns);
+    expect(await admin.list<Pod>(R.pods, ns, { labelSelector: `${PULLER_LABEL}=true` })).toEqual([]);
+    const l = (await admin.get<ImageList>(R.imageLists, ns, "prewarm-node-elsewhere"))!;
+    expect(l.status?.conditions).toEqual([expect.objectContaining({ type: "NodeEligible", status: "False", reason: "NoPodOfNamespace" })]);
+    const events = await admin.list<{ reason: string; type: string; involvedObject: { name: string } }>(R.events, ns);
+    expect(events.some((e) => e.reason === "NodeNotEligible" && e.type === "Warning" && e.involvedObject.name === "prewarm-node-elsewhere")).toBe(true);
+    await admin.delete(R.imageLists, ns, "prewarm-node-elsewhere");
   });
 
   it("kubectl explain describes the knob", () => {

@@ -85,14 +85,16 @@ describe("reconcilePass with a shard", () => {
     const namespaces = ["ns-0", "ns-1", "ns-2", "ns-3", "ns-4", "ns-5"];
     const fake = createFakeApiServer({ namespaces });
     const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
-    for (const namespace of namespaces)
+    for (const namespace of namespaces) {
+      fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: "app", namespace, labels: { app: "x" } }, spec: { nodeName: "node-1", containers: [{ name: "c", image: "app:1" }] } });
       fake.seed({ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-1", namespace }, spec: { images: { "nginx:1.25": {} } } });
+    }
     const shard = { index: shardOf("ns-0", 2), count: 2 };
     const mine = namespaces.filter((n) => shardOf(n, 2) === shard.index);
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.length).toBeLessThan(namespaces.length);
     await reconcilePass(client, { now: () => NOW, log: { info() {}, warn() {}, error() {} }, shard });
-    const withPullers = namespaces.filter((n) => fake.list<Pod>(`/api/v1/namespaces/${n}/pods`).length > 0);
+    const withPullers = namespaces.filter((n) => fake.list<Pod>(`/api/v1/namespaces/${n}/pods`).length > 1);
     expect(withPullers).toEqual(mine);
   });
 });
@@ -108,8 +110,11 @@ describe("the lists a pass makes", () => {
       const [namespace, name] = id.split("/");
       fake.seed(setManifest({ name, namespace, replicas: 1, policy: "Parallel" }));
     }
-    for (const namespace of o.imageLists ?? [])
+    for (const namespace of o.imageLists ?? []) {
+      // A pod of the namespace on the node (only such a node is pre-warmed); its list carries app= and is left out below.
+      fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: "app", namespace, labels: { app: "x" } }, spec: { nodeName: "node-1", containers: [{ name: "c", image: "app:1" }] } });
       fake.seed({ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-1", namespace }, spec: { images: { "nginx:1.25": {} } } });
+    }
     const result = await reconcilePass(client, { now: () => NOW, log: quiet, shard: o.shard });
     const lists = fake.log.entries.filter((e) => e.verb === "list" && !e.query.includes("app%3D")).map((e) => `${e.resource} ${e.path}`);
     const pullersIn = (ns: string) => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).filter((p) => p.metadata?.labels?.["ordinal.dev/image-puller"]).length;
@@ -121,7 +126,13 @@ describe("the lists a pass makes", () => {
 
   it("without a shard: every namespace, so ImageLists where no set lives are made so too", async () => {
     const { lists, pullersIn } = await passLists(["a/web"], { imageLists: ["b"] });
-    expect(lists.filter((l) => l.startsWith("pods") || l.startsWith("imagelists"))).toEqual(["pods /api/v1/pods", "imagelists /apis/apps.ordinal.dev/v1/imagelists", "pods /api/v1/pods"]);
+    // The pass's pods, the ImageLists, the pullers, then b's pods on node-1 (a puller is due there).
+    expect(lists.filter((l) => l.startsWith("pods") || l.startsWith("imagelists"))).toEqual([
+      "pods /api/v1/pods",
+      "imagelists /apis/apps.ordinal.dev/v1/imagelists",
+      "pods /api/v1/pods",
+      "pods /api/v1/namespaces/b/pods",
+    ]);
     expect(pullersIn("b")).toBe(1);
   });
 

@@ -30,14 +30,17 @@ function setup() {
   const pullers = () => fake.list<Pod>("/api/v1/namespaces/default/pods", { labelSelector: `${PULLER_LABEL}=true` });
   const list = (node: string) => fake.get<ImageList>(`${LISTS}/${node}`);
   const recordOf = (node: string) => JSON.parse(list(node)?.metadata.annotations?.[PREWARM_ADDED_ANNOTATION] ?? "{}") as Record<string, string[]>;
-  /** seedList stores node's ImageList with `images`, recorded as added by `sets` (none: a user's list). */
-  const seedList = (node: string, images: string[], sets?: string[]) =>
-    fake.seed({
+  /** seedList stores node's ImageList with `images`, recorded as added by `sets` (none: a user's list); a pod of the namespace runs on the node. */
+  const seedList = (node: string, images: string[], sets?: string[]) => {
+    if (!fake.get(`/api/v1/namespaces/default/pods/app-${node}`))
+      fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: `app-${node}`, namespace: "default" }, spec: { nodeName: node, containers: [{ name: "c", image: "app:1" }] } });
+    return fake.seed({
       apiVersion: "apps.ordinal.dev/v1",
       kind: "ImageList",
       metadata: { name: node, namespace: "default", ...(sets ? { annotations: { [PREWARM_ADDED_ANNOTATION]: JSON.stringify(Object.fromEntries(images.map((i) => [i, sets]))) } } : {}) },
       spec: { images: Object.fromEntries(images.map((i) => [i, { alwaysPull: false }])) },
     });
+  };
   const seedSet = (name: string, replicas = 0) => fake.seed(setManifest({ name, replicas, policy: "Parallel" }));
   return { fake, client, pass, pullers, list, recordOf, seedList, seedSet, advance: () => (clock += 1000), now };
 }

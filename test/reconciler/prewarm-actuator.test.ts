@@ -26,8 +26,13 @@ function setup(namespaces = ["default"]) {
   const requests: string[] = [];
   const nameOf = (r: RequestInfo) => r.name || ((r.body ? JSON.parse(r.body) : {}) as { metadata?: { name?: string } }).metadata?.name || "";
   fake.onRequest((r) => void requests.push(`${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ""} ${r.method === "POST" ? "" : nameOf(r)}`.trim()));
-  /** seedList stores the ImageList of `node` with `images` and returns it as the apiserver has it. */
+  /**
+   * seedList stores the ImageList of `node` with `images` and returns it as the apiserver has it;
+   * a pod of the namespace runs on the node (issue 19.2: only such a node is pre-warmed).
+   */
   const seedList = (node: string, images: string[], annotations?: Record<string, string>, namespace = "default"): ImageList => {
+    if (!fake.get(`/api/v1/namespaces/${namespace}/pods/app-${node}`))
+      fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: `app-${node}`, namespace }, spec: { nodeName: node, containers: [{ name: "c", image: "app:1" }] } });
     fake.seed({
       apiVersion: "apps.ordinal.dev/v1",
       kind: "ImageList",
@@ -58,7 +63,8 @@ describe("actuateImageLists", () => {
       expect(p.spec!.nodeName).toBe("node-a");
       expect(p.metadata!.ownerReferences?.[0]).toMatchObject({ kind: "ImageList", name: "node-a", uid: list.metadata.uid, controller: true });
     }
-    expect(requests).toEqual(["list pods", "create pods", "create pods", "patch imagelists/status node-a"]);
+    // The pullers, then (something to create) the namespace's pods on the node.
+    expect(requests).toEqual(["list pods", "list pods", "create pods", "create pods", "patch imagelists/status node-a"]);
     expect(r.errors).toBe(0);
     expect(r.pending).toBe(true);
     expect(r.requeueAfterMs).toBe(2000);
@@ -68,6 +74,7 @@ describe("actuateImageLists", () => {
     expect(stored.status!.observedGeneration).toBe(list.metadata.generation);
     expect(stored.status!.images![IMG].phase).toBe("Pulling");
     expect(stored.status!.images![IMG2].phase).toBe("Pulling");
+    expect(stored.status).toMatchObject({ desired: 2, pulled: 0, failed: 0, conditions: [{ type: "NodeEligible", status: "True" }] });
     expect(logged).toEqual([{ msg: "image lists reconciled", actions: r.actions, errors: 0 }]);
 
     // The next pass finds its pullers (by the list's uid): it creates none and waits on them.
@@ -153,7 +160,7 @@ describe("actuateImageLists", () => {
     expect(list.status).toBeUndefined();
     expect(await actuateImageLists(client, [list], opts)).toEqual({ actions: ["updateStatus node-a"], errors: 0, pending: false });
     expect(requests).toEqual(["list pods", "patch imagelists/status node-a"]);
-    expect(fake.get<ImageList>(`${LISTS}/node-a`)!.status).toEqual({ observedGeneration: list.metadata.generation, images: {} });
+    expect(fake.get<ImageList>(`${LISTS}/node-a`)!.status).toEqual({ observedGeneration: list.metadata.generation, images: {}, desired: 0, pulled: 0, failed: 0 });
   });
 
   it("a pod labelled as a puller but controlled by nothing is no list's puller", async () => {

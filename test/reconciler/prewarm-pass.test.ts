@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
-import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
+import { PREWARM_ADDED_ANNOTATION, PREWARM_CREATED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
 import { R } from "../../src/kube/resources.ts";
 import { NS, newReleaseSim, setObject, simulateRelease, type Tick } from "./prewarm-sim.ts";
 
@@ -38,17 +38,13 @@ describe("pre-warm in a 4-replica in-place release", () => {
     expect(firstTick(trace, (t) => t.lists.some((l) => l.metadata.name === node2 && l.status?.images?.[NEW]?.phase === "Pulled"))).toBeLessThan(
       firstTick(trace, (t) => t.pods.some((p) => name(p) === "web-2" && image(p) === "nginx:1.26")),
     );
-    // Puller pods are gone once done; so are the entries Ordinal added (and its record).
+    // Puller pods are gone once done; so are the entries Ordinal added (and its record), and the lists it created, left empty (issue 21).
     const last = trace[trace.length - 1];
     expect(last.pullers).toEqual([]);
+    const created = trace.flatMap((t) => t.lists).filter((l) => l.metadata.annotations?.[PREWARM_CREATED_ANNOTATION] === "true");
+    expect(new Set(created.map((l) => l.metadata.name)).size).toBe(3);
     await sim.tick();
-    const lists = await sim.client.list<ImageList>(R.imageLists, NS);
-    expect(lists.length).toBe(3);
-    for (const l of lists) {
-      expect(l.spec.images).toEqual({});
-      expect(l.metadata.annotations?.[PREWARM_ADDED_ANNOTATION]).toBeUndefined();
-      expect(l.status?.images ?? {}).toEqual({});
-    }
+    expect(await sim.client.list<ImageList>(R.imageLists, NS)).toEqual([]);
     // Each pre-warmed pod restarted once, on its node, without waiting for a pull.
     expect(seconds).toBeLessThan((await simulateRelease({ replicas: 4, pullSeconds: 10 })).seconds);
   });
@@ -99,6 +95,7 @@ describe("the ImageList actuator on a person's ImageList", () => {
       kubelet: { pullFails: (i) => i.includes("private"), noShell: (i) => i.includes("distroless") },
     });
     await sim.kubelet.ensureNodes();
+    await seedAppPod(sim, "node-0");
     await sim.client.create(R.imageLists, NS, {
       apiVersion: "apps.ordinal.dev/v1",
       kind: "ImageList",
@@ -130,6 +127,7 @@ describe("a puller pod the apiserver refuses", () => {
   it("makes the image Failed with the apiserver's message and a backoff, instead of retrying every pass", async () => {
     const sim = newReleaseSim({ replicas: 1, pullSeconds: 1 });
     await sim.kubelet.ensureNodes();
+    await seedAppPod(sim, "node-0");
     await sim.client.create(R.imageLists, NS, { apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: "node-0", namespace: NS }, spec: { images: { "redis:7": {} } } });
     sim.fake.faults.add({ verb: "create", resource: "pods", fault: { status: 403, reason: "Forbidden", message: "exceeded quota: pods" }, times: 1 });
     await sim.tick();
@@ -142,3 +140,8 @@ describe("a puller pod the apiserver refuses", () => {
     await sim.runUntil(async () => (await sim.client.get<ImageList>(R.imageLists, NS, "node-0"))!.status!.images!["redis:7"].phase === "Pulled", "pulled after the backoff");
   });
 });
+
+/** seedAppPod binds a pod of the namespace to `node`: only such a node is pre-warmed (issue 19.2). */
+async function seedAppPod(sim: ReturnType<typeof newReleaseSim>, node: string): Promise<void> {
+  await sim.client.create(R.pods, NS, { apiVersion: "v1", kind: "Pod", metadata: { name: `app-${node}`, namespace: NS }, spec: { nodeName: node, containers: [{ name: "c", image: "app:1" }] } });
+}

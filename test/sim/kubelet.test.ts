@@ -110,14 +110,14 @@ describe("KubeletPlayer", () => {
       stored = ImageListSchema.parse(await t.client.create(R.imageLists, "default", list));
       return t;
     };
-    const pullerFor = (image: string, policy = false) => newPullerPod(stored, image, policy);
+    const pullerFor = (image: string, policy = false) => newPullerPod(stored, image, policy, { tolerations: [], imagePullSecrets: [] });
     const renamed = (p: Pod, name: string): Pod => ({ ...p, metadata: { ...p.metadata, name } });
     const state = async (client: ReturnType<typeof setup>["client"], image: string) => {
       const p = (await client.get<Pod>(R.pods, "default", pullerFor(image).metadata!.name!))!;
       return { phase: p.status?.phase, state: p.status?.containerStatuses?.[0]?.state, outcome: pullOutcome(p, new Date("2026-11-21T12:00:30Z")).state };
     };
 
-    it("a slow pull: ContainerCreating for pullSeconds, then Succeeded; the node has the image and a second pull is immediate", async () => {
+    it("a slow pull: ContainerCreating for pullSeconds, then the command that cannot exist fails to start (StartError, present); a second pull is immediate", async () => {
       const { client, kubelet, advance } = await withList(setup({ pullSeconds: 5 }));
       await client.create(R.pods, "default", pullerFor("nginx:1.26"));
       await kubelet.step();
@@ -127,11 +127,15 @@ describe("KubeletPlayer", () => {
       expect((await state(client, "nginx:1.26")).outcome).toBe("pulling");
       advance(2);
       await kubelet.step();
-      expect(await state(client, "nginx:1.26")).toMatchObject({ phase: "Succeeded", state: { terminated: { reason: "Completed", exitCode: 0 } }, outcome: "present" });
+      expect(await state(client, "nginx:1.26")).toMatchObject({
+        phase: "Failed",
+        state: { terminated: { reason: "StartError", exitCode: 128, message: 'exec: "/dev/null/ordinal-image-puller": stat /dev/null/ordinal-image-puller: not a directory' } },
+        outcome: "present",
+      });
       expect(kubelet.imagesOn(NODE)).toEqual(["docker.io/library/nginx:1.26"]);
       await client.create(R.pods, "default", renamed(pullerFor("docker.io/library/nginx:1.26"), "again"));
       await kubelet.step();
-      expect((await client.get<Pod>(R.pods, "default", "again"))!.status?.phase).toBe("Succeeded");
+      expect((await client.get<Pod>(R.pods, "default", "again"))!.status?.phase).toBe("Failed");
     });
 
     it("imagePullPolicy Always pulls again even when the node has the image", async () => {

@@ -32,4 +32,15 @@ describe("validateImageList", () => {
     expect(messages(validateImageList(list({}, { nodeSelector: { a: "c" } })))).toEqual(["spec.nodeSelector: Forbidden: an ImageList applies to the node named by metadata.name"]);
     expect(messages(validateImageList(null))).toEqual(['body must be of type object: "null"'].map((d) => `: Invalid value: "null": ${d}`));
   });
+
+  it("admits up to 16 imagePullSecrets, each a Secret's name and nothing else (issue 21)", () => {
+    const secrets = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `reg-${i}` }));
+    expect(validateImageList(list({ "nginx:1": {} }, { imagePullSecrets: secrets(16) }))).toEqual([]);
+    expect(messages(validateImageList(list({ "nginx:1": {} }, { imagePullSecrets: secrets(17) })))).toEqual(["spec.imagePullSecrets: Too many: 17: must have at most 16 items"]);
+    expect(messages(validateImageList(list({ "nginx:1": {} }, { imagePullSecrets: [{ name: "Bad_Name" }, {}, { name: "ok", key: "x" }] })))).toEqual([
+      expect.stringMatching(/^spec\.imagePullSecrets\[0\]\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/),
+      "spec.imagePullSecrets[1].name: Required value",
+      expect.stringMatching(/^spec\.imagePullSecrets\[2\]: Invalid value: .*only name may be set$/),
+    ]);
+  });
 });

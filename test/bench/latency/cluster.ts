@@ -2,7 +2,8 @@
  * The latency benchmark's own control plane and the two controllers on it: test/cluster/start.sh
  * on ports and a state dir of its own (so it never meets an e2e run), kube-controller-manager with
  * its StatefulSet controller on, and `ordinal serve` as shipped (built bundle, default interval,
- * WEBHOOK_AUTH=none as deploy/ ships it) with its webhooks registered through `ordinal register`.
+ * WEBHOOK_AUTH=none as deploy/ ships it) with its webhooks registered through `ordinal register`;
+ * on request, the Worker under `wrangler dev` in its place.
  * The apiserver writes an audit log, from which each controller's requests are counted.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -12,7 +13,7 @@ import { clientFor, fetchFor } from "../../../src/node/kubeconfig.ts";
 import type { ApiAccess } from "./watch.ts";
 
 export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-latency";
-const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943 };
+const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946 };
 const AUDIT_LOG = `${DIR}/audit.log`;
 const KCM_CONTROLLERS = "serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection,statefulset";
 
@@ -29,6 +30,12 @@ export interface BenchCluster {
   admin: KubeClient;
   api: ApiAccess;
   kubectl: (args: string[], input?: string) => string;
+  /**
+   * useWorker stops `ordinal serve` (it releases the Lease) and puts the Worker in its place:
+   * `wrangler dev` over https, reaching the apiserver through a plain-HTTP forwarder (as a Workers
+   * VPC tunnel would), its webhooks registered instead of serve's.
+   */
+  useWorker: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -64,8 +71,12 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-recon
 export async function startBenchCluster(log: (s: string) => void): Promise<BenchCluster> {
   log(`starting the control plane in ${DIR} (apiserver :${PORTS.api}, kcm controllers ${KCM_CONTROLLERS})`);
   execFileSync("bash", ["test/cluster/start.sh"], { env: clusterEnv(), stdio: ["ignore", "ignore", "inherit"] });
-  let server: ChildProcess | undefined;
+  const procs: ChildProcess[] = [];
   const stopCluster = () => execFileSync("bash", ["test/cluster/stop.sh"], { env: clusterEnv(), stdio: "ignore" });
+  const stopAll = async () => {
+    for (const p of procs.splice(0).reverse()) await stopProcess(p);
+    stopCluster();
+  };
   try {
     const env = JSON.parse(readFileSync(`${DIR}/env.json`, "utf8")) as EnvJson;
     const kubectl = (args: string[], input?: string) =>
@@ -74,51 +85,66 @@ export async function startBenchCluster(log: (s: string) => void): Promise<Bench
     kubectl(["apply", "-f", "-"], USER_BINDINGS);
     kubectl(["wait", "--for=condition=Established", "crd/statefulsets.apps.ordinal.dev", "crd/imagelists.apps.ordinal.dev", "--timeout=30s"]);
     execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=ordinal-bench", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", `${DIR}/tls.key`, "-out", `${DIR}/tls.crt`], { stdio: "ignore" });
-    server = startServe(env);
-    const url = `https://127.0.0.1:${PORTS.webhook}`;
-    await waitHealthy(url, server);
-    execFileSync("node", ["src/cli/bin.mjs", "register", "--url", url, "--ca-bundle", `${DIR}/tls.crt`], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: ["ignore", "ignore", "inherit"] });
-    log(`ordinal serve on ${url} (log ${DIR}/ordinal-serve.log), webhooks registered`);
+    const serve = startProcess("ordinal-serve", "node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], serveEnv(env));
+    procs.push(serve);
+    const register = async (url: string, proc: ChildProcess, name: string) => {
+      await waitHealthy(url, proc, name);
+      execFileSync("node", ["src/cli/bin.mjs", "register", "--url", url, "--ca-bundle", `${DIR}/tls.crt`], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: ["ignore", "ignore", "inherit"] });
+      log(`${name} on ${url} (log ${DIR}/${name}.log), webhooks registered`);
+    };
+    await register(`https://127.0.0.1:${PORTS.webhook}`, serve, "ordinal-serve");
     const ca = readFileSync(env.KUBE_CA_FILE, "utf8");
     const config = { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, ca, source: "latency bench admin" };
-    const s = server;
     return {
       env,
       admin: clientFor(config),
       api: { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: fetchFor(config) },
       kubectl,
-      stop: async () => {
-        await stopProcess(s);
-        stopCluster();
+      useWorker: async () => {
+        await stopProcess(serve);
+        procs.push(startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }));
+        const worker = startProcess("wrangler-dev", "npx", workerArgs(env), { CI: "true", WRANGLER_SEND_METRICS: "false" });
+        procs.push(worker);
+        await register(`https://127.0.0.1:${PORTS.worker}`, worker, "wrangler-dev");
       },
+      stop: stopAll,
     };
   } catch (e) {
-    if (server) await stopProcess(server);
-    stopCluster();
+    await stopAll();
     throw e;
   }
 }
 
 /**
- * startServe runs the built `ordinal serve` as the reconciler identity, with no setting but the
- * cluster, TLS, the auth mode and the username (the test token is static, not a ServiceAccount's).
+ * serveEnv returns `ordinal serve`'s environment: the reconciler identity and no setting but the
+ * cluster, the auth mode and the username (the test token is static, not a ServiceAccount's).
  */
-function startServe(env: EnvJson): ChildProcess {
-  const out = createWriteStream(`${DIR}/ordinal-serve.log`);
-  const proc = spawn("node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], {
-    env: { ...process.env, KUBECONFIG: "", KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+function serveEnv(env: EnvJson): Record<string, string> {
+  return { KUBECONFIG: "", KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+}
+
+/** workerArgs returns `npx wrangler dev …` for the Worker with wrangler.toml's settings and the same identity and auth mode. */
+function workerArgs(env: EnvJson): string[] {
+  const vars = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORTS.worker), "--inspector-port", String(PORTS.inspector), "--local-protocol", "https"];
+  args.push("--https-key-path", `${DIR}/tls.key`, "--https-cert-path", `${DIR}/tls.crt`, "--persist-to", `${DIR}/wrangler-state`, "--show-interactive-dev-session=false");
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  return args;
+}
+
+/** startProcess runs a command in its own process group, its output in `${DIR}/<name>.log`. */
+function startProcess(name: string, cmd: string, args: string[], extraEnv: Record<string, string>): ChildProcess {
+  const out = createWriteStream(`${DIR}/${name}.log`);
+  const proc = spawn(cmd, args, { env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
   return proc;
 }
 
-async function waitHealthy(url: string, proc: ChildProcess): Promise<void> {
+async function waitHealthy(url: string, proc: ChildProcess, name: string): Promise<void> {
   const f = fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" });
-  for (let i = 0; i < 100; i++) {
-    if (proc.exitCode !== null) throw new Error(`ordinal serve exited (${proc.exitCode}): see ${DIR}/ordinal-serve.log`);
+  for (let i = 0; i < 200; i++) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}): see ${DIR}/${name}.log`);
     try {
       if ((await f(`${url}/healthz`)).ok) return;
     } catch {
@@ -126,12 +152,12 @@ async function waitHealthy(url: string, proc: ChildProcess): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`ordinal serve not healthy after 30 s: see ${DIR}/ordinal-serve.log`);
+  throw new Error(`${name} not healthy after 60 s: see ${DIR}/${name}.log`);
 }
 
-/** stopProcess sends SIGTERM to the process group (serve releases its Lease) and waits up to 10 s. */
+/** stopProcess sends SIGTERM to the process group (serve releases its Lease) and waits up to 10 s; idempotent. */
 async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null) return;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((r) => proc.once("exit", r));
   try {
     process.kill(-proc.pid!, "SIGTERM");

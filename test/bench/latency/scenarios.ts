@@ -14,7 +14,8 @@ import { runKubelet } from "./kubelet.ts";
 import { createdIn, isDone, stepTimes, type SetObject } from "./measure.ts";
 import { startWatch, waitFor, type Watched } from "./watch.ts";
 
-export type Controller = "upstream" | "ordinal";
+/** upstream: kube-controller-manager; ordinal: `ordinal serve` (Node); worker: the Worker under `wrangler dev`. */
+export type Controller = "upstream" | "ordinal" | "worker";
 export type Scenario = "scale" | "rolling" | "inplace";
 
 export interface Measurement {
@@ -59,7 +60,7 @@ export interface GroupOptions {
   replicas: number;
   /** Also time a rolling update (recreate). */
   updates: boolean;
-  /** Ordinal only: then an in-place update (podUpdatePolicy InPlaceIfPossible set with the image change). */
+  /** Ordinal (Node or Worker) only: then an in-place update (podUpdatePolicy InPlaceIfPossible set with the image change). */
   inPlace: boolean;
 }
 
@@ -86,7 +87,7 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
     await measure("scale", () => cluster.admin.create<SetObject>(resourceOf(controller), ns, manifest(controller, ns, n) as unknown as SetObject), IMAGES[0]);
     if (o.updates) {
       await measure("rolling", () => patch(imagePatch(IMAGES[1])), IMAGES[1]);
-      if (o.inPlace && controller === "ordinal")
+      if (o.inPlace && controller !== "upstream")
         await measure("inplace", () => patch({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } }, ...imagePatch(IMAGES[2]) }), IMAGES[2]);
     }
     await cluster.admin.delete(R.namespaces, undefined, ns);

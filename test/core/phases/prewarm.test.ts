@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ImageList } from "../../../src/api/imagelist.ts";
 import type { Pod } from "../../../src/api/k8s.ts";
 import type { Action } from "../../../src/core/actions.ts";
-import { PREWARM_ADDED_ANNOTATION } from "../../../src/objects/constants.ts";
+import { PREWARM_ADDED_ANNOTATION, PREWARM_CREATED_ANNOTATION } from "../../../src/objects/constants.ts";
 import { imageListWrite, readPrewarmRecord } from "../../../src/core/prewarm-record.ts";
 import { planPrewarm, prewarmWants, releaseGoneSets } from "../../../src/core/prewarm.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
@@ -203,7 +203,7 @@ describe("imageListWrite: the record as written", () => {
       create: {
         apiVersion: "apps.ordinal.dev/v1",
         kind: "ImageList",
-        metadata: { name: "node-1", namespace: "ns", annotations: { [PREWARM_ADDED_ANNOTATION]: `{"${IMG2}":["web"],"${img3}":["web"]}` } },
+        metadata: { name: "node-1", namespace: "ns", annotations: { [PREWARM_CREATED_ANNOTATION]: "true", [PREWARM_ADDED_ANNOTATION]: `{"${IMG2}":["web"],"${img3}":["web"]}` } },
         spec: { images: { [img3]: { alwaysPull: false }, [IMG2]: { alwaysPull: false } } },
       },
     });

@@ -1,0 +1,157 @@
+/**
+ * The reconciler in a heap-bounded worker thread (issue 19: a reconciler failure can never take
+ * admission down with it). `ordinal serve` answers the webhooks on the main thread and runs the
+ * scheduler (src/reconciler/scheduler.ts) in a worker thread whose old generation is capped at
+ * RECONCILE_HEAP_MB: a pass that runs out of heap (or throws out of the loop) ends the thread only,
+ * the webhooks keep answering, and the thread is started again after a backoff (1 s doubling to
+ * 30 s; reset once a thread has lived a minute). Wakes cross to the thread as messages; the
+ * thread's metrics come back as Prometheus text for /metrics. The new thread keeps the holder
+ * identity of the old one, so it renews the Lease at once instead of waiting for it to expire
+ * (the old thread is dead by then: no two writers).
+ */
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { Logger } from "../log/log.ts";
+import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
+import { errorFields, jsonLogger } from "../log/log.ts";
+import { instrumentClient } from "../metrics/instrument.ts";
+import { Metrics, recordRun } from "../metrics/metrics.ts";
+import { ReconcileScheduler, type SchedulerOptions, type SetWake } from "../reconciler/scheduler.ts";
+import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { setting } from "../settings.ts";
+import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
+
+const ROLE = "ordinal-reconcile-thread";
+
+/** What the main thread gives the reconcile thread. */
+interface ThreadData {
+  role: typeof ROLE;
+  /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
+  vars: Record<string, string | undefined>;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs">;
+}
+
+type ToThread = { type: "wake"; wake: SetWake } | { type: "stop" };
+/** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
+interface PassSummary {
+  passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
+}
+
+type FromThread = { type: "metrics"; text: string } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
+
+/** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
+export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
+
+/** reconcileThreadMain runs the scheduler in this (worker) thread until the main thread says stop. */
+export async function reconcileThreadMain(): Promise<number> {
+  const data = workerData as ThreadData;
+  const port = parentPort!;
+  const log = jsonLogger((l) => console.error(l), { thread: "reconcile" }, setting(data.vars, "LOG_LEVEL") ?? "info");
+  const cluster = clusterConfigFromEnv();
+  if (!cluster) throw new Error("the reconcile thread needs a cluster");
+  const metrics = new Metrics();
+  const client = instrumentClient(clientFor(cluster), metrics, log);
+  const settings = settingsFrom(data.vars);
+  let lastPost = 0;
+  const scheduler = new ReconcileScheduler(client, {
+    ...data.scheduler,
+    log,
+    leaseNamespace: settings.leaseNamespace,
+    beforePass: registrationRepair(client, settings, { log }),
+    onPass: (pass, seconds) => {
+      recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+      const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));
+      port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
+      if (Date.now() - lastPost >= 1000) {
+        lastPost = Date.now();
+        port.postMessage({ type: "metrics", text: metrics.prometheus() } satisfies FromThread);
+      }
+    },
+  });
+  const stopped = new Promise<void>((resolve) => {
+    port.on("message", (m: ToThread) => {
+      if (m.type === "wake") scheduler.wake(m.wake);
+      else void scheduler.stop().then(() => {
+        port.postMessage({ type: "stopped" } satisfies FromThread);
+        resolve();
+      });
+    });
+  });
+  scheduler.start();
+  await stopped;
+  process.exit(0); // ends this thread only (open keep-alive sockets would hold it)
+}
+
+/** The first restart comes after this; each quick failure doubles it, up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 30_000;
+/** A thread that lived this long resets the backoff. */
+const HEALTHY_AFTER_MS = 60_000;
+
+/**
+ * ReconcileThread (main thread) keeps one reconcile thread running: started by `start`, restarted
+ * when it dies, stopped (after its pass in flight, releasing the Lease) by `stop`.
+ */
+export class ReconcileThread {
+  private worker: Worker | undefined;
+  private stopping = false;
+  private backoffMs = FIRST_BACKOFF_MS;
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The thread's latest metrics (Prometheus text), "" before its first pass. */
+  metricsText = "";
+  /** Thread restarts so far (for tests and the log). */
+  restarts = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly heapMb: number,
+    private readonly data: Omit<ThreadData, "role">,
+    /** After each of the thread's passes (readiness: its identity refusals). */
+    private readonly onPass: (summary: PassSummary) => void = () => {},
+    /** The script the thread runs: the one this process runs (the bundle, or bin.mjs), with the same arguments. */
+    private readonly entry: { script: string; argv: string[] } = { script: process.argv[1], argv: process.argv.slice(2) },
+  ) {}
+
+  start(): void {
+    const started = Date.now();
+    const worker = new Worker(this.entry.script, {
+      argv: this.entry.argv,
+      workerData: { role: ROLE, ...this.data } satisfies ThreadData,
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+    });
+    this.worker = worker;
+    worker.on("message", (m: FromThread) => {
+      if (m.type === "metrics") this.metricsText = m.text;
+      else if (m.type === "pass") this.onPass(m.summary);
+    });
+    worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
+    worker.on("exit", (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      if (this.stopping) return;
+      if (Date.now() - started >= HEALTHY_AFTER_MS) this.backoffMs = FIRST_BACKOFF_MS;
+      this.log.warn("reconcile thread ended; restarting it", { code, inMs: this.backoffMs, restarts: this.restarts + 1 });
+      this.restartTimer = setTimeout(() => {
+        this.restarts++;
+        this.start();
+      }, this.backoffMs);
+      this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+    });
+  }
+
+  /** wake forwards a wake to the thread (dropped while it restarts: the thread's first pass is a full one). */
+  wake(w: SetWake): void {
+    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name } } satisfies ToThread);
+  }
+
+  /** stop asks the thread to finish its pass and release the Lease; terminates it after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    worker.postMessage({ type: "stop" } satisfies ToThread);
+    const timer = setTimeout(() => void worker.terminate(), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}

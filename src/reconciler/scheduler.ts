@@ -1,0 +1,246 @@
+import type { KubeClient } from "../kube/client.ts";
+import { errorFields, type Logger } from "../log/log.ts";
+import { earlierMs } from "../core/requeue.ts";
+import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
+import { fencedClient } from "./fence.ts";
+import { reconcilePass, type PassResult } from "./pass.ts";
+import { WakeLimiter } from "./wake-limiter.ts";
+
+/**
+ * ReconcileScheduler is Node's reconcile loop (`ordinal serve`): event-driven passes under a held
+ * Lease. Still level-triggered and stateless (every pass lists what it plans from; a pass may die
+ * anywhere), but it acts as soon as something happens:
+ * - a wake (an admission the webhooks saw: src/admission/wakes.ts) schedules a targeted pass of
+ *   its set after `coalesceMs` (wakes meanwhile join it) and cuts any idle wait short; the pass reads
+ *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
+ *   bound how often (wake-limiter.ts);
+ * - a set's pass that acted is followed at once by another of that set; one that waits with nothing
+ *   to do is looked at again after `recheckMs` (its wake may have come before the write it
+ *   announced was stored) and at its earliest requeueAfter (grace periods, minReadySeconds);
+ * - a full pass of every set runs every `intervalMs` (the safety net for lost wakes), every
+ *   `idleMs` while one is pending, at once while one acts;
+ * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
+ *   is fenced by it (fence.ts); passes re-check it between sets.
+ * Passes never overlap within the process.
+ */
+
+export interface SchedulerOptions {
+  log: Logger;
+  holder: string;
+  leaseNamespace: string;
+  /** Full passes this far apart while nothing is pending (ms). */
+  intervalMs: number;
+  /** A full pass stops between sets after this long (ms); the next resumes where it stopped. */
+  budgetMs: number;
+  /** Full passes this far apart while one is pending (ms). */
+  idleMs: number;
+  /** Wakes are gathered this long before their pass (ms). */
+  coalesceMs?: number;
+  /** A woken set that waits is looked at again after this (ms). */
+  recheckMs?: number;
+  election?: ElectionTiming;
+  /** Local monotonic ms (default performance.now). */
+  clock?: () => number;
+  now?: () => Date;
+  /** Before each full pass (registration repair); errors are logged. */
+  beforePass?: () => Promise<void>;
+  /** After each pass, with its wall seconds (metrics). */
+  onPass?: (pass: PassResult, seconds: number) => void;
+}
+
+/** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists. */
+export interface SetWake {
+  namespace: string;
+  name: string;
+}
+
+const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
+
+interface Due {
+  wake: SetWake;
+  at: number;
+  /** A recheck of a woken set's pass (no further recheck after it). */
+  recheck: boolean;
+}
+
+export class ReconcileScheduler {
+  private readonly due = new Map<string, Due>();
+  private readonly elector: LeaderElector;
+  private readonly limiter: WakeLimiter;
+  private readonly client: KubeClient;
+  private readonly clock: () => number;
+  private readonly now: () => Date;
+  private nextFull = 0;
+  private cursor: string | undefined;
+  private stopped = false;
+  private kick: (() => void) | undefined;
+  private loops: Promise<unknown> | undefined;
+  private readonly stopping: Promise<void>;
+  private stopNow: () => void = () => {};
+
+  constructor(
+    client: KubeClient,
+    private readonly o: SchedulerOptions,
+  ) {
+    this.clock = o.clock ?? (() => performance.now());
+    this.now = o.now ?? (() => new Date());
+    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder }, this.clock, this.now, o.election ?? DEFAULT_ELECTION);
+    this.limiter = new WakeLimiter(this.clock);
+    this.client = fencedClient(client, () => this.elector.isLeader());
+    this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
+  }
+
+  /** wake schedules a targeted pass of the wake's set (coalesced; never later than one already due) and cuts an idle wait short. */
+  wake(w: SetWake): void {
+    if (this.stopped) return;
+    const key = wakeKey(w);
+    const at = this.clock() + (this.o.coalesceMs ?? 5);
+    const cur = this.due.get(key);
+    if (cur && cur.at <= at) return;
+    // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
+    if (!cur && this.due.size >= 10_000) return;
+    this.due.set(key, { wake: w, at, recheck: false });
+    this.kick?.();
+  }
+
+  start(): void {
+    this.loops = Promise.all([this.electLoop(), this.passLoop()]);
+  }
+
+  /** stop ends both loops after the pass in flight and releases the lease. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopNow();
+    this.kick?.();
+    await this.loops;
+    await this.elector.release().catch((e: unknown) => this.o.log.warn("lease release failed", errorFields(e)));
+  }
+
+  /** idle waits `ms` (capped) or until kicked. */
+  private idle(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, Math.min(ms, 60_000)));
+      const prev = this.kick;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.kick = () => {
+        prev?.();
+        done();
+      };
+    });
+  }
+
+  /** electLoop acquires, then renews the lease every retry period (retrying sooner after a failure). */
+  private async electLoop(): Promise<void> {
+    const { retryPeriodMs } = this.elector.timing;
+    while (!this.stopped) {
+      const wait = this.elector.msUntilRenew();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue;
+      }
+      const was = this.elector.isLeader();
+      try {
+        const leading = await this.elector.tryAcquireOrRenew();
+        if (leading && !was) {
+          this.o.log.info("lease acquired", { holder: this.o.holder });
+          this.nextFull = 0;
+          this.kick?.();
+        }
+      } catch (e) {
+        this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...errorFields(e) });
+        await this.sleep(Math.min(2_000, retryPeriodMs));
+      }
+    }
+  }
+
+  /** sleep waits `ms`, or less when stopping. */
+  private async sleep(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), this.stopping]);
+    clearTimeout(timer);
+  }
+
+  private async passLoop(): Promise<void> {
+    while (!this.stopped) {
+      const leading = this.elector.isLeader();
+      const t = this.clock();
+      if (leading && t >= this.nextFull) {
+        await this.fullPass();
+        continue;
+      }
+      if (leading) {
+        const ready = [...this.due.values()].filter((d) => d.at <= t).sort((a, b) => a.at - b.at);
+        if (ready.length > 0) {
+          for (const d of ready) {
+            if (this.stopped || !this.elector.isLeader()) break;
+            await this.targetedPass(d);
+          }
+          continue;
+        }
+      }
+      let next = leading ? this.nextFull : t + 1_000;
+      if (leading) for (const d of this.due.values()) next = Math.min(next, d.at);
+      await this.idle(next - t);
+    }
+  }
+
+  /** fullPass passes over every set (resuming at the cursor) and sets when the next one is due. */
+  private async fullPass(): Promise<void> {
+    if (this.o.beforePass) await this.o.beforePass().catch((e: unknown) => this.o.log.warn("beforePass failed", errorFields(e)));
+    const started = this.clock();
+    const pass = await this.run(() =>
+      reconcilePass(this.client, {
+        now: this.now,
+        log: this.o.log,
+        startAfter: this.cursor,
+        shouldStop: () => this.stopped || !this.elector.isLeader() || this.clock() - started >= this.o.budgetMs,
+      }),
+    );
+    const t = this.clock();
+    if (!pass) {
+      this.nextFull = t + this.o.idleMs;
+      return;
+    }
+    this.cursor = pass.cursor;
+    const pause = pass.cursor !== undefined || pass.actionCount > 0 ? 0 : pass.pending ? Math.min(this.o.idleMs, pass.requeueAfterMs ?? Infinity) : this.o.intervalMs;
+    this.nextFull = t + pause;
+  }
+
+  /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
+  private async targetedPass(d: Due): Promise<void> {
+    const key = wakeKey(d.wake);
+    const wait = this.limiter.take(key);
+    if (wait > 0) {
+      d.at = this.clock() + wait;
+      return;
+    }
+    this.due.delete(key);
+    const { namespace, name } = d.wake;
+    const pass = await this.run(() =>
+      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, shouldStop: () => !this.elector.isLeader() }),
+    );
+    if (!pass || this.due.has(key)) return; // failed (logged; the full pass retries), or woken again meanwhile
+    const t = this.clock();
+    let after: number | undefined;
+    if (pass.actionCount > 0) after = 0;
+    else if (pass.pending && !d.recheck) after = this.o.recheckMs ?? 250;
+    after = earlierMs(after, pass.requeueAfterMs);
+    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck: pass.actionCount === 0 });
+  }
+
+  /** run runs a pass and reports it; a failed pass is logged and returns undefined. */
+  private async run(pass: () => Promise<PassResult>): Promise<PassResult | undefined> {
+    const started = this.clock();
+    try {
+      const r = await pass();
+      this.o.onPass?.(r, (this.clock() - started) / 1000);
+      return r;
+    } catch (e) {
+      this.o.log.error("reconcile pass failed", errorFields(e));
+      return undefined;
+    }
+  }
+}

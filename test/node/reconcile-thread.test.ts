@@ -1,0 +1,27 @@
+/**
+ * ReconcileThread (src/node/reconcile-thread.ts): a reconcile thread that runs out of heap ends
+ * alone and is started again, while the main thread (the webhooks) goes on. The thread here is a
+ * stand-in that exhausts its heap at once; the real one is measured by test/bench/reconciler-oom.ts.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
+import { ReconcileThread } from "../../src/node/reconcile-thread.ts";
+import { memoryLogger } from "../admission/helpers.ts";
+
+describe("ReconcileThread", () => {
+  it("an out-of-memory thread is logged and restarted; this thread keeps running", async () => {
+    const log = memoryLogger();
+    const script = fileURLToPath(new URL("./fixtures/oom-thread.mjs", import.meta.url));
+    const thread = new ReconcileThread(log, 16, { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } }, undefined, { script, argv: [] });
+    thread.start();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    await vi.waitFor(() => expect(thread.restarts).toBeGreaterThanOrEqual(1), { timeout: 20_000, interval: 50 });
+    clearInterval(timer);
+    await thread.stop(100);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "reconcile thread failed", fields: expect.objectContaining({ heapMb: 16, error: expect.stringMatching(/memory/i) }) }));
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: "warn", msg: "reconcile thread ended; restarting it" }));
+    // The main thread's timers ran all along.
+    expect(ticks).toBeGreaterThan(0);
+  });
+});

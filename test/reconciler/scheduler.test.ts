@@ -1,0 +1,92 @@
+/**
+ * ReconcileScheduler (src/reconciler/scheduler.ts) on the fake apiserver: a wake runs a targeted
+ * pass that reads only its set's objects; a wake of a set that does not exist costs one read; no
+ * Lease write per pass; wakes cut the idle wait short (the full pass interval is an hour here, so
+ * only a wake can make the set progress).
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Pod } from "../../src/api/k8s.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { ReconcileScheduler } from "../../src/reconciler/scheduler.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
+
+const HOUR = 3_600_000;
+
+function world() {
+  const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
+  const requests: string[] = [];
+  const client = createKubeClient({
+    baseUrl: "https://fake",
+    sleep: async () => {},
+    maxAttempts: 1,
+    fetch: async (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      requests.push(`${init?.method ?? "GET"} ${decodeURIComponent(url.pathname + url.search)}`);
+      return fake.fetch(input, init);
+    },
+  });
+  const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, coalesceMs: 1 });
+  const pods = (ns = "default") => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
+  return { fake, requests, scheduler, pods };
+}
+
+let running: ReconcileScheduler | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+describe("ReconcileScheduler", () => {
+  it("a wake runs a targeted pass that reads only its set's objects, with no Lease write", async () => {
+    const w = world();
+    w.fake.seed(setManifest({ name: "web", replicas: 1, policy: "Parallel" }));
+    running = w.scheduler;
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    // The first full pass is done and the next is an hour away: only a wake can act now.
+    w.fake.seed(setManifest({ name: "db", namespace: "other", replicas: 1, policy: "Parallel" }));
+    await new Promise((r) => setTimeout(r, 50));
+    const before = w.requests.length;
+    w.scheduler.wake({ namespace: "other", name: "db" });
+    await vi.waitFor(() => expect(w.pods("other")).toEqual(["db-0"]), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    const after = w.requests.slice(before);
+    const reads = after.filter((r) => r.startsWith("GET"));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) expect(r).toMatch(/namespaces\/other\//);
+    // Pods by db's label (or, once for a new set, its own selector): never another set's, never all.
+    for (const r of reads.filter((r) => r.includes("/pods?"))) expect(r).toMatch(/labelSelector=(ordinal\.dev\/statefulset=db|app=db)&/);
+    expect(after.filter((r) => r.includes("/leases/") && !r.startsWith("GET"))).toEqual([]);
+  });
+
+  it("a wake of a set that does not exist costs one read", async () => {
+    const w = world();
+    running = w.scheduler;
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.requests.some((r) => r.includes("imagelists"))).toBe(true), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    const before = w.requests.length;
+    w.scheduler.wake({ namespace: "default", name: "nope" });
+    await vi.waitFor(() => expect(w.requests.length).toBeGreaterThan(before), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(w.requests.slice(before)).toEqual(["GET /apis/apps.ordinal.dev/v1/namespaces/default/statefulsets?fieldSelector=metadata.name=nope&limit=500"]);
+  });
+
+  it("wakes of one set faster than its rate are coalesced and limited, never dropped", async () => {
+    const w = world();
+    w.fake.seed(setManifest({ name: "web", replicas: 1, policy: "Parallel" }));
+    running = w.scheduler;
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    const before = w.requests.length;
+    for (let i = 0; i < 1000; i++) w.scheduler.wake({ namespace: "default", name: "web" });
+    await new Promise((r) => setTimeout(r, 300));
+    const passes = w.requests.slice(before).filter((r) => r.includes("fieldSelector=metadata.name=web")).length;
+    expect(passes).toBeGreaterThanOrEqual(1);
+    // 1000 wakes in a burst: far fewer passes than wakes (coalesced), at most the set's burst.
+    expect(passes).toBeLessThanOrEqual(20);
+  });
+});
