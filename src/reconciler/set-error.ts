@@ -45,9 +45,10 @@ export function errorConditions(stored: unknown, reason: SetErrorReason, message
   const prev = (Array.isArray(stored) ? stored : []).filter((c): c is Condition => typeof c === "object" && c !== null && typeof (c as Condition).type === "string");
   const old = prev.find((c) => c.type === RECONCILE_ERROR_CONDITION);
   if (old?.status === "True" && old.reason === reason && old.message === message) return undefined;
-  const lastTransitionTime = old?.status === "True" && old.lastTransitionTime ? old.lastTransitionTime : wholeSeconds(now);
-  const next: Condition = { type: RECONCILE_ERROR_CONDITION, status: "True", lastTransitionTime, reason, message };
-  return old ? prev.map((c) => (c === old ? next : c)) : [...prev, next];
+  const since = old?.status === "True" ? old.lastTransitionTime : undefined;
+  const next: Condition = { type: RECONCILE_ERROR_CONDITION, status: "True", lastTransitionTime: since || wholeSeconds(now), reason, message };
+  if (!old) return [...prev, next];
+  return prev.map((c) => (c.type === RECONCILE_ERROR_CONDITION ? next : c));
 }
 
 /**
