@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { R } from "../kube/resources.ts";
 import { UsageError } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 import { getSet, setNameArg } from "./sets.ts";
 
 /** age returns kubectl's short age ("5s", "3m", "2h", "4d"). */

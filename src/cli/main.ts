@@ -10,39 +10,10 @@
  * environment setting that src/settings.ts refuses).
  */
 import type { KubeClient } from "../kube/client.ts";
-import { parseCommandLine, UsageError, type OptionSpec, type Parsed } from "./args.ts";
-import { nodeIO, type CommandIO } from "./io.ts";
+import { parseCommandLine, UsageError, type OptionSpec } from "./args.ts";
+import type { CliContext, Command } from "./command.ts";
+import { nodeIO } from "./io.ts";
 import { SettingError } from "../settings.ts";
-
-/** What a command may use: output, the environment, and a client made on demand. */
-export interface CliContext {
-  out(line: string): void;
-  err(line: string): void;
-  env: Record<string, string | undefined>;
-  /** Files (token, register). */
-  io: CommandIO;
-  /** client returns the KubeClient of the configured cluster; throws UsageError when there is none. */
-  client(): Promise<KubeClient>;
-  /** The namespace from -n, else the kubeconfig context's, else "default". */
-  namespace(p: Parsed): Promise<string>;
-  /** Injectable clock and sleep (rollout status). */
-  now(): Date;
-  sleep(ms: number): Promise<void>;
-}
-
-export interface Command {
-  name: string;
-  /** What runs it, in usage and errors: "ordinal" unless said (`npm run` for gen). */
-  program?: string;
-  summary: string;
-  /** The part after `ordinal NAME` in the usage line. */
-  synopsis: string;
-  /** More lines for `--help`, after the options. */
-  details?: string;
-  options: Record<string, OptionSpec>;
-  positionals?: { min?: number; max?: number; names?: string };
-  run(p: Parsed, ctx: CliContext): Promise<number>;
-}
 
 const NS: Record<string, OptionSpec> = { namespace: { type: "string", short: "n", value: "NS", help: "namespace (default: the kubeconfig context's, else default)" } };
 

@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { caBundleFromPem, ensureWebhookRegistration, REGISTRATION_ANNOTATION, type RegistrationOptions } from "../webhook-config/registration.ts";
 import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
 import { UsageError } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 
 export const registerCmd: Command = {
   name: "register",

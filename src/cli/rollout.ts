@@ -14,7 +14,8 @@ import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
-import type { CliContext, Command } from "./main.ts";
+import type { CliContext, Command } from "./command.ts";
+import { reconcilerSilence } from "./reconciler-alive.ts";
 import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
 
 const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
@@ -22,17 +23,24 @@ const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 /**
  * followRollout prints the rollout's state each time it changes until it is done (0), blocked
  * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`) or the
- * timeout passes (1). `timeoutMs` 0 waits for ever.
+ * timeout passes (1). `timeoutMs` 0 waits for ever. While it waits it says, once, when no
+ * reconciler has renewed its Lease recently (nothing will move then), and keeps waiting.
  */
 async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
   const started = ctx.now().getTime();
   let last = "";
   let failingSince: number | undefined;
+  let warned = false;
   for (;;) {
     const set = await getSet(client, ns, name);
     const state = rolloutState(set, await podsOf(client, set));
     if (state.message !== last) ctx.out((last = state.message));
     if (state.done) return 0;
+    if (!warned && o.watch) {
+      const silence = await reconcilerSilence(client, ctx.env.LEASE_NAMESPACE || "ordinal-system", ctx.now());
+      if (silence) ctx.err(`warning: ${silence}`);
+      warned = silence !== undefined;
+    }
     const t = ctx.now().getTime();
     if (state.blocked === "failing") failingSince ??= t;
     else failingSince = undefined;

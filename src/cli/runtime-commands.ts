@@ -5,7 +5,7 @@
  */
 import { setting } from "../settings.ts";
 import { parseDuration, UsageError } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 import { reconcileCommand } from "./reconcile.ts";
 
 /** num returns the flag's whole number, or `fallback` (a setting, already checked) when the flag is absent. */

@@ -6,7 +6,7 @@
 import type { StatefulSet } from "../api/statefulset.ts";
 import { R } from "../kube/resources.ts";
 import { UsageError, type OptionSpec } from "./args.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 import { getSet, SET_RESOURCE, setNameArg } from "./sets.ts";
 
 interface Container {

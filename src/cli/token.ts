@@ -6,7 +6,7 @@ import type { JWK } from "jose";
 import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT, DEFAULT_TOKEN_TTL, generateWebhookKeys, issueWebhookToken } from "../auth/token.ts";
 import { UsageError, type Parsed } from "./args.ts";
 import type { CommandIO } from "./io.ts";
-import type { Command } from "./main.ts";
+import type { Command } from "./command.ts";
 
 export const tokenCmd: Command = {
   name: "token",

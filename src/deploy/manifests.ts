@@ -5,7 +5,7 @@
  * that Service. `npm run gen` writes them under deploy/; `ordinal manifests` prints them.
  * deploy/rbac.yaml stays hand-written (test/deploy/rbac.test.ts checks it against the code).
  */
-import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
+import { WEBHOOKS_OPT_OUT_LABEL, webhookConfigurations } from "../webhook-config/webhook-configs.ts";
 import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "./identity.ts";
 
 type Json = Record<string, unknown>;
@@ -23,7 +23,20 @@ export interface ServerOptions {
   image?: string;
   replicas?: number;
   namespace?: string;
+  /** The cluster's Kubernetes minor version (1.x); unset: the current API (policy/v1, 1.21+). */
+  kubeMinor?: number;
 }
+
+/** The first minor version of Kubernetes 1 with policy/v1 PodDisruptionBudget and the kubernetes.io/metadata.name namespace label. */
+const POLICY_V1_SINCE = 21;
+
+/**
+ * kubeSystemOptOut returns, for a cluster older than 1.21, kube-system with the webhooks' opt-out
+ * label: there the namespace has no kubernetes.io/metadata.name label for the hooks'
+ * namespaceSelector to exclude it by (README: Security). Applying it only adds the label.
+ */
+export const kubeSystemOptOut = (kubeMinor: number | undefined): Json[] =>
+  kubeMinor !== undefined && kubeMinor < POLICY_V1_SINCE ? [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system", labels: { [WEBHOOKS_OPT_OUT_LABEL]: "disabled" } } }] : [];
 
 /** namespaceManifests returns the Namespace and the reconciler's ServiceAccount. */
 export const namespaceManifests = (ns = INSTALL_NAMESPACE): Json[] => [
@@ -96,7 +109,7 @@ export function serverManifests(o: ServerOptions = {}): Json[] {
       spec: { selector, ports: [{ name: "https", port: 443, targetPort: PORT }] },
     },
     {
-      apiVersion: "policy/v1",
+      apiVersion: o.kubeMinor !== undefined && o.kubeMinor < POLICY_V1_SINCE ? "policy/v1beta1" : "policy/v1",
       kind: "PodDisruptionBudget",
       metadata: meta(SERVER_NAME),
       spec: { minAvailable: 1, selector: { matchLabels: selector } },

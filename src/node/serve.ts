@@ -23,8 +23,8 @@ import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 
+import type { Simulation } from "./simulation.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
-import { startSimulation } from "./simulation.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
 import { countIdentityRefusals, Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
@@ -109,7 +109,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     return 2;
   }
   let client: KubeClient;
-  let simulation: Awaited<ReturnType<typeof startSimulation>> | undefined;
+  let simulation: Simulation | undefined;
   const metrics = new Metrics();
   if (cluster) {
     client = instrumentClient(clientFor(cluster), metrics, log);
@@ -118,6 +118,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     vars.RECONCILER_USERNAME ||= usernameFromToken(await tokenOf(cluster));
     log.info("using cluster", { source: cluster.source, server: cluster.server, reconcilerUsername: reconcilerUsernameFrom(vars) });
   } else {
+    // Loaded only here: the simulated cluster is a quarter of the code and a real cluster never needs it.
+    const { startSimulation } = await import("./simulation.ts");
     simulation = await startSimulation(log);
     client = simulation.client;
     flags.intervalMs = Math.min(flags.intervalMs, 300);

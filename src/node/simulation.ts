@@ -27,8 +27,14 @@ const DEMO_SET = {
   },
 };
 
+/** A running simulated cluster: its client, and stop. */
+export interface Simulation {
+  client: KubeClient;
+  stop: () => void;
+}
+
 /** startSimulation starts the simulated cluster and the demo; returns its client and a stop function. */
-export async function startSimulation(log: Logger, o: { stepMs?: number; print?: (line: string) => void } = {}): Promise<{ client: KubeClient; stop: () => void }> {
+export async function startSimulation(log: Logger, o: { stepMs?: number; print?: (line: string) => void } = {}): Promise<Simulation> {
   const fake = createFakeApiServer();
   const client = createKubeClient({ baseUrl: "https://simulated.cluster", fetch: fake.fetch });
   const kubeletClient = createKubeClient({ baseUrl: "https://simulated.cluster", fetch: fake.fetch });

@@ -88,7 +88,7 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
 }
 
 /**
- * releaseLease gives the lease up if `holder` still holds it, so the next tick need not wait for
+ * releaseLease gives the lease up (no holder; renewTime left as the last renewal) if `holder` still holds it, so the next tick need not wait for
  * expiry, and stores `o.cursor` (where the next invocation resumes) in the same write.
  */
 export async function releaseLease(client: KubeClient, o: LeaseOptions): Promise<void> {
@@ -102,7 +102,9 @@ export async function releaseLease(client: KubeClient, o: LeaseOptions): Promise
     await client.update(R.leases, o.namespace, {
       ...existing,
       metadata: { ...existing.metadata, annotations },
-      spec: { ...existing.spec, holderIdentity: undefined, renewTime: undefined },
+      // renewTime stays: when a reconciler last held it (`ordinal rollout status` reads it to tell a
+      // reconciler that runs from none at all).
+      spec: { ...existing.spec, holderIdentity: undefined },
     } as never);
   } catch (e) {
     if (!isConflict(e)) throw e;

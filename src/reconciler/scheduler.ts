@@ -11,12 +11,12 @@ import { WakeLimiter } from "./wake-limiter.ts";
  * Lease. Still level-triggered and stateless (every pass lists what it plans from; a pass may die
  * anywhere), but it acts as soon as something happens:
  * - a wake (an admission the webhooks saw: src/admission/wakes.ts) schedules a targeted pass of
- *   its set after `coalesceMs` (wakes meanwhile join it) and cuts any idle wait short; the pass reads
+ *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
  *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
  *   bound how often (wake-limiter.ts);
  * - a set's pass that acted is followed at once by another of that set; one that waits with nothing
- *   to do is looked at again after `recheckMs` (its wake may have come before the write it
- *   announced was stored) and at its earliest requeueAfter (grace periods, minReadySeconds);
+ *   to do is looked at again after 50 and 250 ms (RECHECK_MS: its wake may have come before the
+ *   write it announced was stored) and at its earliest requeueAfter (grace periods, minReadySeconds);
  * - a full pass of every set runs every `intervalMs` (the safety net for lost wakes), every
  *   `idleMs` while one is pending, at once while one acts;
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
@@ -36,8 +36,8 @@ export interface SchedulerOptions {
   idleMs: number;
   /** Wakes are gathered this long before their pass (ms). */
   coalesceMs?: number;
-  /** A woken set that waits is looked at again after this (ms). */
-  recheckMs?: number;
+  /** A woken set that waits is looked at again after these delays (ms), one after the other. */
+  recheckMs?: readonly number[];
   election?: ElectionTiming;
   /** Local monotonic ms (default performance.now). */
   clock?: () => number;
@@ -56,11 +56,17 @@ export interface SetWake {
 
 const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
 
+/**
+ * A wake comes from admission, before the write it announces is stored: a pass that finds nothing
+ * to do may have read too early, so a waiting set is looked at again after 50 ms, then 250 ms.
+ */
+const RECHECK_MS = [50, 250] as const;
+
 interface Due {
   wake: SetWake;
   at: number;
-  /** A recheck of a woken set's pass (no further recheck after it). */
-  recheck: boolean;
+  /** How many rechecks of a woken set's pass came before this one (0: the wake itself). */
+  recheck: number;
 }
 
 export class ReconcileScheduler {
@@ -94,12 +100,12 @@ export class ReconcileScheduler {
   wake(w: SetWake): void {
     if (this.stopped) return;
     const key = wakeKey(w);
-    const at = this.clock() + (this.o.coalesceMs ?? 5);
+    const at = this.clock() + (this.o.coalesceMs ?? 15);
     const cur = this.due.get(key);
     if (cur && cur.at <= at) return;
     // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
     if (!cur && this.due.size >= 10_000) return;
-    this.due.set(key, { wake: w, at, recheck: false });
+    this.due.set(key, { wake: w, at, recheck: 0 });
     this.kick?.();
   }
 
@@ -224,11 +230,12 @@ export class ReconcileScheduler {
     );
     if (!pass || this.due.has(key)) return; // failed (logged; the full pass retries), or woken again meanwhile
     const t = this.clock();
+    const rechecks = this.o.recheckMs ?? RECHECK_MS;
     let after: number | undefined;
     if (pass.actionCount > 0) after = 0;
-    else if (pass.pending && !d.recheck) after = this.o.recheckMs ?? 250;
+    else if (pass.pending) after = rechecks[d.recheck];
     after = earlierMs(after, pass.requeueAfterMs);
-    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck: pass.actionCount === 0 });
+    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck: pass.actionCount > 0 ? 0 : d.recheck + 1 });
   }
 
   /** run runs a pass and reports it; a failed pass is logged and returns undefined. */

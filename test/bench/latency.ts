@@ -56,6 +56,8 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
     out.push(`| ${label} | ${u.toFixed(2)} s | ${ours.map((c) => `${median(of(c).map(seconds)).toFixed(2)} s | ${(median(of(c).map(seconds)) / u).toFixed(1)}×`).join(" | ")} |`);
   }
   const extra = (label: string, f: (c: Controller) => string) => out.push(`| ${label} | ${f("upstream")} | ${ours.map((c) => `${f(c)} | `).join(" | ")}|`);
+  const firstPods = (c: Controller) => all.filter((m) => m.controller === c).flatMap((m) => (m.firstPodMs === undefined ? [] : [m.firstPodMs]));
+  extra("a new set's first pod seen after the create request, median", (c) => `${median(firstPods(c)).toFixed(0)} ms`);
   extra("controller time per OrderedReady step (pod Ready seen → next pod created), median", (c) => `${median(all.filter((m) => m.controller === c).flatMap((m) => m.steps)).toFixed(0)} ms`);
   extra("apiserver requests per created pod (scale-ups and recreates)", (c) => {
     const ms = all.filter((m) => m.controller === c && m.scenario !== "inplace");

@@ -1,6 +1,6 @@
 /** A CLI context over the fake apiserver: output captured, a fake clock, and a `sleep` that plays one reconcile pass and one kubelet step, so `rollout status` follows a real (simulated) rollout. */
 import type { CommandIO } from "../../src/cli/io.ts";
-import type { CliContext } from "../../src/cli/main.ts";
+import type { CliContext } from "../../src/cli/command.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";

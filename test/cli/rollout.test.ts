@@ -49,6 +49,34 @@ describe("ordinal rollout status", () => {
     expect(w.err.join("\n")).toMatch(/timed out waiting for the rollout of web/);
   });
 
+  /** lease returns the Lease a reconciler leaves, renewed at `renewTime`. */
+  const lease = (renewTime: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ordinal-reconciler", namespace: "ordinal-system" }, spec: { leaseDurationSeconds: 30, renewTime } });
+
+  it("says at the first poll that no reconciler has ever renewed a Lease, and keeps waiting", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    w.world.drive = false;
+    expect(await main(["rollout", "status", "web", "--timeout", "30s"], w.ctx)).toBe(1);
+    expect(w.err[0]).toMatch(/^warning: no reconciler has renewed a Lease in namespace ordinal-system: is `ordinal serve` .* or the Worker's cron running/);
+    expect(w.err.filter((l) => l.startsWith("warning:"))).toHaveLength(1);
+    expect(w.err.at(-1)).toMatch(/timed out waiting for the rollout of web/);
+  });
+
+  it("names a Lease last renewed long ago, and says nothing while a reconciler renews it", async () => {
+    const stale = cliWorld();
+    await stale.fake.seed(webSet());
+    await stale.fake.seed(lease("2026-11-21T11:50:00.000000Z"));
+    stale.world.drive = false;
+    expect(await main(["rollout", "status", "web", "--timeout", "5s"], stale.ctx)).toBe(1);
+    expect(stale.err[0]).toMatch(/^warning: no reconciler has renewed its Lease for 10m \(ordinal-system\/ordinal-reconciler\)/);
+
+    const live = cliWorld();
+    await live.fake.seed(webSet());
+    await live.fake.seed(lease("2026-11-21T11:59:50.000000Z"));
+    expect(await main(["rollout", "status", "web"], live.ctx)).toBe(0);
+    expect(live.err).toEqual([]);
+  });
+
   it("a missing set is exit 1 with kubectl's message", async () => {
     const w = cliWorld();
     expect(await main(["rollout", "status", "nope"], w.ctx)).toBe(1);

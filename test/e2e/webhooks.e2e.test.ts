@@ -171,6 +171,20 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
 
   webhookChecks("worker");
 
+  it("a new set's pods come from the wakes its admissions send the shard's Durable Object, with no cron tick", async () => {
+    const ns = await newNamespace("wh-wake");
+    const applied = Date.now();
+    kubectl(["apply", "-f", "-"], setYaml(ns).replace("replicas: 2", "replicas: 1"));
+    let pod: Pod | undefined;
+    // Well within the shard's safety interval (60 s) and the cron's minute: only a wake makes it this soon.
+    for (let i = 0; i < 40 && !pod; i++) {
+      await sleep(250);
+      pod = await admin.get<Pod>(R.pods, ns, "web-0");
+    }
+    expect(pod?.metadata?.labels?.["controller-revision-hash"], worker.output().slice(-3000)).toMatch(/^web-/);
+    console.log(`[worker] apply -> first pod seen: ${Date.now() - applied} ms`);
+  });
+
   it("/__scheduled runs a reconcile pass of the Worker against the real apiserver", async () => {
     const ns = await newNamespace("wh-cron");
     kubectl(["apply", "-f", "-"], setYaml(ns).replace("replicas: 2", "replicas: 1"));

@@ -125,12 +125,12 @@ describe("acquireLease", () => {
 });
 
 describe("releaseLease", () => {
-  it("clears the holder and renewTime, writes the cursor and keeps other annotations", async () => {
+  it("clears the holder, keeps renewTime (the last renewal), writes the cursor and keeps other annotations", async () => {
     const { client, lease, put } = setup();
     put({ holderIdentity: "a", leaseDurationSeconds: 30, renewTime: "2026-11-21T12:00:00.123000Z" }, { keep: "me", [CURSOR_ANNOTATION]: "default/old" });
     await releaseLease(client, opts("a", { cursor: { value: "default/web" } }));
     expect(lease()?.spec?.holderIdentity).toBeUndefined();
-    expect(lease()?.spec?.renewTime).toBeUndefined();
+    expect(lease()?.spec?.renewTime).toBe("2026-11-21T12:00:00.123000Z");
     expect(lease()?.spec?.leaseDurationSeconds).toBe(30);
     expect(lease()?.metadata?.annotations).toEqual({ keep: "me", [CURSOR_ANNOTATION]: "default/web" });
   });

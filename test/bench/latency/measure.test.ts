@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../../src/api/k8s.ts";
-import { createdIn, isDone, median, stepTimes, type SetObject } from "./measure.ts";
+import { createdIn, firstAddedAfter, isDone, median, stepTimes, type SetObject } from "./measure.ts";
 import type { WatchEvent } from "./watch.ts";
 
 const pod = (name: string, o: { ready?: boolean; image?: string; terminating?: boolean } = {}): Pod =>
@@ -69,4 +69,13 @@ describe("median", () => {
     [[7], 7],
   ])("%j → %d", (xs, want) => expect(median(xs)).toBe(want));
   it("is NaN for no values", () => expect(median([])).toBeNaN());
+});
+
+describe("firstAddedAfter", () => {
+  it("is the ms to the first pod ADDED at or after the request, none before it counted", () => {
+    const events = [ev("ADDED", pod("old-0"), 90), ev("MODIFIED", pod("web-0"), 105), ev("ADDED", pod("web-0"), 130), ev("ADDED", pod("web-1"), 180)];
+    expect(firstAddedAfter(events, 100)).toBe(30);
+    expect(firstAddedAfter(events, 90)).toBe(0);
+    expect(firstAddedAfter(events, 200)).toBeUndefined();
+  });
 });

@@ -45,6 +45,12 @@ export function stepTimes(events: WatchEvent<Pod>[], set: string, n: number): nu
   return out;
 }
 
+/** firstAddedAfter returns the ms from `start` to the first pod ADDED at or after it, undefined for none. */
+export function firstAddedAfter(events: WatchEvent<Pod>[], start: number): number | undefined {
+  const e = events.find((x) => x.type === "ADDED" && x.at >= start);
+  return e ? e.at - start : undefined;
+}
+
 /** createdIn returns how many pods were ADDED within [start, end]. */
 export const createdIn = (events: WatchEvent<Pod>[], start: number, end: number) => events.filter((e) => e.type === "ADDED" && e.at >= start && e.at <= end).length;
 

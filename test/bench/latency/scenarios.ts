@@ -11,7 +11,7 @@ import { R, resourcePath } from "../../../src/kube/resources.ts";
 import { setManifest } from "../../support/fixtures.ts";
 import type { BenchCluster } from "./cluster.ts";
 import { runKubelet } from "./kubelet.ts";
-import { createdIn, isDone, stepTimes, type SetObject } from "./measure.ts";
+import { createdIn, firstAddedAfter, isDone, stepTimes, type SetObject } from "./measure.ts";
 import { startWatch, waitFor, type Watched } from "./watch.ts";
 
 /** upstream: kube-controller-manager; ordinal: `ordinal serve` (Node); worker: the Worker under `wrangler dev`. */
@@ -29,6 +29,8 @@ export interface Measurement {
   created: number;
   /** Scale-up only: ms from pod k-1 seen Ready to pod k seen created, per step. */
   steps: number[];
+  /** Scale-up only: ms from the create request to its first pod seen. */
+  firstPodMs?: number;
 }
 
 const NAME = "web";
@@ -80,7 +82,8 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
     const start = Date.now();
     const gen = (await act()).metadata.generation ?? 1;
     const end = await waitFor(() => isDone(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
-    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scenario === "scale" ? stepTimes(pods.events, NAME, n) : [] });
+    const scale = scenario === "scale";
+    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scale ? stepTimes(pods.events, NAME, n) : [], firstPodMs: scale ? firstAddedAfter(pods.events, start) : undefined });
   };
   const patch = (spec: Record<string, unknown>) => cluster.admin.patch<SetObject>(resourceOf(controller), ns, NAME, { spec }, "merge");
   try {
