@@ -57,3 +57,14 @@ export function denyInvalid(
     warnings,
   );
 }
+
+/**
+ * denyUnknownFields refuses fields the object's type does not have, in the words of the
+ * apiserver's strict decoding (`strict decoding error: unknown field "spec.template…protocl"`,
+ * 400 BadRequest): what `kubectl apply --validate=strict` shows for an apps/v1 StatefulSet. Each
+ * path is cut at 256 characters (keys come from the request).
+ */
+export function denyUnknownFields(req: AdmissionRequest, paths: readonly string[]): AdmissionResponse {
+  const list = paths.map((p) => `unknown field ${goQuote(clip(p, 256))}`).join(", ");
+  return deny(req, { code: 400, reason: "BadRequest", message: `strict decoding error: ${list}` });
+}

@@ -11,7 +11,7 @@ interface InvocationSummary {
  * ReconcilerReadiness is what `GET /readyz` answers: 200 while the reconciler can do its job, 503
  * naming both identities and the fix while Ordinal's webhook refuses the reconciler's writes for
  * its identity. It learns that from the start-up probe (probeReconcilerIdentity) and from each
- * invocation's refused writes; once refused, every later invocation without a refusal probes
+ * pass's refused writes; once refused, every later pass without a refusal probes
  * again, and a passing probe clears it. `/healthz` stays the webhooks' liveness (the
  * Deployment's probes use it), so a reconciler that cannot write never takes the webhooks out
  * of the Service.

@@ -145,7 +145,6 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const settings = settingsFrom(vars);
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
-  void readiness.observe();
   const scheduling = {
     holder: `node-${randomUUID().slice(0, 8)}`,
     intervalMs: flags.intervalMs,
@@ -198,6 +197,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   };
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
+  // The probe after listening: the webhooks it asks may be this very server's.
+  void readiness.observe();
   loop.start();
   const stop = async () => {
     await loop.stop();

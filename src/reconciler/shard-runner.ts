@@ -1,7 +1,9 @@
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
+import { LeaderElector } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
-import { acquireLease } from "./lease.ts";
+import { fencedClient } from "./fence.ts";
+import { WakeLimiter } from "./wake-limiter.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
@@ -11,9 +13,11 @@ import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue
  * by one drain at a time: a targeted pass per woken set, at once; a set woken again while queued
  * is passed once (wakes coalesce, so a caller cannot multiply passes). Its schedule (per set: when
  * to look again; the next full pass) lives in the store, and after each drain the alarm is set for
- * the earliest of them. The cluster's Lease is taken before acting and held while active: renewed
- * at most once per RENEW_EVERY_MS, never released per pass, so a Worker and an in-cluster
- * `ordinal serve` never act at once and hinted passes write no Lease.
+ * the earliest of them. The cluster's Lease is taken before acting and held while active
+ * (LeaderElector: renewed once per retry period, never released per pass; every write is fenced by
+ * it), so a Worker and an in-cluster `ordinal serve` never act at once and hinted passes write no
+ * Lease. Wakes are rate-limited per set and in all (WakeLimiter): a wake over the rate is not
+ * dropped but made due when a token is there.
  */
 
 /** What a shard keeps between invocations (a Durable Object's storage and alarm). */
@@ -50,9 +54,6 @@ export interface ShardRunnerOptions {
   now?: () => Date;
 }
 
-/** The Lease is renewed when the last renewal is this old (its duration is LEASE_SECONDS). */
-export const RENEW_EVERY_MS = 10_000;
-const LEASE_SECONDS = 30;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 /** At most this many distinct sets wait in the queue; more bring the full pass forward. */
@@ -71,11 +72,21 @@ export class ShardRunner {
   private fullPassQueued = false;
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
-  private renewedAt = -Infinity;
+  /** Wakes over the rate: when each may be passed (folded into the schedule by the next drain). */
+  private readonly deferred = new Map<string, number>();
   private readonly now: () => Date;
+  private readonly elector: LeaderElector;
+  private readonly limiter: WakeLimiter;
+  /** The client every pass writes through: refused once the Lease may be someone else's. */
+  private readonly fenced: KubeClient;
 
   constructor(private readonly o: ShardRunnerOptions) {
-    this.now = o.now ?? (() => new Date());
+    const now = o.now ?? (() => new Date());
+    this.now = now;
+    const ms = () => now().getTime();
+    this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder }, ms, now);
+    this.limiter = new WakeLimiter(ms);
+    this.fenced = fencedClient(o.client, () => this.elector.isLeader());
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -93,6 +104,12 @@ export class ShardRunner {
       return;
     }
     const key = shardKey(w);
+    const wait = this.queued.has(key) ? 0 : this.limiter.take(key);
+    if (wait > 0) {
+      this.deferred.set(key, Math.min(this.deferred.get(key) ?? Infinity, this.now().getTime() + wait));
+      await this.drainUntil(() => !this.deferred.has(key));
+      return;
+    }
     if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
     else this.queued.add(key);
     await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
@@ -133,7 +150,8 @@ export class ShardRunner {
    */
   private async drain(): Promise<void> {
     let s = await this.loaded();
-    const { client, log } = this.o;
+    const { log } = this.o;
+    const client = this.fenced;
     const startedAt = this.now().getTime();
     const startRequests = client.requestCount;
     const requestsSpent = () => client.requestCount - startRequests + REQUESTS_PER_PASS_RESERVE >= this.o.maxRequests;
@@ -160,9 +178,12 @@ export class ShardRunner {
         s = await this.setPass(s, key, events, spent);
       }
     } finally {
-      // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.
+      // Whatever is still queued (budget spent) is due at once, a deferred wake when its token is
+      // there: the alarm goes on with them.
       const t = this.now().getTime();
       for (const key of this.queued) s = withDue(s, key, t, true);
+      for (const [key, at] of this.deferred) s = withDue(s, key, at, true);
+      this.deferred.clear();
       if (this.fullPassQueued) s = { ...s, nextFullPassAt: t };
       this.queued.clear();
       this.fullPassQueued = false;
@@ -178,7 +199,7 @@ export class ShardRunner {
     const w = fromKey(key);
     let r: PassResult;
     try {
-      r = await reconcilePass(this.o.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
+      r = await reconcilePass(this.fenced, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
@@ -194,7 +215,8 @@ export class ShardRunner {
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
   private async fullPass(s: ShardSchedule, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
-    const { client, log } = this.o;
+    const { log } = this.o;
+    const client = this.fenced;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
     let r: PassResult;
     try {
@@ -212,20 +234,19 @@ export class ShardRunner {
 
   /**
    * holdLease returns true while this shard may act: the cluster's Lease is held by this Worker
-   * (renewed when RENEW_EVERY_MS old; a lost race between two shards of the same holder is tried
-   * once more), false when another holder has a live one.
+   * (renewed when its retry period is due; a lost race between two shards of the same holder is
+   * tried once more), false when another holder has a live one or the apiserver did not answer.
    */
   private async holdLease(): Promise<boolean> {
-    const t = this.now();
-    if (t.getTime() - this.renewedAt < RENEW_EVERY_MS) return true;
-    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS };
+    if (this.elector.isLeader() && this.elector.msUntilRenew() > 0) return true;
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await acquireLease(this.o.client, lease, t)) {
-        this.renewedAt = t.getTime();
-        return true;
+      try {
+        if (await this.elector.tryAcquireOrRenew()) return true;
+      } catch (e) {
+        this.o.log.warn("lease not renewed", { error: e instanceof Error ? e.message : String(e) });
+        return this.elector.isLeader();
       }
     }
-    this.renewedAt = -Infinity;
     return false;
   }
 }

@@ -76,6 +76,33 @@ describe("validateStatefulSetRequest", () => {
     expect(denied.status?.message).toMatch(/^StatefulSet\.apps "web" is invalid: /);
   });
 
+  it("refuses a typo in the template with the apiserver's strict decoding words, before any other error", () => {
+    const o = broken(base());
+    (o.spec.template.spec!.containers[0] as unknown as Record<string, unknown>).ports = [{ containerPort: 80, protocl: "TCP" }];
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o }), off);
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 400, reason: "BadRequest", message: 'strict decoding error: unknown field "spec.template.spec.containers[0].ports[0].protocl"' });
+  });
+
+  it("an UPDATE keeps a typo stored before (scaling a set stays possible) but refuses a new one", () => {
+    const old = base();
+    (old.spec.template.spec as unknown as Record<string, unknown>).dnspolicy = "Default";
+    const scaled = structuredClone(old);
+    scaled.spec.replicas = 5;
+    expect(validateStatefulSetRequest(request({ kind: osts, operation: "UPDATE", object: scaled, oldObject: old }), off).response.allowed).toBe(true);
+    (scaled.spec.template.metadata as unknown as Record<string, unknown>).lables = {};
+    expect(validateStatefulSetRequest(request({ kind: osts, operation: "UPDATE", object: scaled, oldObject: old }), off).response.status?.message).toBe(
+      'strict decoding error: unknown field "spec.template.metadata.lables"',
+    );
+  });
+
+  it("cuts a hostile key in the answer", () => {
+    const o = base();
+    (o.spec.template.spec as unknown as Record<string, unknown>)["k".repeat(5000)] = 1;
+    const message = validateStatefulSetRequest(request({ kind: osts, object: o }), off).response.status!.message!;
+    expect(message.length).toBeLessThan(400);
+  });
+
   it("denies changing an immutable field on UPDATE", () => {
     const old = base();
     const changed = base();

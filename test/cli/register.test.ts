@@ -22,6 +22,16 @@ describe("ordinal register", () => {
     expect(w.out[1]).toBe("MutatingWebhookConfiguration/ordinal unchanged\nValidatingWebhookConfiguration/ordinal unchanged");
   });
 
+  it("leaves a configuration annotated ordinal.dev/registration alone, and says so", async () => {
+    const w = cliWorld();
+    expect(await main(["register", "--url", URL_A], w.ctx)).toBe(0);
+    await w.client.patch(R.mutatingWebhooks, undefined, CONFIG_NAME, { metadata: { annotations: { "ordinal.dev/registration": "off" } } }, "merge");
+    expect(await main(["register", "--url", "https://elsewhere:1"], w.ctx)).toBe(0);
+    expect(w.out[1]).toBe("ValidatingWebhookConfiguration/ordinal updated\nMutatingWebhookConfiguration/ordinal left alone (annotation ordinal.dev/registration)");
+    const hook = await w.client.get<{ webhooks: { clientConfig: { url: string } }[] }>(R.mutatingWebhooks, undefined, CONFIG_NAME);
+    expect(hook!.webhooks[0].clientConfig.url).toBe(`${URL_A}/mutate/pods`);
+  });
+
   it("--dry-run prints the objects as YAML without a cluster", async () => {
     const w = cliWorld();
     w.ctx.client = () => Promise.reject(new Error("--dry-run must not ask for a client"));

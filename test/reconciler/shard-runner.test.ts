@@ -4,7 +4,8 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
+import { DEFAULT_ELECTION } from "../../src/reconciler/elector.ts";
+import { ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
 import type { ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
@@ -60,7 +61,7 @@ describe("ShardRunner.wake", () => {
     expect(w.fake.log.count({ verb: "list", resource: "statefulsets" })).toBeLessThanOrEqual(2);
   });
 
-  it("holds the Lease across wakes: one write per RENEW_EVERY_MS, none per hinted pass", async () => {
+  it("holds the Lease across wakes: one write per renewal period, none per hinted pass", async () => {
     const w = world();
     await w.runner.wake(web);
     const leaseWrites = () => w.fake.log.count({ resource: "leases", verb: "update" }) + w.fake.log.count({ resource: "leases", verb: "create" });
@@ -70,10 +71,33 @@ describe("ShardRunner.wake", () => {
       await w.runner.wake(web);
     }
     expect(leaseWrites()).toBe(1);
-    w.clock.advance(RENEW_EVERY_MS);
+    w.clock.advance(DEFAULT_ELECTION.retryPeriodMs);
     await w.runner.wake(web);
     expect(leaseWrites()).toBe(2);
     expect(w.fake.log.count({ resource: "leases", verb: "get" })).toBe(2);
+  });
+
+  it("rate-limits wakes per set: over the burst, a wake is made due when its token is there, not passed", async () => {
+    const w = world();
+    await w.runner.wake(web);
+    w.fake.log.clear();
+    for (let i = 0; i < 40; i++) await w.runner.wake(web);
+    const passes = w.fake.log.count({ verb: "list", resource: "statefulsets" });
+    expect(passes).toBeLessThan(25);
+    const now = w.clock.now().getTime();
+    expect(w.stored.schedule?.due["default/web"]).toBeGreaterThan(now);
+    expect(w.stored.schedule?.due["default/web"]).toBeLessThanOrEqual(now + 1000);
+  });
+
+  it("past the renew deadline, a wake renews the Lease before it acts", async () => {
+    const w = world();
+    await w.runner.wake({ namespace: "other", name: "none" });
+    // No renewal for longer than the renew deadline: the shard no longer counts as the holder.
+    w.clock.advance(DEFAULT_ELECTION.renewDeadlineMs + 1);
+    w.fake.log.clear();
+    await w.runner.wake(web);
+    expect(w.fake.log.count({ resource: "leases", verb: "update" })).toBe(1);
+    expect(w.pods()).toEqual(["web-0"]);
   });
 
   it("ignores a wake of a namespace of another shard", async () => {
