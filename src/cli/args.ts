@@ -34,6 +34,12 @@ export interface Parsed {
  */
 export function parseCommandLine(args: readonly string[], options: Record<string, OptionSpec>, positionals: { min?: number; max?: number; names?: string } = {}): Parsed {
   const known = Object.keys(options);
+  // kubectl reads `-n=demo` as namespace demo; parseArgs would read the value "=demo".
+  const shortWithValue = new Set(Object.values(options).filter((o) => o.type === "string" && o.short).map((o) => o.short));
+  args = args.flatMap((a) => {
+    const m = /^-([^-=])=(.*)$/s.exec(a);
+    return m && shortWithValue.has(m[1]) ? [`-${m[1]}`, m[2]] : [a];
+  });
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({

@@ -41,6 +41,12 @@ function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespa
   return [head, ...rows];
 }
 
+/** withoutManagedFields returns the set without metadata.managedFields (kubectl get -o yaml hides them too, since 1.21). */
+function withoutManagedFields(s: StatefulSet): StatefulSet {
+  const { managedFields: _hidden, ...metadata } = s.metadata as StatefulSet["metadata"] & { managedFields?: unknown };
+  return { ...s, metadata } as StatefulSet;
+}
+
 /** formatTable aligns columns with three spaces, as kubectl does. */
 function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -50,24 +56,27 @@ function formatTable(rows: string[][]): string {
 export const getCmd: Command = {
   name: "get",
   summary: "list Ordinal StatefulSets with kubectl-like columns (kubectl get osts shows the same)",
-  synopsis: "[NAME] [-n NS | -A] [-o wide|yaml|json]",
+  synopsis: "[NAME] [-n NS | -A] [-o wide|name|yaml|json]",
   options: {
     namespace: { type: "string", short: "n", value: "NS", help: "namespace (default: the kubeconfig context's, else default)" },
     "all-namespaces": { type: "boolean", short: "A", help: "every namespace" },
-    output: { type: "string", short: "o", value: "FORMAT", help: "wide, yaml or json" },
+    output: { type: "string", short: "o", value: "FORMAT", help: "wide, name, yaml or json" },
   },
   positionals: { max: 1, names: "at most one NAME" },
   async run(p, ctx) {
     const fmt = (p.values.output as string | undefined) ?? "";
-    if (!["", "wide", "yaml", "json"].includes(fmt)) throw new UsageError(`-o must be wide, yaml or json, got ${fmt}`);
+    if (!["", "wide", "name", "yaml", "json"].includes(fmt)) throw new UsageError(`-o must be wide, name, yaml or json, got ${fmt}`);
     const all = p.values["all-namespaces"] === true;
     if (all && p.positionals.length) throw new UsageError("a NAME cannot be combined with -A");
     const client = await ctx.client();
     const ns = all ? undefined : await ctx.namespace(p);
-    const sets = p.positionals.length
-      ? [await getSet(client, ns!, setNameArg(p.positionals[0]))]
-      : (await client.list<StatefulSet>(R.statefulSets, ns)).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
-    if (fmt === "yaml") ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
+    const sets = (
+      p.positionals.length
+        ? [await getSet(client, ns!, setNameArg(p.positionals[0]))]
+        : (await client.list<StatefulSet>(R.statefulSets, ns)).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
+    ).map(withoutManagedFields);
+    if (fmt === "name") for (const s of sets) ctx.out(`statefulset.apps.ordinal.dev/${s.metadata.name}`);
+    else if (fmt === "yaml") ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
     else if (fmt === "json") ctx.out(JSON.stringify(p.positionals.length ? sets[0] : { apiVersion: "v1", kind: "List", items: sets }, null, 2));
     else if (!sets.length) ctx.err(`No resources found${ns ? ` in ${ns} namespace` : ""}.`);
     else ctx.out(formatTable(setRows(sets, ctx.now(), { wide: fmt === "wide", allNamespaces: all })));

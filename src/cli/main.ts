@@ -10,7 +10,7 @@
  * environment setting that src/settings.ts refuses).
  */
 import type { KubeClient } from "../kube/client.ts";
-import { parseCommandLine, UsageError, type OptionSpec } from "./args.ts";
+import { closest, parseCommandLine, UsageError, type OptionSpec } from "./args.ts";
 import type { CliContext, Command } from "./command.ts";
 import { nodeIO } from "./io.ts";
 import { SettingError } from "../settings.ts";
@@ -88,11 +88,13 @@ export async function main(argv: string[], ctx: CliContext = nodeContext()): Pro
     if (group.length) {
       const asked = second === "--help" || second === "-h";
       const text = [`usage: ordinal ${first} <${group.map((c) => c.name.split(" ")[1]).join("|")}> …`, ...group.map((c) => `  ${c.name.padEnd(18)}${c.summary}`)].join("\n");
+      const near = second === undefined ? undefined : closest(second, group.map((c) => c.name.split(" ")[1]));
       if (asked) ctx.out(text);
-      else ctx.err(second === undefined ? text : `ordinal ${first}: unknown command "${second}"\n${text}`);
+      else ctx.err(second === undefined ? text : `ordinal ${first}: unknown command "${second}"${near ? `; did you mean "${first} ${near}"?` : ""}\n${text}`);
       return asked ? 0 : 2;
     }
-    ctx.err(`ordinal: unknown command "${first}"\n${overview(cmds)}`);
+    const near = closest(first, [...new Set(cmds.map((c) => c.name.split(" ")[0]))]);
+    ctx.err(`ordinal: unknown command "${first}"${near ? `; did you mean "${near}"?` : ""}\n${overview(cmds)}`);
     return 2;
   }
   return runCommand(cmd, argv.slice(cmd.name.split(" ").length), ctx);

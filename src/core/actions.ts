@@ -31,6 +31,15 @@ export type Action =
 
 
 /**
+ * assertNever ends a switch over Action["type"] (the executor's): once every action has its case,
+ * `a` is `never` here, so a new action type without a case does not compile. Reached at run time
+ * only by a value outside the type (it throws, naming the action's type).
+ */
+export function assertNever(a: never): never {
+  throw new Error(`no case for action type ${JSON.stringify((a as { type?: unknown } | null)?.type)}`);
+}
+
+/**
  * The merge patch of an in-place update: uid and resourceVersion as preconditions, label and
  * annotation changes (null removes), and the whole container lists with the new images (a merge
  * patch replaces lists; everything but the images is as observed, so the apiserver accepts it).

@@ -1,14 +1,14 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION } from "../objects/constants.ts";
+import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
  * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
  * Unknown while paused, False while InPlaceOnly blocks it), Paused (present once a
- * set has been paused) and InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
- * the JSON pointers). lastTransitionTime moves only when a condition's status changes; events
+ * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
+ * the JSON pointers) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
  * are recorded on transitions, not on every pass.
  */
 
@@ -58,6 +58,10 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   } else if (wasBlocked) {
     next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
   }
+
+  // A set that is planned again is no longer in error (set-error.ts wrote it True).
+  if (prev.some((c) => c.type === RECONCILE_ERROR_CONDITION))
+    next.set(RECONCILE_ERROR_CONDITION, cond(RECONCILE_ERROR_CONDITION, "False", "Planned", "the set's spec parses and was planned"));
 
   const ts = wholeSeconds(now);
   const merged: Condition[] = [];

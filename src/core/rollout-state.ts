@@ -56,7 +56,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const pausedState = (): RolloutState => ({
     done: false,
     blocked: "paused",
-    message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}`,
+    message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}${set.metadata.namespace ? ` -n ${set.metadata.namespace}` : ""}`,
   });
   if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
   // A scale-down is not complete while a condemned pod still terminates (nor is any change).

@@ -16,6 +16,8 @@ export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
 export const PROGRESSING_CONDITION = "Progressing";
 export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
+/** True while the set cannot be planned: its stored spec does not parse, or planning it failed (src/reconciler/set-error.ts). */
+export const RECONCILE_ERROR_CONDITION = "ReconcileError";
 
 /** The field manager / component name in events and ownerReferences. */
 export const COMPONENT = "ordinal";

@@ -46,7 +46,7 @@ interface Known {
 }
 
 /** The object an event is about: a set, or an ImageList (same metadata shape). */
-type InvolvedObject = Pick<StatefulSet, "apiVersion" | "kind" | "metadata">;
+export type InvolvedObject = Pick<StatefulSet, "apiVersion" | "kind" | "metadata">;
 
 interface Group {
   set: InvolvedObject;

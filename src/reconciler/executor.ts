@@ -1,9 +1,10 @@
 import type { ImageList } from "../api/imagelist.ts";
-import type { Pod } from "../api/k8s.ts";
+import type { ControllerRevision, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
-import type { Action } from "../core/actions.ts";
+import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
+import { revisionKey } from "../core/revisions.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
 import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
@@ -154,8 +155,11 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
         await client.create(R.controllerRevisions, ns, a.revision);
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
-        // A revision of that name exists that we do not own: bump collisionCount so the next
-        // plan hashes differently (upstream's hash-collision handling).
+        // Upstream's CreateControllerRevision: a revision of that name with the same data is the
+        // one wanted (done); only one that differs is a hash collision, and then collisionCount is
+        // bumped so the next plan hashes differently.
+        const existing = await client.get<ControllerRevision>(R.controllerRevisions, ns, nameOf(a.revision));
+        if (existing && revisionKey(existing.data) === revisionKey(a.revision.data)) return;
         await client.patch(R.statefulSets, ns, setName, { status: { collisionCount: (set.status?.collisionCount ?? 0) + 1 } }, "merge", "status");
         throw e;
       }
@@ -225,6 +229,9 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
         a.create ? await client.create<ImageList>(R.imageLists, ns, a.create) : await client.patch<ImageList>(R.imageLists, ns, a.node, a.patch, "merge"),
       );
       return;
+    default:
+      // Every action has its case: a new one without a case does not compile here.
+      return assertNever(a);
   }
 }
 

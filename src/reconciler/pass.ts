@@ -15,6 +15,7 @@ import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
+import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
@@ -131,13 +132,25 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     }
     const id = setId(raw);
     const parsed = StatefulSetSchema.safeParse(raw);
+    // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
+    const setError = async (reason: SetErrorReason, why: string) => {
+      await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
+      result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
+      await events.flush(o.now());
+    };
     if (!parsed.success) {
-      o.log.warn("set skipped: does not parse", { set: id, error: parsed.error.message.slice(0, 500) });
-      result.sets.push({ set: id, actions: [], error: "invalid spec", waiting: false });
+      await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
       continue;
     }
     parsedSets.set(id, parsed.data);
-    const r = await reconcileSet(client, parsed.data, index, o, events);
+    let r: Awaited<ReturnType<typeof reconcileSet>>;
+    try {
+      r = await reconcileSet(client, parsed.data, index, o, events);
+    } catch (e) {
+      if (!(e instanceof PlanFailed)) throw e;
+      await setError("PlanFailed", e.message);
+      continue;
+    }
     result.sets.push(r.result);
     result.actionCount += r.done;
     if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
@@ -243,7 +256,11 @@ async function reconcileSet(
   let ex: Execution;
   // Plans at most twice: the second time with the pods the first met unseen.
   for (let plans = 1; ; plans++) {
-    p = plan({ set, ...objects, now: o.now(), matches });
+    try {
+      p = plan({ set, ...objects, now: o.now(), matches });
+    } catch (e) {
+      throw new PlanFailed(e);
+    }
     ex = await executePlan(client, set, p, o.log, events);
     for (const l of ex.imageLists) index.putImageList(l);
     names.push(...ex.done.map(describe));

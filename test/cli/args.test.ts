@@ -41,6 +41,8 @@ describe("ordinal main", () => {
   });
   it.each([
     [["bogus"], /unknown command "bogus"/],
+    [["rollot", "status", "web"], /unknown command "rollot"; did you mean "rollout"\?/],
+    [["rollout", "statsu", "web"], /unknown command "statsu"; did you mean "rollout status"\?/],
     [["rollout"], /usage: ordinal rollout <status\|history\|undo\|pause\|resume\|restart>/],
     [["rollout", "statsu", "web"], /usage: ordinal rollout/],
     [["rollout", "status"], /missing NAME/],
@@ -55,5 +57,14 @@ describe("ordinal main", () => {
     const w = cliWorld();
     expect(await main(argv, w.ctx)).toBe(2);
     expect(w.err.join("\n")).toMatch(msg);
+  });
+});
+
+describe("short options with =", () => {
+  it("reads -n=demo as the namespace demo, as kubectl does", () => {
+    const opts = { namespace: { type: "string" as const, short: "n" }, all: { type: "boolean" as const, short: "A" } };
+    expect(parseCommandLine(["web", "-n=demo"], opts).values.namespace).toBe("demo");
+    expect(parseCommandLine(["-n", "demo"], opts).values.namespace).toBe("demo");
+    expect(parseCommandLine(["--namespace=demo"], opts).values.namespace).toBe("demo");
   });
 });

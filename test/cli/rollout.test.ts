@@ -169,4 +169,28 @@ describe("ordinal set image and get", () => {
     expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
     expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).slice(-2)).toEqual(["nginx", "nginx:1.25"]);
   });
+
+  it("get -o name prints kubectl's resource/name; -o yaml and -o json leave managedFields out", async () => {
+    const w = cliWorld();
+    await w.fake.seed({ ...webSet(), metadata: { ...webSet().metadata, managedFields: [{ manager: "kubectl", operation: "Update" }] } } as never);
+    await w.fake.seed(webSet("db", 1));
+    expect(await main(["get", "-o", "name"], w.ctx)).toBe(0);
+    expect(w.out.slice(-2)).toEqual(["statefulset.apps.ordinal.dev/db", "statefulset.apps.ordinal.dev/web"]);
+    expect(await main(["get", "web", "-o", "yaml"], w.ctx)).toBe(0);
+    expect(w.out.at(-1)).toMatch(/^ {2}name: web$/m);
+    expect(w.out.at(-1)).not.toContain("managedFields");
+    expect(await main(["get", "web", "-o", "json"], w.ctx)).toBe(0);
+    expect(w.out.at(-1)).not.toContain("managedFields");
+  });
+
+  it("the pause message's resume hint keeps the namespace", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    expect(await main(["rollout", "pause", "web"], w.ctx)).toBe(0);
+    expect(await main(["set", "image", "web", "nginx=nginx:1.26"], w.ctx)).toBe(0);
+    await w.converge();
+    expect(await main(["rollout", "status", "web", "-n=default"], w.ctx)).toBe(1);
+    expect(w.out.join("\n")).toContain("resume it with: ordinal rollout resume web -n default");
+  });
 });

@@ -20,7 +20,7 @@ describe("rolloutState", () => {
   };
   const failingPod = (reason: string) => waitingPod(reason);
   const rolling = { done: false, message: "waiting for statefulset rolling update to complete 1 pods at revision web-b..." };
-  const pausedMessage = "rollout of web is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume web";
+  const pausedMessage = "rollout of web is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume web -n default";
   const paused = { type: "RollingUpdate", rollingUpdate: { paused: true } };
   const partitioned = (partition: number, more: Record<string, unknown> = {}) => ({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition, ...more } } });
   it.each([

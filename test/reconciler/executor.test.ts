@@ -96,14 +96,21 @@ describe("executePlan: one action of each kind", () => {
     expect(ex.error).toBeUndefined();
   });
 
-  it("createRevision meeting AlreadyExists bumps status.collisionCount and stops the set", async () => {
+  /** collidingRevision is a revision of another template under the name of `rev` (a hash collision). */
+  const collidingRevision = (set: StatefulSet, rev: ControllerRevision): ControllerRevision => {
+    const other = revisionOf(StatefulSetSchema.parse({ ...set, spec: { ...set.spec, template: { ...set.spec.template, spec: { containers: [{ name: "c", image: "other:1" }] } } } }), 1);
+    delete other.metadata!.uid;
+    return { ...other, metadata: { ...other.metadata, name: rev.metadata!.name } };
+  };
+
+  it("createRevision meeting AlreadyExists of a revision that differs bumps status.collisionCount and stops the set", async () => {
     const { fake, set, exec, writes, recorded, logged } = setup({ status: { collisionCount: 2, replicas: 0 } });
     const rev = revisionOf(set, 1);
     delete rev.metadata!.uid;
-    fake.seed(rev);
+    fake.seed(collidingRevision(set, rev));
     const ex = await exec([{ type: "createRevision", revision: rev }, { type: "createPod", pod: newPod(set, 0, "x"), reason: "create" }]);
     expect(writes()).toEqual([`create controllerrevisions ${rev.metadata!.name}`]);
-    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}/${e.subresource}`)).toEqual(["create controllerrevisions/", "patch statefulsets/status"]);
+    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}/${e.subresource}`)).toEqual(["create controllerrevisions/", "get controllerrevisions/", "patch statefulsets/status"]);
     expect(fake.get<StatefulSet>(`${SETS}/web`)!.status).toMatchObject({ collisionCount: 3 });
     expect(ex.error).toBeInstanceOf(ApiError);
     expect((ex.error as ApiError).code).toBe(409);
@@ -112,11 +119,26 @@ describe("executePlan: one action of each kind", () => {
     expect(logged).toEqual([{ msg: "action failed", set: "default/web", action: `createRevision ${rev.metadata!.name}`, error: ex.error!.message, level: "warn" }]);
   });
 
+  it("createRevision meeting AlreadyExists of an equal revision is done, collisionCount untouched (upstream bumps only when it differs)", async () => {
+    const { fake, set, exec } = setup({ status: { collisionCount: 2, replicas: 0 } });
+    const rev = revisionOf(set, 1);
+    delete rev.metadata!.uid;
+    fake.seed(rev);
+    const web0 = newPod(set, 0, rev.metadata!.name!);
+    delete web0.metadata!.uid;
+    delete web0.metadata!.resourceVersion;
+    const ex = await exec([{ type: "createRevision", revision: rev }, { type: "createPod", pod: web0, reason: "create" }]);
+    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}/${e.subresource}`).slice(0, 3)).toEqual(["create controllerrevisions/", "get controllerrevisions/", "create pods/"]);
+    expect(fake.get<StatefulSet>(`${SETS}/web`)!.status).toMatchObject({ collisionCount: 2 });
+    expect(ex.error).toBeUndefined();
+    expect(ex.done.map((a) => a.type)).toEqual(["createRevision", "createPod"]);
+  });
+
   it("createRevision starts collisionCount at 1 when the status has none", async () => {
     const { fake, set, exec } = setup();
     const rev = revisionOf(set, 1);
     delete rev.metadata!.uid;
-    fake.seed(rev);
+    fake.seed(collidingRevision(set, rev));
     await exec([{ type: "createRevision", revision: rev }]);
     expect(fake.get<StatefulSet>(`${SETS}/web`)!.status?.collisionCount).toBe(1);
   });

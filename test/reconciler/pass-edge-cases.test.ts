@@ -1,7 +1,7 @@
 /**
  * reconcilePass (src/reconciler/pass.ts) at its edges: a stored set that does not parse (written
- * around the webhook) is skipped with "invalid spec" and a warning while the other sets are
- * reconciled; without the ImageList CRD (an older install) the sets are still reconciled.
+ * around the webhook) is reported (InvalidSpec, set-error.ts) with a warning while the other sets
+ * are reconciled; without the ImageList CRD (an older install) the sets are still reconciled.
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
@@ -20,18 +20,18 @@ describe("reconcilePass with a set that does not parse", () => {
     fake.seed(setManifest({ name: "good", replicas: 1, policy: "Parallel" }));
     fake.seed(setManifest({ name: "bad", replicas: 1, policy: "Parallel" }));
     const bad = fake.get<{ spec: Record<string, unknown> }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/bad")!;
-    // Many wrong fields: the parse error is long, the warning keeps its first 500 characters.
+    // Many wrong fields: the parse error names each, and is bounded (1,024 characters).
     fake.put({ ...bad, spec: { ...bad.spec, replicas: "three", minReadySeconds: "x", revisionHistoryLimit: "y", serviceName: 5, podManagementPolicy: "Nope", ordinals: "z" } });
     const warnings: Record<string, unknown>[] = [];
     const log: Logger = { info() {}, error() {}, warn: (msg, f) => void warnings.push({ msg, ...f }) };
     const r = await reconcilePass(client, { now: () => NOW, log });
-    expect(r.sets.find((s) => s.set === "default/bad")).toEqual({ set: "default/bad", actions: [], error: "invalid spec", waiting: false });
+    expect(r.sets.find((s) => s.set === "default/bad")).toEqual({ set: "default/bad", actions: [], error: expect.stringMatching(/^InvalidSpec: spec\.replicas: /), waiting: false });
     expect(r.sets.find((s) => s.set === "default/good")?.error).toBeUndefined();
-    const warning = warnings.find((w) => w.msg === "set skipped: does not parse");
-    expect(warning).toMatchObject({ set: "default/bad" });
+    const warning = warnings.find((w) => w.msg === "set not planned");
+    expect(warning).toMatchObject({ set: "default/bad", reason: "InvalidSpec" });
     expect(typeof warning!.error).toBe("string");
-    expect((warning!.error as string).length).toBe(500);
-    expect(warning!.error).toContain("replicas");
+    expect((warning!.error as string).length).toBeLessThanOrEqual(1024);
+    expect(warning!.error).toContain("spec.replicas");
     const pods = fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
     expect(pods).toEqual(["good-0"]);
   });

@@ -47,7 +47,8 @@ describe("pre-warm in a 4-replica in-place release", () => {
     expect(await sim.client.list<ImageList>(R.imageLists, NS)).toEqual([]);
     // Each pre-warmed pod restarted once, on its node, without waiting for a pull.
     expect(seconds).toBeLessThan((await simulateRelease({ replicas: 4, pullSeconds: 10 })).seconds);
-  });
+    // Two whole simulated releases: seconds of CPU on a loaded 2-core machine (the default 5 s timed out there).
+  }, 30_000);
 
   it("without imagePrewarm there are no ImageLists and no puller pods", async () => {
     const { sim } = await simulateRelease({ replicas: 3, pullSeconds: 2, trace: true });

@@ -7,7 +7,7 @@
 import type { FetchLike } from "../../../src/kube/http.ts";
 
 export interface Watched {
-  metadata?: { name?: string; uid?: string; generation?: number; deletionTimestamp?: unknown };
+  metadata?: { name?: string; uid?: string; generation?: number; resourceVersion?: string; deletionTimestamp?: unknown };
 }
 
 export interface WatchEvent<T> {
@@ -45,26 +45,53 @@ export class Watch<T extends Watched> {
   }
 }
 
-/** startWatch opens a watch on the collection at `path` (all events from now, ADDED for what exists). */
+/**
+ * startWatch opens a watch on the collection at `path` (all events from now, ADDED for what
+ * exists). A stream that ends (the apiserver's watch timeout, a dropped connection) is reopened
+ * from the last resourceVersion seen; the watch fails after 5 reopenings in a row that fail.
+ */
 export async function startWatch<T extends Watched>(api: ApiAccess, path: string): Promise<Watch<T>> {
   const abort = new AbortController();
   const w = new Watch<T>(abort);
-  const res = await api.fetch(`${api.server}${path}?watch=1`, { headers: { authorization: `Bearer ${api.token}` }, signal: abort.signal });
-  if (!res.ok || !res.body) throw new Error(`watch ${path}: HTTP ${res.status} ${await res.text()}`);
-  void pump(res.body, w).catch((e: unknown) => {
-    if (!abort.signal.aborted) w.failure = new Error(`watch ${path} ended: ${String(e)}`);
-  });
+  const open = async () => {
+    const rv = w.events.at(-1)?.object.metadata?.resourceVersion;
+    const res = await api.fetch(`${api.server}${path}?watch=1${rv ? `&resourceVersion=${rv}` : ""}`, { headers: { authorization: `Bearer ${api.token}` }, signal: abort.signal });
+    if (!res.ok || !res.body) throw new Error(`watch ${path}: HTTP ${res.status} ${await res.text()}`);
+    return res.body;
+  };
+  let body = await open();
+  void (async () => {
+    for (let failures = 0; !abort.signal.aborted; ) {
+      try {
+        if (await pump(body, w)) failures = 0;
+        body = await open();
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        if (++failures >= 5) {
+          w.failure = new Error(`watch ${path} ended: ${String(e)}`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+        try {
+          body = await open();
+        } catch {
+          /* counted on the next round */
+        }
+      }
+    }
+  })();
   return w;
 }
 
-/** pump feeds each line of the watch stream (one JSON event) into `w`. */
-async function pump<T extends Watched>(body: ReadableStream<Uint8Array>, w: Watch<T>): Promise<void> {
+/** pump feeds each line of the watch stream (one JSON event) into `w` until the stream ends; returns whether it saw an event. */
+async function pump<T extends Watched>(body: ReadableStream<Uint8Array>, w: Watch<T>): Promise<boolean> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
+  let seen = false;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) throw new Error("stream closed by the apiserver");
+    if (done) return seen;
     const at = Date.now();
     buf += decoder.decode(value, { stream: true });
     let nl: number;
@@ -75,6 +102,7 @@ async function pump<T extends Watched>(body: ReadableStream<Uint8Array>, w: Watc
       const e = JSON.parse(line) as { type: string; object: T };
       if (e.type === "ERROR") throw new Error(JSON.stringify(e.object));
       w.add({ type: e.type, object: e.object, at });
+      seen = true;
     }
   }
 }
