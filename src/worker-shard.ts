@@ -4,8 +4,8 @@
  * the SHARDS binding (wrangler.toml), by name `shard-<index>`:
  * - `POST /wake {index, wake: {namespace, name}}` (the webhooks forward each wake): a targeted
  *   pass of that set at once; answers 204 once the shard's queue was drained.
- * - `POST /poke {index}` (each cron tick): runs the alarm's work now when no alarm is set (a new
- *   shard, or one whose alarm was lost), else nothing.
+ * - `POST /poke {index}` (each cron tick): the full (safety) pass now, with whatever else is due
+ *   (a set no wake announced waits at most one tick, whatever the alarm says).
  * - `alarm()`: the sets whose requeueAfter came, and the full (safety) pass every
  *   RECONCILE_INTERVAL_MS; then the alarm is set for the next of them.
  * A shard whose index is no longer below RECONCILE_SHARDS (the count was lowered) deletes its
@@ -22,7 +22,6 @@ interface DurableObjectStateLike {
     get<T>(key: string): Promise<T | undefined>;
     put(key: string, value: unknown): Promise<void>;
     deleteAll(): Promise<void>;
-    getAlarm(): Promise<number | null>;
     setAlarm(at: number): Promise<void>;
     deleteAlarm(): Promise<void>;
   };
@@ -63,7 +62,7 @@ export class ShardReconciler {
     const runner = await this.runnerOf(m.index);
     if (!runner) return new Response("no shard here", { status: 410 });
     if (m.wake) await runner.wake(m.wake);
-    else if ((await this.state.storage.getAlarm()) === null) await runner.alarm();
+    else await runner.poke();
     return new Response(null, { status: 204 });
   }
 

@@ -98,6 +98,16 @@ export class ShardRunner {
     await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
   }
 
+  /**
+   * poke (each cron tick) runs the full (safety) pass now, whatever the alarm says, with whatever
+   * else is due: the cron is the safety net for a lost wake and a lost or far alarm, so a set no
+   * wake announced waits at most one tick.
+   */
+  async poke(): Promise<void> {
+    this.fullPassQueued = true;
+    await this.alarm();
+  }
+
   /** alarm runs what the schedule says is due (sets, the full pass) and sets the next alarm. */
   async alarm(): Promise<void> {
     const s = await this.loaded();

@@ -133,6 +133,22 @@ describe("the shard's alarm", () => {
 });
 
 describe("the cron tick", () => {
+  it("runs the full pass on every tick, even while an alarm is set far ahead: a set no wake announced waits one tick", async () => {
+    const ns = "team-a";
+    const index = shardOf(ns, SHARDS);
+    const tick = async () => {
+      const ctx = createExecutionContext();
+      await worker.scheduled({ scheduledTime: Date.now(), cron: "* * * * *" }, bindings, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await tick();
+    const { alarm } = await stateOf(index);
+    expect(alarm).toBeGreaterThan(Date.now() + 1_000);
+    await fake.seed(setManifest({ namespace: ns, replicas: 1, claims: [] }));
+    await tick();
+    expect(podNames(fake, ns)).toEqual(["web-0"]);
+  });
+
   it("pokes every shard's object: each runs its first full pass over its own namespaces", async () => {
     const byShard = new Map<number, string>();
     for (const ns of ["default", "team-a", "team-b", "team-c"]) byShard.set(shardOf(ns, SHARDS), ns);
