@@ -76,11 +76,11 @@ async function setPaused(client: KubeClient, ctx: CliContext, ns: string, name: 
  * kubectl's statefulset rollbacker. The patch is guarded by the set's resourceVersion; when the
  * set changed meanwhile (a status write by the reconciler bumps it too) it reads and tries again.
  */
-async function undo(client: KubeClient, ctx: CliContext, ns: string, name: string, toRevision: number): Promise<number> {
+async function undo(client: KubeClient, ctx: CliContext, ns: string, name: string, toRevision: number, dryRun: DryRun): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const set = await getSet(client, ns, name);
     try {
-      return await undoOnce(client, ctx, set, toRevision);
+      return await undoOnce(client, ctx, set, toRevision, dryRun);
     } catch (e) {
       const now = attempt < UNDO_ATTEMPTS ? await getSet(client, ns, name) : undefined;
       if (!now || now.metadata.resourceVersion === set.metadata.resourceVersion) throw e;
@@ -90,8 +90,18 @@ async function undo(client: KubeClient, ctx: CliContext, ns: string, name: strin
 
 const UNDO_ATTEMPTS = 5;
 
+/** kubectl's --dry-run values: none writes; client writes nothing; server sends the patch with dryRun=All. */
+type DryRun = "none" | "client" | "server";
+
+/** dryRunOf returns the --dry-run value, or throws a UsageError for anything but kubectl's three. */
+function dryRunOf(v: string | boolean | undefined): DryRun {
+  if (v === undefined) return "none";
+  if (v === "none" || v === "client" || v === "server") return v;
+  throw new UsageError(`--dry-run must be one of none, client, server, got ${JSON.stringify(v)}`);
+}
+
 /** undoOnce returns 0 once the set's template is the target revision's (patched, or already so). */
-async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, toRevision: number): Promise<number> {
+async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, toRevision: number, dryRun: DryRun): Promise<number> {
   const ns = set.metadata.namespace ?? "";
   const name = set.metadata.name ?? "";
   const history = await revisionsOf(client, set);
@@ -108,6 +118,11 @@ async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, t
     ctx.out(`${SET_RESOURCE}/${name} skipped rollback (current template already matches revision ${target.revision})`);
     return 0;
   }
+  if (dryRun === "client") {
+    // As kubectl: the template it would write, and no request.
+    ctx.out(`${SET_RESOURCE}/${name} rolled back to revision ${target.revision} (dry run)\n${stringify(template).trimEnd()}`);
+    return 0;
+  }
   // JSON Patch: replace the whole template (a merge patch would keep keys the revision lacks), guarded by resourceVersion.
   await client.patch(
     R.statefulSets,
@@ -118,8 +133,10 @@ async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, t
       { op: "replace", path: "/spec/template", value: template },
     ],
     "json",
+    undefined,
+    dryRun === "server" ? { dryRun: true } : undefined,
   );
-  ctx.out(`${SET_RESOURCE}/${name} rolled back`);
+  ctx.out(dryRun === "server" ? `${SET_RESOURCE}/${name} rolled back to revision ${target.revision} (server dry run)\n${stringify(template).trimEnd()}` : `${SET_RESOURCE}/${name} rolled back`);
   return 0;
 }
 
@@ -199,11 +216,18 @@ export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
     {
       name: "rollout undo",
       summary: "put back the pod template of the previous revision (or --to-revision N)",
-      synopsis: "NAME [-n NS] [--to-revision N]",
-      options: { ...ns, "to-revision": { type: "string", value: "N", help: "the revision to roll back to (default: the previous one)" } },
+      synopsis: "NAME [-n NS] [--to-revision N] [--dry-run=none|client|server]",
+      options: {
+        ...ns,
+        "to-revision": { type: "string", value: "N", help: "the revision to roll back to (default: the previous one)" },
+        "dry-run": { type: "string", value: "none|client|server", help: "client: print the template it would write; server: the apiserver checks the write, nothing is stored" },
+      },
       positionals: one,
-      run: async (p, ctx) =>
-        undo(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), p.values["to-revision"] === undefined ? 0 : positiveInt(p.values["to-revision"], "--to-revision")),
+      run: async (p, ctx) => {
+        const dryRun = dryRunOf(p.values["dry-run"]);
+        const toRevision = p.values["to-revision"] === undefined ? 0 : positiveInt(p.values["to-revision"], "--to-revision");
+        return undo(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), toRevision, dryRun);
+      },
     },
     simple("pause", "pause the rollout (spec.updateStrategy.rollingUpdate.paused=true)", (c, ctx, n, name) => setPaused(c, ctx, n, name, true)),
     simple("resume", "resume a paused rollout", (c, ctx, n, name) => setPaused(c, ctx, n, name, false)),

@@ -129,6 +129,24 @@ describe("ordinal rollout pause|resume|restart|undo|history", () => {
     expect(await main(["rollout", "undo", "web", "--to-revision", "9"], w.ctx)).toBe(1);
     expect(w.err.at(-1)).toMatch(/unable to find specified revision 9/);
   });
+  it("undo --dry-run=client prints the template it would write and changes nothing; =server asks the apiserver and stores nothing", async () => {
+    const w = cliWorld();
+    await w.fake.seed(webSet());
+    await w.converge();
+    await main(["set", "image", "web", "nginx=nginx:1.26"], w.ctx);
+    await w.converge();
+    const before = (await getWeb(w)).metadata.resourceVersion;
+    for (const mode of ["client", "server"]) {
+      w.out.length = 0;
+      expect(await main(["rollout", "undo", "web", `--dry-run=${mode}`], w.ctx)).toBe(0);
+      expect(w.out.join("\n")).toMatch(/rolled back to revision 1 \((server )?dry run\)[\s\S]*image: nginx:1\.25/);
+      expect((await getWeb(w)).spec.template.spec).toMatchObject({ containers: [{ name: "nginx", image: "nginx:1.26" }] });
+      expect((await getWeb(w)).metadata.resourceVersion).toBe(before);
+    }
+    expect(await main(["rollout", "undo", "web", "--dry-run=maybe"], w.ctx)).toBe(2);
+    expect(w.err.join("\n")).toMatch(/--dry-run must be one of none, client, server/);
+  });
+
   it("undo reads again and retries when the set changed between its read and its patch (a status write)", async () => {
     const w = cliWorld();
     await w.fake.seed(webSet());
