@@ -196,7 +196,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     return app.fetch(req, env);
   };
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
-  log.info("serving", { url: `${tls ? "https" : "http"}://${flags.host}:${flags.port}` });
+  await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
+  const address = server.address();
+  const url = `${tls ? "https" : "http"}://${flags.host}:${typeof address === "object" && address ? address.port : flags.port}`;
+  log.info("serving", { url });
+  // npm start logs at warn (the simulation's own lines are on stdout): say there where the webhooks answer.
+  if (simulation) console.log(`webhooks: ${url} (GET / lists them; /healthz, /metrics)`);
   // The probe after listening: the webhooks it asks may be this very server's.
   void readiness.observe();
   loop.start();

@@ -77,6 +77,14 @@ describe("serveCommand: start-up", () => {
     expect(out.join("\n")).toMatch(/^usage: ordinal serve/);
   });
 
+  it("npm start (the simulation) prints the URL its webhooks answer on, with the port it bound", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((l: unknown) => void lines.push(String(l)));
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(await serveCommand({ simulate: true, port: 0, host: "127.0.0.1", intervalMs: 10_000, exitAfterMs: 1 })).toBe(0);
+    expect(lines.find((l) => l.startsWith("webhooks: "))).toMatch(/^webhooks: http:\/\/127\.0\.0\.1:[1-9]\d* /);
+  }, 20_000);
+
   it("a garbage WEBHOOK_PUBLIC_KEY stops it at start with a clear error (exit 2)", async () => {
     const err = vi.spyOn(console, "error").mockImplementation(() => {});
     vi.stubEnv("WEBHOOK_PUBLIC_KEY", "not a key");
