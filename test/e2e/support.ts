@@ -12,6 +12,7 @@ import { clientFor, type ClusterConfig } from "../../src/node/kubeconfig.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { reconcilerUserBindings } from "../support/reconciler-user.ts";
 
 export interface ClusterEnv {
   KUBE_API_URL: string;
@@ -69,19 +70,7 @@ export async function setupCluster(): Promise<void> {
   setupDone = true;
 }
 
-const USER_BINDINGS = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: ordinal-reconciler-e2e-user}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ordinal-reconciler}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: ordinal-reconciler-e2e-user, namespace: ordinal-system}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ordinal-reconciler-own-namespace}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
----
+const USER_BINDINGS = `${reconcilerUserBindings("e2e")}---
 # The servers the e2e files start with WEBHOOK_URL register in create mode, as a Worker does: the
 # grant of deploy/rbac-webhook-create.yaml, to this user only (deploy.e2e's ServiceAccount has none).
 apiVersion: rbac.authorization.k8s.io/v1

@@ -11,6 +11,7 @@ import { createWriteStream, readFileSync } from "node:fs";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { clientFor, fetchFor } from "../../../src/node/kubeconfig.ts";
 import type { ApiAccess } from "./watch.ts";
+import { reconcilerUserBindings } from "../../support/reconciler-user.ts";
 
 export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-latency";
 const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946 };
@@ -49,19 +50,7 @@ const clusterEnv = () => ({
   ORDINAL_AUDIT_LOG: AUDIT_LOG,
 });
 
-const USER_BINDINGS = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: ordinal-reconciler-bench-user}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ordinal-reconciler}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: ordinal-reconciler-bench-user, namespace: ordinal-system}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ordinal-reconciler-own-namespace}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ordinal-reconciler}]
-`;
+const USER_BINDINGS = reconcilerUserBindings("bench");
 
 /**
  * startBenchCluster starts the control plane, installs Ordinal's CRDs and RBAC (bound to the
