@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { R } from "../../src/kube/resources.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { admin, env, newNamespace, setupCluster } from "./support.ts";
+import { admin, env, kubectl, newNamespace, setupCluster } from "./support.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "ordinal-pack-"));
 const prefix = join(dir, "prefix");
@@ -52,6 +52,8 @@ describe("the packed package", () => {
   it("`kubectl ordinal rollout status` runs as a kubectl plugin and says that no reconciler runs", async () => {
     await setupCluster();
     const ns = await newNamespace("pack");
+    // No reconciler runs here, but an earlier file's may have renewed its Lease within the window.
+    kubectl(["-n", "ordinal-system", "delete", "lease", "--all"]);
     await admin.create(R.statefulSets, ns, setManifest({ namespace: ns, image: "nginx:1.25", container: "nginx" }));
     const path = `${onlyNode}:${dirname(kubectlPath)}`;
     expect(run("kubectl", ["plugin", "list"], path).out).toContain(join(prefix, "bin", "kubectl-ordinal"));

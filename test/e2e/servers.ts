@@ -5,7 +5,7 @@
  * a plain-HTTP forwarding proxy (as a Workers VPC tunnel would), since workerd cannot be told to
  * trust the test cluster's private CA.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fetchFor } from "../../src/node/kubeconfig.ts";
 import { env } from "./support.ts";
@@ -36,14 +36,19 @@ function start(cmd: string, args: string[], extraEnv: Record<string, string>): R
       } catch {
         /* already gone */
       }
-      // Graceful: `ordinal serve` finishes its invocation and releases the Lease before exiting.
-      await new Promise((r) => {
-        const t = setTimeout(r, 10_000);
-        proc.once("exit", () => {
-          clearTimeout(t);
-          r(undefined);
-        });
-      });
+      // Graceful: `ordinal serve` finishes its invocation and releases the Lease before exiting;
+      // one that has not exited after 10 s is killed, so no stopped server renews a Lease the next
+      // file's server waits for.
+      const exited = new Promise((r) => proc.once("exit", r));
+      const graceful = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+      if (!graceful) {
+        try {
+          process.kill(-proc.pid!, "SIGKILL");
+        } catch {
+          /* already gone */
+        }
+        await exited;
+      }
     },
   };
 }
@@ -67,8 +72,18 @@ export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): 
   throw new Error(`${url} not healthy after ${timeoutMs} ms:\n${r.output()}`);
 }
 
-/** startNodeServer runs `ordinal serve` with TLS as the reconciler identity. */
+/**
+ * freeReconcilerLease deletes the reconciler Lease a server of an earlier file may have left (a
+ * killed one does not release it): each e2e server is the only reconciler, and one that found a
+ * Lease would rightly wait its whole duration, observed, before acting.
+ */
+export function freeReconcilerLease(): void {
+  execFileSync("kubectl", ["-n", "ordinal-system", "delete", "lease", "ordinal-reconciler", "--ignore-not-found"], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: "ignore" });
+}
+
+/** startNodeServer runs `ordinal serve` with TLS as the reconciler identity (the Lease freed first). */
 export function startNodeServer(extraEnv: Record<string, string> = {}): Running {
+  freeReconcilerLease();
   return start("node", ["src/cli/bin.mjs", "serve", "--port", "28443", "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
     KUBE_API_URL: env.KUBE_API_URL,
     KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
@@ -98,5 +113,6 @@ export function startWorker(apiUrl: string): Running {
   };
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", "28787", "--local-protocol", "https", "--https-key-path", `${KEYS}/tls.key`, "--https-cert-path", `${KEYS}/tls.crt`, "--test-scheduled", "--show-interactive-dev-session=false"];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  freeReconcilerLease();
   return start("npx", args, { CI: "true", WRANGLER_SEND_METRICS: "false" });
 }
