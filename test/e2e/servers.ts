@@ -77,7 +77,7 @@ export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): 
  * killed one does not release it): each e2e server is the only reconciler, and one that found a
  * Lease would rightly wait its whole duration, observed, before acting.
  */
-export function freeReconcilerLease(): void {
+function freeReconcilerLease(): void {
   execFileSync("kubectl", ["-n", "ordinal-system", "delete", "lease", "ordinal-reconciler", "--ignore-not-found"], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: "ignore" });
 }
 
