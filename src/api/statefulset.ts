@@ -142,7 +142,7 @@ const StatefulSetSpecSchema = described(
       z._default(PodManagementPolicy, "OrderedReady"),
       "OrderedReady (create/delete one at a time, in order, each Ready first) or Parallel (all at once).",
     ),
-    updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate" }),
+    updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate", rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: "ReCreate" } }),
     revisionHistoryLimit: described(count(10), "ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
     minReadySeconds: described(count(0), "Seconds a pod must be Ready before it counts as available."),
     persistentVolumeClaimRetentionPolicy: described(

@@ -268,7 +268,7 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
             "metadata.generation": 1,
             "spec.replicas": 1,
             "spec.podManagementPolicy": "OrderedReady",
-            "spec.updateStrategy": { type: "RollingUpdate" },
+            "spec.updateStrategy": { type: "RollingUpdate", rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: "ReCreate" } },
             "spec.revisionHistoryLimit": 10,
             "spec.unknownField": ABSENT,
             status: ABSENT,
