@@ -163,14 +163,17 @@ export class ShardRunner {
           this.fullPassQueued = false;
           break;
         }
-        if (this.fullPassQueued) {
-          this.fullPassQueued = false;
-          s = await this.fullPass(s, events, spent);
+        // Woken sets first: a full pass over a large shard may spend the whole budget, and one
+        // left unfinished is due again at once, so a wake queued behind it would wait for the
+        // whole sweep (a watch-driven controller serves its queue, not its resync, first).
+        if (this.queued.size > 0) {
+          const [key] = this.queued;
+          this.queued.delete(key);
+          s = await this.setPass(s, key, events, spent);
           continue;
         }
-        const [key] = this.queued;
-        this.queued.delete(key);
-        s = await this.setPass(s, key, events, spent);
+        this.fullPassQueued = false;
+        s = await this.fullPass(s, events, spent);
       }
     } finally {
       // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.

@@ -76,6 +76,19 @@ describe("ShardRunner.wake", () => {
     expect(w.fake.log.count({ resource: "leases", verb: "get" })).toBe(2);
   });
 
+  it("passes a woken set before a full pass that spends the budget (a wake never waits for the sweep of a large shard)", async () => {
+    const w = world({ maxRequests: 80 });
+    // Sets the sweep reaches before web (it goes by namespace, then name).
+    for (let i = 0; i < 40; i++) w.fake.seed(setManifest({ name: `s${i}`, replicas: 1, claims: [] }));
+    // Both due at once (a wake that met the budget, and the sweep): the alarm runs them.
+    const now = w.clock.now().getTime();
+    w.stored.schedule = { due: { "default/web": now }, nextFullPassAt: now };
+    await w.runner.alarm();
+    expect(w.pods()).toContain("web-0");
+    // The sweep did not finish within the budget: the rest is due at once, for the alarm.
+    expect(w.pods().filter((n) => n?.startsWith("s")).length).toBeLessThan(40);
+  });
+
   it("ignores a wake of a namespace of another shard", async () => {
     const index = shardOf("default", 2) === 0 ? 1 : 0;
     const w = world({ count: 2, index });
