@@ -55,6 +55,9 @@ export const RENEW_EVERY_MS = 10_000;
 const LEASE_SECONDS = 30;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
+/** How long after a wake whose set was not found yet (the admitted write not stored) to look again. */
+const MISSING_RECHECK_MS = 250;
+
 /** At most this many distinct sets wait in the queue; more bring the full pass forward. */
 const MAX_QUEUED = 1_000;
 
@@ -69,6 +72,8 @@ const fromKey = (key: string): ShardWake => {
 export class ShardRunner {
   private readonly queued = new Set<string>();
   private fullPassQueued = false;
+  /** Woken sets a targeted pass did not find, looked at once more (see setPass). */
+  private readonly rechecked = new Set<string>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private renewedAt = -Infinity;
@@ -205,6 +210,14 @@ export class ShardRunner {
       this.queued.add(key);
       return withDue(s, key, undefined);
     }
+    // A wake comes from admission, before the write it announces is stored: a set not found yet is
+    // looked at once more, MISSING_RECHECK_MS later (a set that is really gone costs one more read).
+    if (w.name && r.sets.length === 0) {
+      if (this.rechecked.delete(key)) return withDue(s, key, undefined);
+      this.rechecked.add(key);
+      return withDue(s, key, this.now().getTime() + MISSING_RECHECK_MS);
+    }
+    this.rechecked.delete(key);
     return afterSetPass(s, key, outcome, this.now().getTime());
   }
 

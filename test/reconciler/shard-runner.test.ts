@@ -89,6 +89,24 @@ describe("ShardRunner.wake", () => {
     expect(w.pods().filter((n) => n?.startsWith("s")).length).toBeLessThan(40);
   });
 
+  it("looks once more, 250 ms later, at a woken set not stored yet (admission precedes the write), then stops", async () => {
+    const w = world();
+    const late = { namespace: "default", name: "late" };
+    await w.runner.wake(late);
+    const now = w.clock.now().getTime();
+    expect(w.stored.schedule?.due["default/late"]).toBe(now + 250);
+    w.fake.seed(setManifest({ name: "late", replicas: 1, claims: [] }));
+    w.clock.advance(250);
+    await w.runner.alarm();
+    expect(w.pods()).toContain("late-0");
+    // A set that is really gone: one more look, then nothing more is due for it.
+    const gone = { namespace: "default", name: "gone" };
+    await w.runner.wake(gone);
+    w.clock.advance(250);
+    await w.runner.alarm();
+    expect(w.stored.schedule?.due["default/gone"]).toBeUndefined();
+  });
+
   it("ignores a wake of a namespace of another shard", async () => {
     const index = shardOf("default", 2) === 0 ? 1 : 0;
     const w = world({ count: 2, index });
