@@ -1,5 +1,6 @@
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
+import { DEFAULT_ELECTION } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
 import { acquireLease } from "./lease.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
@@ -50,9 +51,9 @@ export interface ShardRunnerOptions {
   now?: () => Date;
 }
 
-/** The Lease is renewed when the last renewal is this old (its duration is LEASE_SECONDS). */
-export const RENEW_EVERY_MS = 10_000;
-const LEASE_SECONDS = 30;
+/** The Lease is renewed when the last renewal is this old: the timing `ordinal serve`'s elector uses. */
+export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
+const LEASE_SECONDS = DEFAULT_ELECTION.durationMs / 1000;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 /** How long after a wake whose set was not found yet (the admitted write not stored) to look again. */
