@@ -17,6 +17,10 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/workers/**", "test/e2e/**", "**/node_modules/**"],
           setupFiles: ["test/support/fast-check-setup.ts"],
+          // Several engineers share these 2 cores; under a load of ~20 a few heavier tests (cert
+          // generation, property runs) pass 5 s. No test asserts wall-clock time, so the ceiling only
+          // catches hangs.
+          testTimeout: 20_000,
         },
       },
       {
