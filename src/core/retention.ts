@@ -1,5 +1,4 @@
 import type { OwnerReference, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import { inOrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetView } from "./plan-context.ts";
 import { newSetRef } from "../objects/pod.ts";

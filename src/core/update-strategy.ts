@@ -28,7 +28,7 @@ export interface UpdateStrategy {
  * percentage of `replicas` rounded up (GetScaledValueFromIntOrPercent with roundUp), and never
  * below 1 (upstream: a rollout must be able to make progress). Default 1.
  */
-export function scaledMaxUnavailable(mu: number | string | undefined, replicas: number): number {
+function scaledMaxUnavailable(mu: number | string | undefined, replicas: number): number {
   let n = 1;
   if (typeof mu === "number") n = mu;
   else if (typeof mu === "string") {

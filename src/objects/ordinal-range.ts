@@ -37,7 +37,7 @@ export interface OrdinalRange {
 }
 
 /** RESERVE_RANGE matches a reserveOrdinals string: "a-b", both non-negative integers. */
-export const RESERVE_RANGE = /^([0-9]+)-([0-9]+)$/;
+const RESERVE_RANGE = /^([0-9]+)-([0-9]+)$/;
 
 /**
  * parseReserveOrdinal returns the inclusive span an entry of reserveOrdinals reserves, or
