@@ -1,8 +1,8 @@
 import type { KubeClient } from "../kube/client.ts";
-import type { Logger } from "../log/log.ts";
-import { DEFAULT_ELECTION } from "./elector.ts";
+import { errorFields, type Logger } from "../log/log.ts";
+import { DEFAULT_ELECTION, LeaderElector } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
-import { acquireLease } from "./lease.ts";
+import { fencedClient } from "./fence.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAlarmAt, WOKEN_RECHECK_MS, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
@@ -12,9 +12,13 @@ import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAl
  * by one drain at a time: a targeted pass per woken set, at once; a set woken again while queued
  * is passed once (wakes coalesce, so a caller cannot multiply passes). Its schedule (per set: when
  * to look again; the next full pass) lives in the store, and after each drain the alarm is set for
- * the earliest of them. The cluster's Lease is taken before acting and held while active: renewed
- * at most once per RENEW_EVERY_MS, never released per pass, so a Worker and an in-cluster
- * `ordinal serve` never act at once and hinted passes write no Lease.
+ * the earliest of them. The cluster's Lease is taken before acting and held while active, as
+ * `ordinal serve` holds it (elector.ts, client-go's leader election): renewed once per
+ * RENEW_EVERY_MS while the shard works, never released per pass, so hinted passes write no Lease;
+ * another holder's Lease is taken over only once this object has seen it unrenewed for its whole
+ * duration on its own clock (renewTime is never compared with ours); and every write is fenced
+ * (fence.ts): none once the last renewal is older than the renew deadline. So a Worker and an
+ * in-cluster `ordinal serve` never act at once.
  */
 
 /** What a shard keeps between invocations (a Durable Object's storage and alarm). */
@@ -49,11 +53,12 @@ export interface ShardRunnerOptions {
   /** Before each full pass (registration repair); errors are logged. */
   beforeFullPass?: () => Promise<void>;
   now?: () => Date;
+  /** Local monotonic ms the Lease's expiry and renewals are judged by (default performance.now). */
+  clock?: () => number;
 }
 
 /** The Lease is renewed when the last renewal is this old: the timing `ordinal serve`'s elector uses. */
 export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
-const LEASE_SECONDS = DEFAULT_ELECTION.durationMs / 1000;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 /** How long after a wake whose set was not found yet (the admitted write not stored) to look again. */
@@ -80,11 +85,17 @@ export class ShardRunner {
   private readonly woken = new Map<string, number>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
-  private renewedAt = -Infinity;
+  private readonly elector: LeaderElector;
+  /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
+  private readonly client: KubeClient;
   private readonly now: () => Date;
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.now = o.now ?? (() => new Date());
+    const clock = o.clock ?? (() => performance.now());
+    // Lives as long as the object: expiry is judged by what this object saw across its lifetime.
+    this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder }, clock, this.now, DEFAULT_ELECTION);
+    this.client = fencedClient(o.client, () => this.elector.isLeader());
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -102,6 +113,7 @@ export class ShardRunner {
       return;
     }
     const key = shardKey(w);
+    this.o.log.debug?.("wake", { set: key, queued: this.queued.has(key) });
     this.markWoken(key);
     if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
     else this.queued.add(key);
@@ -153,20 +165,23 @@ export class ShardRunner {
    */
   private async drain(): Promise<void> {
     let s = await this.loaded();
-    const { client, log } = this.o;
+    const { client } = this;
+    const { log } = this.o;
     const startedAt = this.now().getTime();
     const startRequests = client.requestCount;
     const requestsSpent = () => client.requestCount - startRequests + REQUESTS_PER_PASS_RESERVE >= this.o.maxRequests;
-    const spent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
+    const budgetSpent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
+    // A pass also stops between sets once the Lease may have lapsed (its writes would be refused).
+    const spent = () => budgetSpent() || !this.elector.isLeader();
     const events = new EventRecorder(client, log);
     try {
       while (this.fullPassQueued || this.queued.size > 0) {
-        if (spent()) break;
+        if (budgetSpent()) break;
         if (!(await this.holdLease())) {
           log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
-          // The holder does the work meanwhile; this shard looks again after RENEW_EVERY_MS (the
-          // Lease may expire), with its queue due then.
-          const retry = this.now().getTime() + RENEW_EVERY_MS;
+          // The holder does the work meanwhile; this shard looks again when its elector may try
+          // again (RENEW_EVERY_MS: the Lease may have expired by then), with its queue due then.
+          const retry = this.now().getTime() + Math.max(1, this.elector.msUntilRenew());
           s = { ...s, due: Object.fromEntries(Object.entries(s.due).map(([k, t]) => [k, Math.max(t, retry)])), nextFullPassAt: Math.max(s.nextFullPassAt, retry) };
           for (const key of this.queued) s = withDue(s, key, retry, true);
           this.queued.clear();
@@ -211,40 +226,44 @@ export class ShardRunner {
     this.woken.delete(key);
     let r: PassResult;
     try {
-      r = await reconcilePass(this.o.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
     }
     const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };
+    this.o.log.debug?.("set passed", { set: key, recheck, ...outcome });
+    // A wake that came during this pass (it is queued) starts its rechecks afresh: this pass's count must not override it.
+    const wokenMeanwhile = this.woken.has(key);
     // Writes made, or the budget ran out before the set: again at once (in this drain, or the alarm's).
     if (outcome.actionCount > 0 || (r.pending && shouldStop())) {
       // Its own writes wake nothing: what they lead to is rechecked as a wake's would be.
       if (outcome.actionCount > 0) this.markWoken(key);
-      else if (recheck !== undefined) this.woken.set(key, recheck);
+      else if (recheck !== undefined && !wokenMeanwhile) this.woken.set(key, recheck);
       this.queued.add(key);
       return withDue(s, key, undefined);
     }
     // A wake comes from admission, before the write it announces is stored: a set not found yet is
     // looked at once more, MISSING_RECHECK_MS later (a set that is really gone costs one more read).
     if (w.name && r.sets.length === 0) {
-      if (recheck !== 0) return withDue(s, key, undefined);
+      if (recheck !== 0 || wokenMeanwhile) return withDue(s, key, undefined);
       this.woken.set(key, WOKEN_RECHECK_MS.length);
       return withDue(s, key, this.now().getTime() + MISSING_RECHECK_MS);
     }
     // A woken set is looked at again soon (WOKEN_RECHECK_MS), whether it waits or not: its pass
     // may have read the pod status, the template or the deletion before the wake's write was stored.
-    if (recheck !== undefined && recheck < WOKEN_RECHECK_MS.length) this.woken.set(key, recheck + 1);
+    if (recheck !== undefined && recheck < WOKEN_RECHECK_MS.length && !wokenMeanwhile) this.woken.set(key, recheck + 1);
     return afterSetPass(s, key, outcome, this.now().getTime(), recheck);
   }
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
   private async fullPass(s: ShardSchedule, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
-    const { client, log } = this.o;
+    const { client } = this;
+    const { log } = this.o;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
     let r: PassResult;
     try {
-      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events, shouldStop });
+      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       log.warn("full pass failed", { shard: this.o.shard.index, error: e instanceof Error ? e.message : String(e) });
       return { ...s, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
@@ -257,21 +276,25 @@ export class ShardRunner {
   }
 
   /**
-   * holdLease returns true while this shard may act: the cluster's Lease is held by this Worker
-   * (renewed when RENEW_EVERY_MS old; a lost race between two shards of the same holder is tried
-   * once more), false when another holder has a live one.
+   * holdLease returns true while this shard may act (elector.isLeader), renewing or trying to take
+   * the Lease first when its retry period came (a lost race between two shards of the same holder
+   * is tried once more at once: the Lease is then this holder's, renewed without waiting).
    */
   private async holdLease(): Promise<boolean> {
-    const t = this.now();
-    if (t.getTime() - this.renewedAt < RENEW_EVERY_MS) return true;
-    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS };
+    if (this.elector.msUntilRenew() > 0) return this.elector.isLeader();
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await acquireLease(this.o.client, lease, t)) {
-        this.renewedAt = t.getTime();
-        return true;
+      try {
+        if (await this.elector.tryAcquireOrRenew()) return true;
+      } catch (e) {
+        this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...errorFields(e) });
+        break;
       }
     }
-    this.renewedAt = -Infinity;
-    return false;
+    return this.elector.isLeader();
+  }
+
+  /** renewIfDue renews the Lease between sets when its period came (a long pass keeps it; a lost one stops at its next write). */
+  private async renewIfDue(): Promise<void> {
+    if (this.elector.isLeader()) await this.holdLease();
   }
 }

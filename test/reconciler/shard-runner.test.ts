@@ -5,7 +5,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
-import { WAITING_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -35,6 +35,7 @@ function world(o: { maxRequests?: number; count?: number; index?: number } = {})
     budgetMs: HOUR,
     maxRequests: o.maxRequests ?? 900,
     now: clock.now,
+    clock: () => t,
   });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
   return { fake, runner, stored, clock, pods };
@@ -58,7 +59,7 @@ describe("ShardRunner.wake", () => {
     expect(w.stored.alarm).toBe(w.stored.schedule?.due["default/web"]);
   });
 
-  it("looks again 50 ms, then 250 ms after a wake whose pass found nothing new, then every WAITING_RECHECK_MS while it waits", async () => {
+  it("looks again 50 ms, 250 ms, 1 s and 3 s after a wake whose pass found nothing new, then every WAITING_RECHECK_MS while it waits", async () => {
     const w = world();
     await w.runner.wake(web); // web-0 created; the pass after it waits for web-0
     const t0 = w.clock.now().getTime();
@@ -69,7 +70,28 @@ describe("ShardRunner.wake", () => {
     expect(w.stored.schedule?.due["default/web"]).toBe(t0 + 300);
     w.clock.advance(250);
     await w.runner.alarm();
-    expect(w.stored.schedule?.due["default/web"]).toBe(t0 + 300 + WAITING_RECHECK_MS);
+    let t = t0 + 300;
+    for (const ms of WOKEN_RECHECK_MS.slice(2)) {
+      expect(w.stored.schedule?.due["default/web"]).toBe(t + ms);
+      w.clock.advance(ms);
+      t += ms;
+      await w.runner.alarm();
+    }
+    expect(w.stored.schedule?.due["default/web"]).toBe(t + WAITING_RECHECK_MS);
+  });
+
+  it("a wake that comes while its set's recheck pass is running starts the rechecks afresh (the running pass's count does not override it)", async () => {
+    const w = world();
+    await w.runner.wake(web); // web-0 created; the pass after it waits: first recheck due in 50 ms
+    w.clock.advance(50);
+    let woken: Promise<void> | undefined;
+    // The kubelet's status write is admitted while the recheck pass reads the set.
+    w.fake.onRequest((r) => {
+      if (!woken && r.verb === "list" && r.resource === "statefulsets") woken = w.runner.wake(web);
+    });
+    await w.runner.alarm();
+    await woken;
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + WOKEN_RECHECK_MS[0]);
   });
 
   it("an OrderedReady step whose wake's pass read the pod before its Ready status was stored takes one 50 ms recheck, not WAITING_RECHECK_MS", async () => {
@@ -95,7 +117,7 @@ describe("ShardRunner.wake", () => {
       w.clock.advance(50);
       await w.runner.alarm();
     }
-    for (let i = 0; i < 3 && w.stored.schedule?.due["default/web"] !== undefined; i++) {
+    for (let i = 0; i < 10 && w.stored.schedule?.due["default/web"] !== undefined; i++) {
       w.clock.advance(WAITING_RECHECK_MS);
       await w.runner.alarm();
     }
@@ -176,6 +198,64 @@ describe("ShardRunner.wake", () => {
     expect(w.pods()).toEqual([]);
     expect(w.stored.schedule?.due["default/web"]).toBe(now);
     expect(w.stored.alarm).toBe(now);
+  });
+});
+
+/** seedLease stores the cluster's Lease held by `holder`, renewed at `renewTime` by the holder's own clock. */
+function seedLease(fake: ReturnType<typeof createFakeApiServer>, holder: string, renewTime: Date): void {
+  const micro = `${renewTime.toISOString().slice(0, -1)}000Z`;
+  fake.put({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ordinal-reconciler", namespace: "ordinal-system" }, spec: { holderIdentity: holder, leaseDurationSeconds: 30, renewTime: micro, acquireTime: micro, leaseTransitions: 0 } });
+}
+
+describe("ShardRunner's Lease (client-go's leader election, as `ordinal serve`)", () => {
+  it.each([
+    ["an hour behind ours (a stopped holder, or a slow clock)", -HOUR],
+    ["an hour ahead of ours (a fast clock)", HOUR],
+  ])("takes another holder's Lease over only once it saw it unrenewed for 30 s on its own clock, whatever its renewTime: %s", async (_name, skew) => {
+    const w = world();
+    seedLease(w.fake, "ordinal-serve-x", new Date(w.clock.now().getTime() + skew));
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual([]);
+    for (let waited = RENEW_EVERY_MS; waited < 30_000; waited += RENEW_EVERY_MS) {
+      w.clock.advance(RENEW_EVERY_MS);
+      await w.runner.alarm();
+      expect(w.pods()).toEqual([]);
+    }
+    w.clock.advance(RENEW_EVERY_MS);
+    await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0"]);
+  });
+
+  it("waits while the other holder renews, and tries again when its retry period came", async () => {
+    const w = world();
+    seedLease(w.fake, "ordinal-serve-x", w.clock.now());
+    await w.runner.wake(web);
+    const t0 = w.clock.now().getTime();
+    expect(w.stored.schedule?.due["default/web"]).toBe(t0 + RENEW_EVERY_MS);
+    for (let i = 0; i < 5; i++) {
+      w.clock.advance(RENEW_EVERY_MS);
+      seedLease(w.fake, "ordinal-serve-x", w.clock.now()); // renewed
+      await w.runner.alarm();
+    }
+    expect(w.pods()).toEqual([]);
+  });
+
+  it("stops writing once its last renewal is older than the renew deadline (a pass that outlives its Lease)", async () => {
+    const w = world();
+    let slow = true;
+    // The revision's create takes 25 s (a stalled apiserver): the Lease may be someone else's after it.
+    w.fake.onRequest((r) => {
+      if (slow && r.verb === "create" && r.resource === "controllerrevisions") {
+        slow = false;
+        w.clock.advance(25_000);
+      }
+    });
+    await w.runner.wake(web);
+    // The pod is created only after the Lease was renewed again, never on the lapsed renewal.
+    const writes = w.fake.log.entries.filter((r) => r.verb !== "get" && r.verb !== "list").map((r) => `${r.verb} ${r.resource}`);
+    const afterStall = writes.slice(writes.indexOf("create controllerrevisions") + 1);
+    expect(afterStall.indexOf("update leases")).toBeGreaterThanOrEqual(0);
+    expect(afterStall.indexOf("update leases")).toBeLessThan(afterStall.indexOf("create pods"));
   });
 });
 
