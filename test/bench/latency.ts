@@ -5,14 +5,16 @@
  * kube-controller-manager's StatefulSet controller (apps/v1) and `ordinal serve` as shipped
  * (webhooks registered and called by the apiserver, default settings), the same kubelet player
  * for both (a step every 100 ms). A warm-up, then N samples (default 3, --quick 1), the order of
- * the two controllers alternating between samples; the table gives medians. `--worker` then
+ * the two controllers alternating between samples; the table gives medians. A scenario that times
+ * out is recorded (its cell counts it; the median is of the samples that finished) and the run goes
+ * on. `--worker` then
  * stops `ordinal serve` and measures the Worker under `wrangler dev` in its place (same webhooks,
  * same identity, through a plain-HTTP forwarder to the apiserver), a third column.
  * Also: controller time per OrderedReady step (pod Ready seen → next pod created), Lease writes
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
 import { DIR, readAudit, startBenchCluster, type AuditEvent } from "./latency/cluster.ts";
-import { median } from "./latency/measure.ts";
+import { median, ratio, summarize } from "./latency/measure.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
 
 const log = (s: string) => console.error(`[latency] ${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -30,6 +32,7 @@ function parseArgs(argv: string[]): { samples: number; worker: boolean } {
 }
 
 const seconds = (m: Measurement) => (m.end - m.start) / 1000;
+const sampleText = (m: Measurement) => `${seconds(m).toFixed(2)}${m.timedOut ? " (timed out)" : ""}`;
 
 /** Whose request an audit event is: the StatefulSet controller's own client, or Ordinal's identity. */
 const isControllers = (c: Controller) => (e: AuditEvent) => (c === "upstream" ? e.userAgent.endsWith("/statefulset-controller") : e.user === "ordinal-reconciler");
@@ -51,9 +54,10 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
   const out: string[] = [];
   out.push(`Medians of ${samples}, seconds from the request until the status says done and every pod is Ready (kubelet step 100 ms).`, "");
   out.push(`| | ${title.upstream} | ${ours.map((c) => `${title[c]} | ratio`).join(" | ")} |`, `|---|---|${ours.map(() => "---|---|").join("")}`);
+  const summary = (ms: Measurement[]) => summarize(ms.map((m) => ({ ms: m.end - m.start, timedOut: m.timedOut })));
   for (const [label, of] of rows) {
-    const u = median(of("upstream").map(seconds));
-    out.push(`| ${label} | ${u.toFixed(2)} s | ${ours.map((c) => `${median(of(c).map(seconds)).toFixed(2)} s | ${(median(of(c).map(seconds)) / u).toFixed(1)}×`).join(" | ")} |`);
+    const u = summary(of("upstream"));
+    out.push(`| ${label} | ${u.cell} | ${ours.map((c) => `${summary(of(c)).cell} | ${ratio(summary(of(c)).seconds, u.seconds)}`).join(" | ")} |`);
   }
   const extra = (label: string, f: (c: Controller) => string) => out.push(`| ${label} | ${f("upstream")} | ${ours.map((c) => `${f(c)} | `).join(" | ")}|`);
   const firstPods = (c: Controller) => all.filter((m) => m.controller === c).flatMap((m) => (m.firstPodMs === undefined ? [] : [m.firstPodMs]));
@@ -69,11 +73,15 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
     return c === "upstream" ? `${perMinute.toFixed(0)} (leader election off)` : perMinute.toFixed(0);
   });
   out.push("", `Samples (s), ${["upstream", ...ours].join(" | ")}:`);
-  for (const [label, of] of rows) out.push(`- ${label}: ${(["upstream", ...ours] as Controller[]).map((c) => of(c).map((m) => seconds(m).toFixed(2)).join(", ")).join(" | ")}`);
+  for (const [label, of] of rows) out.push(`- ${label}: ${(["upstream", ...ours] as Controller[]).map((c) => of(c).map(sampleText).join(", ")).join(" | ")}`);
   console.log(out.join("\n"));
 }
 
-/** runSamples runs a warm-up (0→2) and then `samples` rounds of the 5- and 20-pod groups for each controller, alternating their order. */
+/**
+ * runSamples runs a warm-up (0→2) and then `samples` rounds of the 5- and 20-pod groups for each
+ * controller, alternating their order. A scenario that times out is recorded (runGroup); a group
+ * that fails otherwise is logged and the run goes on with the next.
+ */
 async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>, controllers: Controller[], samples: number): Promise<Measurement[]> {
   for (const controller of controllers) {
     log(`warm-up: ${controller} 0→2`);
@@ -85,9 +93,14 @@ async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>
     for (const replicas of [5, 20])
       for (const controller of order) {
         log(`sample ${i + 1}/${samples}: ${controller}, ${replicas} replicas`);
-        const ms = await runGroup(cluster, { controller, namespace: `lat-${controller}-${replicas}-${i}`, replicas, updates: true, inPlace: replicas === 5 });
-        for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${seconds(m).toFixed(2)} s`);
-        all.push(...ms);
+        const namespace = `lat-${controller}-${replicas}-${i}`;
+        try {
+          const ms = await runGroup(cluster, { controller, namespace, replicas, updates: true, inPlace: replicas === 5 });
+          for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${sampleText(m)} s`);
+          all.push(...ms);
+        } catch (e) {
+          log(`  ${namespace} failed, going on: ${e instanceof Error ? e.message : String(e)}`);
+        }
       }
   }
   return all;
