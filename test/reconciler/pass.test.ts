@@ -48,7 +48,7 @@ describe("reconcilePass", () => {
     ["a claim create", { method: "POST", resource: "persistentvolumeclaims" }],
     ["a pod create", { method: "POST", resource: "pods" }],
     ["the revision create", { method: "POST", resource: "controllerrevisions" }],
-    ["the status write", { method: "PATCH", subresource: "status" }],
+    ["the status write", { method: "PATCH", resource: "statefulsets", subresource: "status" }],
   ])("stops the set at the first failure (%s) and the next pass finishes the job", async (_, match) => {
     const { fake, client, pods, claims } = setup();
     await fake.seed(setObj("web"));
