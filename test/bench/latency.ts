@@ -5,34 +5,43 @@
  * kube-controller-manager's StatefulSet controller (apps/v1) and `ordinal serve` as shipped
  * (webhooks registered and called by the apiserver, default settings), the same kubelet player
  * for both (a step every 100 ms). A warm-up, then N samples (default 3, --quick 1), the order of
- * the two controllers alternating between samples; the table gives medians. A scenario that times
- * out is recorded (its cell counts it; the median is of the samples that finished) and the run goes
- * on. `--worker` then
+ * the two controllers alternating between samples; the table gives medians. `--worker` then
  * stops `ordinal serve` and measures the Worker under `wrangler dev` in its place (same webhooks,
  * same identity, through a plain-HTTP forwarder to the apiserver), a third column.
  * Also: controller time per OrderedReady step (pod Ready seen → next pod created), Lease writes
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
 import { DIR, readAudit, startBenchCluster, type AuditEvent } from "./latency/cluster.ts";
-import { median, ratio, summarize } from "./latency/measure.ts";
+import { median } from "./latency/measure.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
 
 const log = (s: string) => console.error(`[latency] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
-/** parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3) and whether to measure the Worker too. */
-function parseArgs(argv: string[]): { samples: number; worker: boolean } {
-  const o = { samples: 3, worker: false };
+/**
+ * parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3), whether to
+ * measure the Worker too, and whether to leave `ordinal serve` out (--worker-only: upstream and the
+ * Worker side by side, for work on the Worker).
+ */
+function parseArgs(argv: string[]): { samples: number; worker: boolean; serve: boolean } {
+  const o = { samples: 3, worker: false, serve: true };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--quick") o.samples = 1;
     else if (argv[i] === "--worker") o.worker = true;
+    else if (argv[i] === "--worker-only") Object.assign(o, { worker: true, serve: false });
     else if (argv[i] === "--samples" && /^[1-9]$/.test(argv[i + 1] ?? "")) o.samples = Number(argv[++i]);
-    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker`);
+    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker, --worker-only`);
   }
   return o;
 }
 
 const seconds = (m: Measurement) => (m.end - m.start) / 1000;
-const sampleText = (m: Measurement) => `${seconds(m).toFixed(2)}${m.timedOut ? " (timed out)" : ""}`;
+/** sampleText returns a sample's seconds, with "+" when it timed out (it took at least that long). */
+const sampleText = (m: Measurement) => `${seconds(m).toFixed(2)}${m.timedOut ? "+" : ""}`;
+/** medianText returns the median seconds of `ms`, saying how many of them timed out. */
+function medianText(ms: Measurement[]): string {
+  const out = ms.filter((m) => m.timedOut).length;
+  return `${median(ms.map(seconds)).toFixed(2)} s${out ? ` (${out} timed out)` : ""}`;
+}
 
 /** Whose request an audit event is: the StatefulSet controller's own client, or Ordinal's identity. */
 const isControllers = (c: Controller) => (e: AuditEvent) => (c === "upstream" ? e.userAgent.endsWith("/statefulset-controller") : e.user === "ordinal-reconciler");
@@ -41,7 +50,7 @@ const isLeaseWrite = (e: AuditEvent) => e.resource === "leases" && ["create", "u
 
 /** report prints the table of medians (markdown; a Worker column when it was measured) and the samples behind each figure. */
 function report(all: Measurement[], audit: AuditEvent[], samples: number): void {
-  const ours: Controller[] = all.some((m) => m.controller === "worker") ? ["ordinal", "worker"] : ["ordinal"];
+  const ours = (["ordinal", "worker"] as const).filter((c) => all.some((m) => m.controller === c));
   const pick = (c: Controller, s: Scenario, n: number) => all.filter((m) => m.controller === c && m.scenario === s && m.replicas === n);
   const rows: [string, (c: Controller) => Measurement[]][] = [
     ["0→5 OrderedReady scale-up", (c) => pick(c, "scale", 5)],
@@ -54,10 +63,9 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
   const out: string[] = [];
   out.push(`Medians of ${samples}, seconds from the request until the status says done and every pod is Ready (kubelet step 100 ms).`, "");
   out.push(`| | ${title.upstream} | ${ours.map((c) => `${title[c]} | ratio`).join(" | ")} |`, `|---|---|${ours.map(() => "---|---|").join("")}`);
-  const summary = (ms: Measurement[]) => summarize(ms.map((m) => ({ ms: m.end - m.start, timedOut: m.timedOut })));
   for (const [label, of] of rows) {
-    const u = summary(of("upstream"));
-    out.push(`| ${label} | ${u.cell} | ${ours.map((c) => `${summary(of(c)).cell} | ${ratio(summary(of(c)).seconds, u.seconds)}`).join(" | ")} |`);
+    const u = median(of("upstream").map(seconds));
+    out.push(`| ${label} | ${medianText(of("upstream"))} | ${ours.map((c) => `${medianText(of(c))} | ${(median(of(c).map(seconds)) / u).toFixed(1)}×`).join(" | ")} |`);
   }
   const extra = (label: string, f: (c: Controller) => string) => out.push(`| ${label} | ${f("upstream")} | ${ours.map((c) => `${f(c)} | `).join(" | ")}|`);
   const firstPods = (c: Controller) => all.filter((m) => m.controller === c).flatMap((m) => (m.firstPodMs === undefined ? [] : [m.firstPodMs]));
@@ -77,11 +85,7 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
   console.log(out.join("\n"));
 }
 
-/**
- * runSamples runs a warm-up (0→2) and then `samples` rounds of the 5- and 20-pod groups for each
- * controller, alternating their order. A scenario that times out is recorded (runGroup); a group
- * that fails otherwise is logged and the run goes on with the next.
- */
+/** runSamples runs a warm-up (0→2) and then `samples` rounds of the 5- and 20-pod groups for each controller, alternating their order. */
 async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>, controllers: Controller[], samples: number): Promise<Measurement[]> {
   for (const controller of controllers) {
     log(`warm-up: ${controller} 0→2`);
@@ -93,14 +97,9 @@ async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>
     for (const replicas of [5, 20])
       for (const controller of order) {
         log(`sample ${i + 1}/${samples}: ${controller}, ${replicas} replicas`);
-        const namespace = `lat-${controller}-${replicas}-${i}`;
-        try {
-          const ms = await runGroup(cluster, { controller, namespace, replicas, updates: true, inPlace: replicas === 5 });
-          for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${sampleText(m)} s`);
-          all.push(...ms);
-        } catch (e) {
-          log(`  ${namespace} failed, going on: ${e instanceof Error ? e.message : String(e)}`);
-        }
+        const ms = await runGroup(cluster, { controller, namespace: `lat-${controller}-${replicas}-${i}`, replicas, updates: true, inPlace: replicas === 5 });
+        for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${sampleText(m)} s`);
+        all.push(...ms);
       }
   }
   return all;
@@ -113,7 +112,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const all = await runSamples(cluster, ["upstream", "ordinal"], o.samples);
+    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream"], o.samples);
     if (o.worker) {
       log("the Worker in serve's place (serve stopped, webhooks re-registered)");
       await cluster.useWorker();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../../src/api/k8s.ts";
-import { createdIn, firstAddedAfter, isDone, median, ratio, stepTimes, summarize, type SetObject } from "./measure.ts";
+import { createdIn, firstAddedAfter, isDone, median, stepTimes, type SetObject } from "./measure.ts";
 import type { WatchEvent } from "./watch.ts";
 
 const pod = (name: string, o: { ready?: boolean; image?: string; terminating?: boolean } = {}): Pod =>
@@ -78,23 +78,4 @@ describe("firstAddedAfter", () => {
     expect(firstAddedAfter(events, 90)).toBe(0);
     expect(firstAddedAfter(events, 200)).toBeUndefined();
   });
-});
-
-describe("summarize", () => {
-  it.each([
-    ["all finished: their median", [{ ms: 1200 }, { ms: 1000 }, { ms: 1400 }], 1.2, "1.20 s"],
-    ["one timed out: the median of the others, and the count", [{ ms: 1000 }, { ms: 60_000, timedOut: true }, { ms: 1400 }], 1.2, "1.20 s (1 of 3 timed out)"],
-    ["all timed out", [{ ms: 60_000, timedOut: true }], NaN, "timed out (1 of 1)"],
-    ["no samples", [], NaN, "—"],
-  ])("%s", (_, samples, seconds, cell) => {
-    expect(summarize(samples)).toEqual({ seconds, cell });
-  });
-});
-
-describe("ratio", () => {
-  it.each([
-    [1.3, 1, "1.3×"],
-    [NaN, 1, "—"],
-    [1, NaN, "—"],
-  ])("%d / %d → %s", (ours, upstream, want) => expect(ratio(ours, upstream)).toBe(want));
 });

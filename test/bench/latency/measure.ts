@@ -60,26 +60,3 @@ export function median(xs: number[]): number {
   if (s.length === 0) return NaN;
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
-
-/** One timed sample: its duration (ms) and whether it timed out. */
-export interface Sample {
-  ms: number;
-  timedOut?: boolean;
-}
-
-/**
- * summarize returns the median of the samples that finished, in seconds (NaN when none did), and
- * its table cell: "1.20 s", with the timed-out ones counted ("1.20 s (1 of 3 timed out)",
- * "timed out (3 of 3)"), "—" for no samples.
- */
-export function summarize(samples: Sample[]): { seconds: number; cell: string } {
-  const finished = samples.filter((s) => !s.timedOut).map((s) => s.ms / 1000);
-  const seconds = median(finished);
-  const late = samples.length - finished.length;
-  if (samples.length === 0) return { seconds, cell: "—" };
-  if (finished.length === 0) return { seconds, cell: `timed out (${late} of ${samples.length})` };
-  return { seconds, cell: `${seconds.toFixed(2)} s${late ? ` (${late} of ${samples.length} timed out)` : ""}` };
-}
-
-/** ratio returns ours / upstream to one decimal ("1.3×"), "—" when either is unknown. */
-export const ratio = (ours: number, upstream: number): string => (Number.isFinite(ours) && Number.isFinite(upstream) && upstream > 0 ? `${(ours / upstream).toFixed(1)}×` : "—");

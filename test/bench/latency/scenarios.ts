@@ -12,7 +12,7 @@ import { setManifest } from "../../support/fixtures.ts";
 import type { BenchCluster } from "./cluster.ts";
 import { runKubelet } from "./kubelet.ts";
 import { createdIn, firstAddedAfter, isDone, stepTimes, type SetObject } from "./measure.ts";
-import { startWatch, TimedOut, waitFor, type Watched } from "./watch.ts";
+import { startWatch, waitFor, WaitTimeout, type Watched } from "./watch.ts";
 
 /** upstream: kube-controller-manager; ordinal: `ordinal serve` (Node); worker: the Worker under `wrangler dev`. */
 export type Controller = "upstream" | "ordinal" | "worker";
@@ -31,7 +31,7 @@ export interface Measurement {
   steps: number[];
   /** Scale-up only: ms from the create request to its first pod seen. */
   firstPodMs?: number;
-  /** The scenario did not finish within its timeout (`end` is then the deadline); the group's later scenarios were not run. */
+  /** Not done within the group's timeout: `end` is when the wait gave up (the group's later scenarios are skipped). */
   timedOut?: boolean;
 }
 
@@ -70,8 +70,7 @@ export interface GroupOptions {
 
 /**
  * runGroup runs the scenarios of one set in a fresh namespace with its own kubelet, returns
- * their measurements, and deletes the namespace (the kubelet finishes the pods' deletion). A
- * scenario that times out is recorded as such and ends the group (the set's state is unknown).
+ * their measurements, and deletes the namespace (the kubelet finishes the pods' deletion).
  */
 export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<Measurement[]> {
   const { controller, namespace: ns, replicas: n } = o;
@@ -81,8 +80,7 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
   const kubelet = runKubelet(cluster.admin, ns);
   const timeout = 30_000 + 6_000 * n;
   const out: Measurement[] = [];
-  /** measure times one scenario; false when it timed out (recorded). */
-  const measure = async (scenario: Scenario, act: () => Promise<SetObject>, image: string): Promise<boolean> => {
+  const measure = async (scenario: Scenario, act: () => Promise<SetObject>, image: string) => {
     const start = Date.now();
     const gen = (await act()).metadata.generation ?? 1;
     let end: number;
@@ -90,17 +88,16 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
     try {
       end = await waitFor(() => isDone(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
     } catch (e) {
-      if (!(e instanceof TimedOut)) throw e;
-      end = start + timeout;
-      timedOut = true;
+      if (!(e instanceof WaitTimeout)) throw e;
+      [end, timedOut] = [Date.now(), true];
     }
     const scale = scenario === "scale";
-    const m: Measurement = { controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scale ? stepTimes(pods.events, NAME, n) : [], firstPodMs: scale ? firstAddedAfter(pods.events, start) : undefined };
-    out.push(timedOut ? { ...m, timedOut } : m);
+    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scale ? stepTimes(pods.events, NAME, n) : [], firstPodMs: scale ? firstAddedAfter(pods.events, start) : undefined, timedOut });
     return !timedOut;
   };
   const patch = (spec: Record<string, unknown>) => cluster.admin.patch<SetObject>(resourceOf(controller), ns, NAME, { spec }, "merge");
   try {
+    // A scenario that timed out leaves the set mid-way: the group's later ones are not measured.
     const scaled = await measure("scale", () => cluster.admin.create<SetObject>(resourceOf(controller), ns, manifest(controller, ns, n) as unknown as SetObject), IMAGES[0]);
     if (scaled && o.updates) {
       const rolled = await measure("rolling", () => patch(imagePatch(IMAGES[1])), IMAGES[1]);
@@ -108,10 +105,7 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
         await measure("inplace", () => patch({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } }, ...imagePatch(IMAGES[2]) }), IMAGES[2]);
     }
     await cluster.admin.delete(R.namespaces, undefined, ns);
-    await waitFor(() => pods.objects.size === 0, [pods], 60_000, `pods of ${ns} deleted`).catch((e: unknown) => {
-      // A namespace whose pods are not gone yet does not stop the bench: its own namespace keeps them apart.
-      if (!(e instanceof TimedOut)) throw e;
-    });
+    await waitFor(() => pods.objects.size === 0, [pods], 60_000, `pods of ${ns} deleted`);
   } finally {
     pods.stop();
     sets.stop();

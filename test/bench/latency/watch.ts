@@ -107,17 +107,17 @@ async function pump<T extends Watched>(body: ReadableStream<Uint8Array>, w: Watc
   }
 }
 
-/** TimedOut is what waitFor throws when the condition did not hold in time (the bench records it and goes on). */
-export class TimedOut extends Error {}
+/** WaitTimeout is what waitFor throws when `done` did not hold in time (a watch's failure is thrown as itself). */
+export class WaitTimeout extends Error {}
 
-/** waitFor returns Date.now() once `done()` holds (checked every 5 ms), or throws TimedOut after timeoutMs, or the failure of a watch. */
+/** waitFor returns Date.now() once `done()` holds (checked every 5 ms), or throws after timeoutMs or when a watch failed. */
 export async function waitFor(done: () => boolean, watches: Watch<Watched>[], timeoutMs: number, what: string): Promise<number> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const failed = watches.find((w) => w.failure);
     if (failed) throw failed.failure!;
     if (done()) return Date.now();
-    if (Date.now() > until) throw new TimedOut(`${what}: not after ${timeoutMs} ms`);
+    if (Date.now() > until) throw new WaitTimeout(`${what}: not after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
