@@ -12,7 +12,7 @@ import { setManifest } from "../support/fixtures.ts";
 const HOUR = 3_600_000;
 
 /** world returns a runner of the only shard over a fake with an OrderedReady set default/web (2 replicas), a memory store and a clock. */
-function world(o: { maxRequests?: number; count?: number; index?: number } = {}) {
+function world(o: { maxRequests?: number; count?: number; index?: number; coalesceMs?: number } = {}) {
   const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
   fake.seed(setManifest({ replicas: 2 }));
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
@@ -36,6 +36,7 @@ function world(o: { maxRequests?: number; count?: number; index?: number } = {})
     maxRequests: o.maxRequests ?? 900,
     now: clock.now,
     clock: () => t,
+    coalesceMs: o.coalesceMs ?? 0,
   });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
   return { fake, runner, stored, clock, pods };
@@ -105,6 +106,16 @@ describe("ShardRunner.wake", () => {
     expect(due - w.clock.now().getTime()).toBe(50);
     w.clock.advance(50);
     await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("a wake's pass waits coalesceMs first: a status write stored just after its admission is seen by that pass, not a recheck", async () => {
+    const w = world({ coalesceMs: 20 });
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual(["web-0"]);
+    // The kubelet's status write is admitted (the wake) and stored 1 ms later.
+    setTimeout(() => markReady(w.fake, "web-0"), 1);
+    await w.runner.wake(web);
     expect(w.pods()).toEqual(["web-0", "web-1"]);
   });
 
