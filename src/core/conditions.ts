@@ -3,6 +3,7 @@ import type { Action } from "./actions.ts";
 import { DEADLINE_EXCEEDED_REASON, INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
@@ -34,7 +35,7 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const events: Action[] = [];
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const progress = `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
-  const { type } = set.spec.updateStrategy;
+  const { type } = updateStrategyOf(set);
   const complete = isRolloutComplete(set, status);
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;

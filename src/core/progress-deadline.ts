@@ -6,6 +6,7 @@ import { wasNeverReady } from "./healing.ts";
 import { isInPlaceUpdating, timeMs, wholeSeconds } from "./inplace-state.ts";
 import { failingContainer, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import type { ReplicaCounts } from "./status.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The progress deadline (Deployment's spec.progressDeadlineSeconds, for a StatefulSet): a rollout
@@ -37,8 +38,7 @@ const RUNNING_REASONS = new Set(["RollingUpdate", "WaitingForPodDeletion", DEADL
  * the rollout's to update).
  */
 export function isRolloutComplete(set: StatefulSet, c: { replicas?: number; readyReplicas?: number; updatedReplicas?: number }): boolean {
-  const { type, rollingUpdate } = set.spec.updateStrategy;
-  const toUpdate = type === "OnDelete" ? set.spec.replicas : Math.max(0, set.spec.replicas - (rollingUpdate?.partition ?? 0));
+  const toUpdate = Math.max(0, set.spec.replicas - updateStrategyOf(set).partition);
   return (c.updatedReplicas ?? 0) >= toUpdate && (c.readyReplicas ?? 0) === set.spec.replicas && (c.replicas ?? 0) === set.spec.replicas;
 }
 
@@ -50,7 +50,7 @@ export function isRolloutComplete(set: StatefulSet, c: { replicas?: number; read
 export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date): ProgressFacts | undefined {
   const seconds = set.spec.progressDeadlineSeconds;
   if (!seconds || set.metadata.deletionTimestamp != null) return undefined;
-  if (set.spec.updateStrategy.type === "RollingUpdate" && set.spec.updateStrategy.rollingUpdate?.paused) return undefined;
+  if (updateStrategyOf(set).paused) return undefined;
   if (isRolloutComplete(set, observed)) return undefined;
   const prev = set.status?.conditions?.find((c) => c.type === PROGRESSING_CONDITION);
   const running = prev?.reason !== undefined && RUNNING_REASONS.has(prev.reason) && set.status?.updateRevision === updateRevision;

@@ -4,6 +4,7 @@ import type { Action, JsonPatchOp } from "./actions.ts";
 import { FAILED_REVISIONS_ANNOTATION } from "../objects/constants.ts";
 import { canonicalJson } from "./hash.ts";
 import { revisionTemplate, type SetRevisions } from "./revisions.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * Automatic rollback (spec.updateStrategy.rollingUpdate.rollbackOnFailure): once a rollout has
@@ -56,8 +57,8 @@ export type RollbackDecision = { actions: Action[] } | { refused: string };
  * re-applied it: never twice), or the last fully available revision itself failed once.
  */
 export function planRollback(set: StatefulSet, revisions: SetRevisions): RollbackDecision {
-  const { type, rollingUpdate } = set.spec.updateStrategy;
-  if (type !== "RollingUpdate" || !rollingUpdate?.rollbackOnFailure) return { refused: "" };
+  const strategy = updateStrategyOf(set);
+  if (!strategy.rollbackOnFailure || strategy.paused) return { refused: "" };
   const from = revisions.updateName;
   const to = revisions.currentName;
   const failed = failedRevisions(set);
