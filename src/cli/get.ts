@@ -3,11 +3,11 @@
  * (DESIRED CURRENT UPDATED READY AVAILABLE PAUSED AGE, IMAGES with -o wide), or as YAML/JSON.
  * `kubectl get osts` shows the same columns; `kubectl get sts` shows apps/v1 sets only.
  */
-import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { R } from "../kube/resources.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
+import { updateStrategyOf } from "../core/update-strategy.ts";
 import { getSet, setNameArg } from "./sets.ts";
 
 /** age returns kubectl's short age ("5s", "3m", "2h", "4d"). */
@@ -33,7 +33,7 @@ function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespa
       String(s.status?.updatedReplicas ?? 0),
       String(s.status?.readyReplicas ?? 0),
       String(s.status?.availableReplicas ?? 0),
-      String(s.spec.updateStrategy.rollingUpdate?.paused ?? false),
+      String(updateStrategyOf(s).paused),
       age((s.metadata as { creationTimestamp?: string }).creationTimestamp, now),
       ...(o.wide ? [containers.map((c) => c.name).join(","), containers.map((c) => c.image ?? "").join(",")] : []),
     ];
@@ -76,7 +76,10 @@ export const getCmd: Command = {
         : (await client.list<StatefulSet>(R.statefulSets, ns)).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
     ).map(withoutManagedFields);
     if (fmt === "name") for (const s of sets) ctx.out(`statefulset.apps.ordinal.dev/${s.metadata.name}`);
-    else if (fmt === "yaml") ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
+    else if (fmt === "yaml") {
+      const { stringify } = await import("yaml");
+      ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
+    }
     else if (fmt === "json") ctx.out(JSON.stringify(p.positionals.length ? sets[0] : { apiVersion: "v1", kind: "List", items: sets }, null, 2));
     else if (!sets.length) ctx.err(`No resources found${ns ? ` in ${ns} namespace` : ""}.`);
     else ctx.out(formatTable(setRows(sets, ctx.now(), { wide: fmt === "wide", allNamespaces: all })));

@@ -16,19 +16,23 @@ import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
+import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
- * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
- * `ordinal.dev/statefulset` label (paged lists, each kind once, whatever the number of sets;
- * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
- * own objects and executes its plan (executor.ts); then makes the ImageLists so (prewarm.ts: puller
- * pods, one more list when ImageLists exist). A pod that exists without our label (an
- * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
- * name and the set is planned again at once. A set that owns no revision yet (new, or migrated
- * from apps/v1) also lists its namespace's pods and revisions by its own selector, once, before
- * planning: so it adopts the revision its orphaned pods are labelled with instead of rolling them
- * onto a revision of its own. Cost: O(managed objects + sets) reads and CPU; orphans cost one GET
- * each, once, when their ordinal is wanted; a new set two selector lists, once.
+ * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
+ * namespaces' sets), then, one namespace at a time, the pods, claims and revisions of that
+ * namespace carrying Ordinal's `ordinal.dev/statefulset` label (paged lists; claims only where a
+ * set has a claim template; unrelated pods are never read). What it read of a namespace is let go
+ * before the next: its peak heap is bounded by the largest namespace, not the cluster. Indexes them
+ * once (pass-index.ts), plans every set with its own objects and executes its plan (executor.ts);
+ * then makes the ImageLists so (prewarm.ts: puller pods, one more list when ImageLists exist). A pod
+ * that exists without our label (an orphan named `<set>-<n>` to adopt) is met when its create
+ * answers AlreadyExists: it is read by name and the set is planned again at once. A set that owns
+ * no revision yet (new, or migrated from apps/v1) also lists its namespace's pods and revisions by
+ * its own selector, once, before planning: so it adopts the revision its orphaned pods are
+ * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
+ * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
+ * their ordinal is wanted; a new set two selector lists, once.
  */
 
 export interface PassOptions {
@@ -38,6 +42,8 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
+  /** Targeted pass: the writes its wakes announced; the result says which of them its reads did not include yet. */
+  awaiting?: readonly AnnouncedWrite[];
   /**
    * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
    * events are flushed once, after the set, so nothing is left to close).
@@ -76,6 +82,8 @@ export interface PassResult {
   cursor?: string;
   /** What the ImageList actuator did (puller pods created and deleted, statuses written). */
   imageListActions?: string[];
+  /** Of the `awaiting` writes, those this pass's reads did not include yet (it read before they were stored). */
+  unseenWrites?: AnnouncedWrite[];
 }
 
 /**
@@ -102,7 +110,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
   // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
-  if (rawSets.length === 0 && o.setName) return result;
+  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.awaiting, { statefulsets: rawSets });
   if (rawSets.length === 0 && !sharded) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
@@ -207,6 +215,8 @@ async function reconcileNamespace(
     withClaims ? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }) : [],
     client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
   ]);
+  // A targeted pass says which of the writes its wakes announced it read too early to include.
+  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods, ...(withClaims ? { persistentvolumeclaims: claims } : {}) });
   const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
   const { events } = o;
   const parsedSets = new Map<string, StatefulSet>();
@@ -253,6 +263,17 @@ async function reconcileNamespace(
   } finally {
     for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
   }
+}
+
+/**
+ * withUnseen sets result.unseenWrites to the awaited writes that what the pass read (by kind) does
+ * not include yet (objects/announced-write.ts); none awaited, nothing set. Returns the result.
+ */
+function withUnseen(result: PassResult, awaiting: readonly AnnouncedWrite[] | undefined, read: Partial<Record<AnnouncedResource, KubeObject[]>>): PassResult {
+  if (!awaiting?.length) return result;
+  const find = (w: AnnouncedWrite) => read[w.resource]?.find((obj) => obj.metadata?.name === w.name);
+  result.unseenWrites = awaiting.filter((w) => read[w.resource] && !writeLanded(w, find(w)));
+  return result;
 }
 
 /** actuate runs the ImageList actuator (prewarm.ts) with the sets the pass read, and adds what it did to the pass's result. */
