@@ -23,7 +23,7 @@ const BASE = "ordinal-reconciler";
 export const shardLeaseName = (index: number, count: number): string => (count === 1 ? BASE : `${BASE}-${index}-of-${count}`);
 
 /** countOfLease returns the shard count a reconciler Lease belongs to (1 for `ordinal-reconciler`), undefined for other Leases. */
-export function countOfLease(name: string): number | undefined {
+function countOfLease(name: string): number | undefined {
   if (name === BASE) return 1;
   const m = /^ordinal-reconciler-(\d+)-of-(\d+)$/.exec(name);
   return m ? Number(m[2]) : undefined;

@@ -15,7 +15,7 @@ import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apis
 import { setManifest } from "../support/fixtures.ts";
 
 const NAMESPACES = Array.from({ length: 8 }, (_, i) => `ns-${i}`);
-const ELECTION = { durationMs: 600, renewDeadlineMs: 400, retryPeriodMs: 100 };
+const ELECTION = { durationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 300 };
 
 /** replica returns one `ordinal serve` replica's schedulers and what it wrote; `kill()` makes every later call of it fail. */
 function replica(fake: FakeApiServer, holder: string, count: number) {
@@ -33,7 +33,7 @@ function replica(fake: FakeApiServer, holder: string, count: number) {
       return fake.fetch(input, init);
     },
   });
-  const schedulers = new ShardSchedulers(client, { log: silentLogger, holder, leaseNamespace: "ordinal-system", intervalMs: 200, budgetMs: 60_000, idleMs: 100, election: ELECTION }, count);
+  const schedulers = new ShardSchedulers(client, { log: silentLogger, holder, leaseNamespace: "ordinal-system", intervalMs: 500, budgetMs: 60_000, idleMs: 200, election: ELECTION }, count);
   running.push(schedulers);
   return { schedulers, writes, kill: () => (dead = true) };
 }
