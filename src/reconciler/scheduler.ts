@@ -24,6 +24,8 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  *   `idleMs` while one is pending, at once while one acts;
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
  *   is fenced by it (fence.ts); passes re-check it between sets.
+ * - a replica that does not lead forwards its wakes to the leader's endpoint, which the leader
+ *   writes on the Lease (src/node/wake-forward.ts); without one, they wait in its queue.
  * Passes never overlap within the process.
  */
 
@@ -49,6 +51,10 @@ export interface SchedulerOptions {
   beforePass?: () => Promise<void>;
   /** After each pass, with its wall seconds (metrics). */
   onPass?: (pass: PassResult, seconds: number) => void;
+  /** Where this replica takes forwarded wakes: written on the Lease while it leads. */
+  endpoint?: string;
+  /** Forwards a wake to the leader's endpoint (a standby replica's webhooks see wakes too). */
+  forward?: (endpoint: string, w: SetWake) => Promise<void>;
 }
 
 /** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists; and the write it announces, if known. */
@@ -104,7 +110,7 @@ export class ReconcileScheduler {
   ) {
     this.clock = o.clock ?? (() => performance.now());
     this.now = o.now ?? (() => new Date());
-    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder }, this.clock, this.now, o.election ?? DEFAULT_ELECTION);
+    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, o.election ?? DEFAULT_ELECTION);
     this.limiter = new WakeLimiter(this.clock);
     this.client = fencedClient(client, () => this.elector.isLeader());
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
@@ -112,10 +118,16 @@ export class ReconcileScheduler {
 
   /**
    * wake schedules a targeted pass of the wake's set (coalesced; never later than one already
-   * due), notes the write it announces, and cuts an idle wait short.
+   * due), notes the write it announces, and cuts an idle wait short. A replica that does not lead
+   * forwards it to the leader's endpoint instead (once: a forwarded wake is never forwarded again).
    */
-  wake(w: SetWake): void {
+  wake(w: SetWake, forwarded = false): void {
     if (this.stopped) return;
+    const leader = !forwarded && this.o.forward ? this.elector.leaderEndpoint() : undefined;
+    if (leader && leader !== this.o.endpoint) {
+      this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
+      return;
+    }
     const key = wakeKey(w);
     const at = this.clock() + (this.o.coalesceMs ?? 15);
     const cur = this.due.get(key);
