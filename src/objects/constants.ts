@@ -39,3 +39,8 @@ export const PULLER_LABEL = "ordinal.dev/image-puller";
 export const PULLER_IMAGE_ANNOTATION = "ordinal.dev/image";
 /** The template annotation `kubectl rollout restart` (and `ordinal rollout restart`) sets to now: a restart. */
 export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+/**
+ * A pod label (Kruise's `apps.kruise.io/specified-delete`): the pod is deleted and recreated at
+ * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".
+ */
+export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";
