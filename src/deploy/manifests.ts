@@ -63,6 +63,9 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   // The replica's address: the Lease holder writes it on the Lease, and the standby forwards the
   // wakes its webhooks see there (src/node/wake-forward.ts).
   { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+  // Namespaces hashed onto 8 shards, one Lease each (ordinal-reconciler-<i>-of-8): the replicas share
+  // them, and one takes a dead one's over when its Leases expire (src/reconciler/shard-schedulers.ts).
+  { name: "RECONCILE_SHARDS", value: "8" },
 ];
 
 /** serverManifests returns the Deployment (2 replicas, non-root, read-only root), the Service and the PDB. */
