@@ -3,6 +3,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
 import type { SetRevisions } from "./revisions.ts";
+import { claimUpdates, type ClaimUpdates, type ExpansionByClass } from "./claim-update.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
@@ -18,16 +19,29 @@ export interface PlanContext {
   readonly claims: ReadonlyMap<string, PersistentVolumeClaim>;
   /** OrderedReady: a phase halts the plan at the first pod that is not Running, Ready and available. */
   readonly monotonic: boolean;
+  /** StorageClasses and whether each allows expansion; undefined when the pass did not read them (no claim to grow). */
+  readonly storageClasses?: ExpansionByClass;
+  /** volumeClaimUpdateStrategy OnPodRollingUpdate: what each pod's claims lack (claim-update.ts); undefined with OnDelete. */
+  readonly claimUpdates?: ClaimUpdates;
 }
 
 /** newPlanContext returns the context of one plan. */
-export function newPlanContext(set: StatefulSet, revisions: SetRevisions, claims: readonly PersistentVolumeClaim[], now: Date): PlanContext {
+export function newPlanContext(
+  set: StatefulSet,
+  revisions: SetRevisions,
+  claims: readonly PersistentVolumeClaim[],
+  now: Date,
+  storageClasses?: ExpansionByClass,
+): PlanContext {
+  const claimsByName = new Map(claims.map((c) => [nameOf(c), c]));
   return {
     set,
     now,
     revisions,
-    claims: new Map(claims.map((c) => [nameOf(c), c])),
+    claims: claimsByName,
     monotonic: set.spec.podManagementPolicy !== "Parallel",
+    storageClasses,
+    claimUpdates: claimUpdates(set, claimsByName, storageClasses),
   };
 }
 

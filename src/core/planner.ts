@@ -1,6 +1,8 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { ImageList } from "../api/imagelist.ts";
-import type { StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
+import { volumeClaimStatus, type ExpansionByClass } from "./claim-update.ts";
+import { getStartOrdinal } from "../objects/names.ts";
 import type { Action } from "./actions.ts";
 import { claimPods, claimRevisions } from "./ownership.ts";
 import { refreshInPlaceUpdates } from "./inplace-refresh.ts";
@@ -43,6 +45,11 @@ export interface PlanInput {
   matches?: LabelMatcher;
   /** ImageLists of the set's namespace (pre-warm, prewarm.ts); none when absent. */
   imageLists?: readonly ImageList[];
+  /**
+   * StorageClasses by name, true when the class allows volume expansion: read by the pass only
+   * when a claim should grow (claim-update.ts: claimsToExpand); absent, no claim is expanded.
+   */
+  storageClasses?: ExpansionByClass;
 }
 
 export interface Plan {
@@ -66,13 +73,14 @@ export function plan(input: PlanInput): Plan {
   const pods = claimPods(set, input.pods, matches);
   const revisionClaim = claimRevisions(set, input.revisions, matches);
   const revisions = getStatefulSetRevisions(set, revisionClaim.owned);
-  const ctx = newPlanContext(set, revisions, input.claims, now);
+  const ctx = newPlanContext(set, revisions, input.claims, now, input.storageClasses);
   const observed = countReplicas(pods.owned, revisions.currentName, revisions.updateName, set.spec.minReadySeconds, now);
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
   const synced: Omit<PhaseResult, "halt"> = deleting ? { actions: [], counts: observed, waiting: false } : syncReplicas(ctx, pods.owned, observed);
   const paused = set.spec.updateStrategy.type === "RollingUpdate" && !!set.spec.updateStrategy.rollingUpdate?.paused;
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [] }, now);
+  const claims = claimReport(ctx, pods.owned);
+  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [], claimRefusals: claims.refused }, now, claims.status);
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -87,11 +95,25 @@ export function plan(input: PlanInput): Plan {
       updateRevision: revisions.updateName,
       collisionCount: revisions.collisionCount,
       conditions: status.status.conditions,
+      volumeClaims: claims.status,
     },
     monotonic: ctx.monotonic,
   };
   if (synced.requeueAfterMs !== undefined) result.requeueAfterMs = synced.requeueAfterMs;
   return result;
+}
+
+/**
+ * claimReport returns status.volumeClaims over the set's replicas (claim-update.ts:
+ * volumeClaimStatus) and, under OnPodRollingUpdate, the claims that should grow and cannot.
+ */
+function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[] } {
+  const { set } = ctx;
+  if (!set.spec.volumeClaimTemplates?.length) return { refused: [] };
+  const start = getStartOrdinal(set);
+  const replicas = [...splitReplicas(set, owned).replicas.pods].map(([i, pod]) => [start + i, pod] as const);
+  const refused = ctx.claimUpdates ? replicas.flatMap(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod).refused) : [];
+  return { status: volumeClaimStatus(set, replicas.map(([ordinal]) => ordinal), ctx.claims), refused };
 }
 
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */

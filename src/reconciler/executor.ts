@@ -132,6 +132,7 @@ function podOf(a: Action): string | undefined {
   switch (a.type) {
     case "createClaim":
     case "setClaimOwners":
+    case "expandClaim":
       return a.pod;
     case "createPod":
       return nameOf(a.pod);
@@ -188,6 +189,11 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       return;
     case "setClaimOwners":
       await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid, ownerReferences: a.ownerReferences } }, "merge");
+      return;
+    case "expandClaim":
+      // The uid is the precondition: a claim deleted and made again since the plan is not grown blindly.
+      await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid }, spec: { resources: { requests: { storage: a.storage } } } }, "merge");
+      events.record(set, "Normal", "SuccessfulResize", `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} success`);
       return;
     case "createPod":
       await client.create<Pod>(R.pods, ns, a.pod);
@@ -255,6 +261,8 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+    case "expandClaim":
+      return { reason: "FailedResize", message: `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} failed error: ${why}` };
     case "updatePodInPlace":
       return { reason: "FailedUpdatePodInPlace", message: `failed to update pod ${a.name} in-place(revision ${a.revision}): ${why}` };
     case "repairPodLabels":

@@ -15,6 +15,7 @@ import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
+import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 
 /**
@@ -122,6 +123,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   ]);
   const index = indexObjects(pods, claims, revisions, imageLists);
   const events = o.events ?? new EventRecorder(client, o.log);
+  const storageClasses = storageClassReader(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
   for (const raw of rawSets) {
     await o.beforeSet?.();
@@ -145,7 +147,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     parsedSets.set(id, parsed.data);
     let r: Awaited<ReturnType<typeof reconcileSet>>;
     try {
-      r = await reconcileSet(client, parsed.data, index, o, events);
+      r = await reconcileSet(client, parsed.data, index, o, events, storageClasses);
     } catch (e) {
       if (!(e instanceof PlanFailed)) throw e;
       await setError("PlanFailed", e.message);
@@ -167,6 +169,24 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
   }
   return result;
+}
+
+/**
+ * storageClassReader returns a loader of the cluster's StorageClasses (name → allowVolumeExpansion)
+ * that lists them once, on first use, for the whole pass. A failed list (e.g. an install whose RBAC
+ * predates the storageclasses grant) is logged and gives undefined: no claim is expanded, nothing
+ * else stops.
+ */
+function storageClassReader(client: KubeClient, log: Logger): () => Promise<ExpansionByClass | undefined> {
+  let loaded: Promise<ExpansionByClass | undefined> | undefined;
+  return () =>
+    (loaded ??= client.list<KubeObject & { allowVolumeExpansion?: boolean }>(R.storageClasses, undefined, { limit: LIST_PAGE_SIZE }).then(
+      (classes) => new Map(classes.map((c) => [c.metadata?.name ?? "", c.allowVolumeExpansion === true])),
+      (e: unknown) => {
+        log.warn("cannot read StorageClasses: claims are not expanded this pass", { error: e instanceof Error ? e.message : String(e) });
+        return undefined;
+      },
+    ));
 }
 
 /** actuate runs the ImageList actuator (prewarm.ts) with the sets the pass read, and adds what it did to the pass's result. */
@@ -244,8 +264,11 @@ async function reconcileSet(
   index: PassIndex,
   o: PassOptions,
   events: EventRecorder,
+  storageClasses: () => Promise<ExpansionByClass | undefined>,
 ): Promise<{ result: SetResult; done: number }> {
   let objects: SetObjects = index.objectsFor(set);
+  // Only a set with a claim to grow (OnPodRollingUpdate) needs the StorageClasses: one list per pass at most.
+  const classes = claimsToExpand(set, objects.claims) ? await storageClasses() : undefined;
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const ns = set.metadata.namespace ?? "";
   const matches = compileSelector(set.spec.selector);
@@ -257,7 +280,7 @@ async function reconcileSet(
   // Plans at most twice: the second time with the pods the first met unseen.
   for (let plans = 1; ; plans++) {
     try {
-      p = plan({ set, ...objects, now: o.now(), matches });
+      p = plan({ set, ...objects, now: o.now(), matches, storageClasses: classes });
     } catch (e) {
       throw new PlanFailed(e);
     }
