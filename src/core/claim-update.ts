@@ -18,10 +18,10 @@ import { compareQuantities, parseQuantity, type Quantity } from "../validation/q
 export type ExpansionByClass = ReadonlyMap<string, boolean>;
 
 /** updatesClaimsOnRollout is true when the set's claims follow their templates (OnPodRollingUpdate). */
-export const updatesClaimsOnRollout = (set: StatefulSet): boolean => set.spec.volumeClaimUpdateStrategy?.type === "OnPodRollingUpdate";
+const updatesClaimsOnRollout = (set: StatefulSet): boolean => set.spec.volumeClaimUpdateStrategy?.type === "OnPodRollingUpdate";
 
 /** One claim to grow: the PVC, the template it comes from, and the storage request to write. */
-export interface ClaimExpansion {
+interface ClaimExpansion {
   claim: string;
   uid: string;
   template: string;
@@ -41,7 +41,7 @@ export interface ClaimUpdate {
 }
 
 /** storageOf returns a claim spec's (or template spec's) storage request, parsed; undefined when absent or unparsable. */
-export function storageOf(spec: { resources?: { requests?: Record<string, unknown> } } | undefined): Quantity | undefined {
+function storageOf(spec: { resources?: { requests?: Record<string, unknown> } } | undefined): Quantity | undefined {
   const v = spec?.resources?.requests?.storage;
   if (typeof v !== "string" && typeof v !== "number") return undefined;
   const q = parseQuantity(v);

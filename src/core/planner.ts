@@ -24,8 +24,10 @@ import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
  *   → replicas/condemned (replicas.ts: splitReplicas) → in-place updates under way
  *   (inplace-refresh.ts: refreshInPlaceUpdates) → create and recreate in order, healing a stuck
  *   rollout (replicas.ts: planReplicas) → scale down (scale-down.ts: planScaleDown) →
- *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate) → image pre-warm
- *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus).
+ *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate; with
+ *   volumeClaimUpdateStrategy OnPodRollingUpdate also claims that lag their templates,
+ *   claim-update.ts) → image pre-warm (prewarm.ts: planPrewarm, ImageList writes) → status
+ *   (status.ts: planStatus, with status.volumeClaims).
  * It reads the observed set, pods, claims and revisions and `now`, and returns the writes to
  * make, in order, and the status to report. It never does I/O and never reads the clock, so any
  * pass may stop after any action and the next plan finishes the job.
