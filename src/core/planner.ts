@@ -2,7 +2,7 @@ import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.
 import type { ImageList } from "../api/imagelist.ts";
 import type { StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
 import { volumeClaimStatus, type ExpansionByClass } from "./claim-update.ts";
-import { getStartOrdinal } from "../objects/names.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
 import type { Action } from "./actions.ts";
 import { claimPods, claimRevisions } from "./ownership.ts";
 import { refreshInPlaceUpdates } from "./inplace-refresh.ts";
@@ -80,9 +80,8 @@ export function plan(input: PlanInput): Plan {
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
   const synced: Omit<PhaseResult, "halt"> = deleting ? { actions: [], counts: observed, waiting: false } : syncReplicas(ctx, pods.owned, observed);
-  const paused = set.spec.updateStrategy.type === "RollingUpdate" && !!set.spec.updateStrategy.rollingUpdate?.paused;
   const claims = claimReport(ctx, pods.owned);
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [], claimRefusals: claims.refused }, now, claims.status);
+  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], claimRefusals: claims.refused }, now, claims.status);
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -112,8 +111,7 @@ export function plan(input: PlanInput): Plan {
 function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[] } {
   const { set } = ctx;
   if (!set.spec.volumeClaimTemplates?.length) return { refused: [] };
-  const start = getStartOrdinal(set);
-  const replicas = [...splitReplicas(set, owned).replicas.pods].map(([i, pod]) => [start + i, pod] as const);
+  const replicas = [...splitReplicas(ctx.range, owned).replicas.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
   const refused = ctx.claimUpdates ? replicas.flatMap(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod).refused) : [];
   return { status: volumeClaimStatus(set, replicas.map(([ordinal]) => ordinal), ctx.claims), refused };
 }
@@ -121,9 +119,9 @@ function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: Volume
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */
 function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: readonly ImageList[]): Action[] {
   const { set, revisions, now } = ctx;
-  if (!imageLists.length && !set.spec.updateStrategy.rollingUpdate?.imagePrewarm) return [];
+  if (!imageLists.length && ctx.strategy.prewarmParallelism === undefined) return [];
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  return planPrewarm({ set, replicas: splitReplicas(set, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
+  return planPrewarm({ set, replicas: splitReplicas(ctx.range, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
 }
 
 /**
@@ -131,18 +129,18 @@ function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: rea
  * down, rolling update — stopping where OrderedReady halts; OnDelete has no rolling update.
  */
 function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
-  const { set, revisions } = ctx;
-  const slots = splitReplicas(set, owned);
+  const { set, revisions, strategy } = ctx;
+  const slots = splitReplicas(ctx.range, owned);
   const firstUnhealthy = findFirstUnhealthy(slots);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  const rolling = set.spec.updateStrategy.type === "RollingUpdate" && !set.spec.updateStrategy.rollingUpdate?.paused;
+  const rolling = strategy.rolling;
   const refresh = refreshInPlaceUpdates({
     set,
     replicas: slots.replicas,
     condemned: slots.condemned,
     updateRevision: revisions.updateName,
     templates,
-    updateMin: set.spec.updateStrategy.rollingUpdate?.partition ?? 0,
+    updateMin: strategy.partition,
     rolling,
     now: ctx.now,
   });
@@ -158,7 +156,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
   if (!created.halt) {
     const down = planScaleDown(ctx, slots.condemned, firstUnhealthy, created.counts);
     phases.push(down);
-    if (!down.halt && set.spec.updateStrategy.type !== "OnDelete") phases.push(planRollingUpdate(ctx, created.replicas, down.counts, templates));
+    if (!down.halt && strategy.type !== "OnDelete") phases.push(planRollingUpdate(ctx, created.replicas, down.counts, templates));
   }
   const requeues = phases.flatMap((p) => (p.requeueAfterMs === undefined ? [] : [p.requeueAfterMs]));
   const result: Omit<PhaseResult, "halt"> = {

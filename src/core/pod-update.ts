@@ -6,6 +6,7 @@ import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calcu
 import { startInPlaceUpdate } from "./inplace-update.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
@@ -59,8 +60,7 @@ export function planPodUpdate(
   why: "update" | "heal" = "update",
   remount = false,
 ): PodUpdatePlan {
-  const ru = set.spec.updateStrategy.rollingUpdate;
-  const policy = ru?.podUpdatePolicy ?? "ReCreate";
+  const { podUpdatePolicy: policy, gracePeriodSeconds } = updateStrategyOf(set);
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;
@@ -68,7 +68,7 @@ export function planPodUpdate(
     const calc = calculateForPod(pod, updateRevision, templates);
     if (!calc.ok) refusal = calc.reason;
     else {
-      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0, now);
+      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now);
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
       refusal = step.refused;
     }

@@ -1,13 +1,13 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getOrdinal, getStartOrdinal, nameOf } from "../objects/names.ts";
+import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
 import { expandClaimActions, needsClaimRollout, type ClaimUpdates } from "./claim-update.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
-import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
-import { isUnavailable, resolveMaxUnavailable } from "./update-budget.ts";
+import { isUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
 import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
@@ -47,27 +47,27 @@ export interface PodsToUpdate {
  * its revision, and a pod whose claim is still being expanded counts as unavailable: claims grow
  * in the rollout's order, within its budget.
  */
-export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
-  const ru = set.spec.updateStrategy.rollingUpdate;
-  const partition = ru?.partition ?? 0;
+export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
+  const { set, strategy } = view;
+  const { partition } = strategy;
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
-  const start = getStartOrdinal(set);
-  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now) || (isCreated(p) && claims?.(start + i, p).resizing)) unavailable.add(i);
+  const ordinal = (offset: number) => ordinalAt(view.range, offset);
+  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now) || (isCreated(p) && claims?.(ordinal(i), p).resizing)) unavailable.add(i);
   let unavailableCount = missingCount(replicas) + unavailable.size;
   const candidates: number[] = [];
   const pods: Pod[] = [];
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
-    const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(start + t, pod)));
+    const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
     if (isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && lagging) {
       candidates.push(t);
       pods.push(pod);
     }
   }
-  if (ru?.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
-  const max = resolveMaxUnavailable(set);
+  if (strategy.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
+  const max = strategy.maxUnavailable;
   let limit = 0;
   for (const t of candidates) {
     if (!unavailable.has(t)) {
@@ -81,7 +81,7 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
   let first = highestMissing(replicas) ?? -1;
   for (const i of unavailable) if (i > first) first = i;
   const holder = replicas.pods.get(first);
-  return { pods, limit, blockedBy: holder ? nameOf(holder) : `${set.metadata.name ?? ""}-${start + first}` };
+  return { pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
 }
 
 /**
@@ -92,7 +92,7 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
  */
 export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
-  const { pods, limit, blockedBy } = podsToUpdate(set, replicas, revisions.updateName, now, ctx.claimUpdates);
+  const { pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now, ctx.claimUpdates);
   const actions: Action[] = [];
   const blocked: string[] = [];
   let requeueAfterMs: number | undefined;
@@ -109,7 +109,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
-  if (set.spec.updateStrategy.rollingUpdate?.podUpdatePolicy === "InPlaceOnly") {
+  if (ctx.strategy.podUpdatePolicy === "InPlaceOnly") {
     // Pods at one revision share the diff: calculate it once per revision.
     const refusals = new Map<string, string | undefined>();
     for (const pod of pods.slice(limit)) {
@@ -120,7 +120,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     }
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
-  const waiting = blocked.length < limit || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
+  const waiting = blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
   const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;

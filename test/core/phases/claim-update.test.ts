@@ -115,7 +115,7 @@ describe("podsToUpdate and planRollingUpdate with OnPodRollingUpdate (one revisi
     ["all at size: nothing to do", [{ storage: "2Gi" }, { storage: "2Gi" }, { storage: "2Gi" }], {}, [], 0, []],
   ])("%s", (_, shapes, spec, candidates, limit, actions) => {
     const { set, ctx, replicas, templates } = grown(shapes, spec);
-    const got = podsToUpdate(set, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
+    const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
     expect(names(got.pods)).toEqual(candidates);
     expect(got.limit).toBe(limit);
     const planned = planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates);
@@ -125,7 +125,7 @@ describe("podsToUpdate and planRollingUpdate with OnPodRollingUpdate (one revisi
   it("OnDelete (the default) leaves existing claims as they are", () => {
     const { set, ctx, replicas, templates } = grown([{}, {}, {}], {}, "OnDelete");
     expect(ctx.claimUpdates).toBeUndefined();
-    expect(podsToUpdate(set, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates).pods).toEqual([]);
+    expect(podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates).pods).toEqual([]);
     expect(planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates).actions).toEqual([]);
   });
 
@@ -228,5 +228,18 @@ describe("the VolumeExpansionBlocked condition", () => {
   });
   it("is absent for a set that never had one", () => {
     expect(rolloutConditions(set, status, { paused: false, blocked: [] }, NOW).conditions.map((c) => c.type)).toEqual(["Progressing"]);
+  });
+});
+
+describe("with reserveOrdinals (offsets are not ordinals)", () => {
+  it("grows the claims of ordinals 3, 2, 0 in that order, never of the reserved 1", () => {
+    const set = setWith("2Gi", "OnPodRollingUpdate", { reserveOrdinals: [1] });
+    const ordinals = [0, 2, 3];
+    const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(set)]), [0, 1, 2, 3].map((o) => claim(set, o)), NOW, CLASSES);
+    const replicas = slotsOf(ordinals.map((o) => pod(set, o, ctx.revisions.updateName)));
+    const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
+    expect(names(got.pods)).toEqual(["web-3", "web-2", "web-0"]);
+    const templates = new Map(ctx.revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
+    expect(brief(planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates).actions)).toEqual(["expandClaim www-web-3"]);
   });
 });
