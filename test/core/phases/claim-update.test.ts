@@ -114,7 +114,7 @@ describe("podsToUpdate and planRollingUpdate with OnPodRollingUpdate (one revisi
     ["a claim whose class refuses is no candidate (the others go on)", [{}, {}, { cls: "fixed" }], {}, ["web-1", "web-0"], 1, ["expandClaim www-web-1"]],
     ["all at size: nothing to do", [{ storage: "2Gi" }, { storage: "2Gi" }, { storage: "2Gi" }], {}, [], 0, []],
   ])("%s", (_, shapes, spec, candidates, limit, actions) => {
-    const { set, ctx, replicas, templates } = grown(shapes, spec);
+    const { ctx, replicas, templates } = grown(shapes, spec);
     const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
     expect(names(got.pods)).toEqual(candidates);
     expect(got.limit).toBe(limit);
@@ -123,7 +123,7 @@ describe("podsToUpdate and planRollingUpdate with OnPodRollingUpdate (one revisi
   });
 
   it("OnDelete (the default) leaves existing claims as they are", () => {
-    const { set, ctx, replicas, templates } = grown([{}, {}, {}], {}, "OnDelete");
+    const { ctx, replicas, templates } = grown([{}, {}, {}], {}, "OnDelete");
     expect(ctx.claimUpdates).toBeUndefined();
     expect(podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates).pods).toEqual([]);
     expect(planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates).actions).toEqual([]);
