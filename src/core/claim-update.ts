@@ -121,23 +121,30 @@ export function claimsToExpand(set: StatefulSet, claims: readonly PersistentVolu
 }
 
 /**
- * volumeClaimStatus returns status.volumeClaims (Kruise's meaning): per template, the pods among
- * `pods` (ordinal, pod) whose claim exists and requests at least the template's storage
- * (compatibleReplicas), and of those, whose claim's capacity has reached its request
- * (compatibleReadyReplicas; a claim without reported capacity counts as ready only when it is
- * not bound yet, as nothing is being resized). Undefined for a set without claim templates.
+ * volumeClaimStatus returns status.volumeClaims (Kruise's meaning): per template, the replicas
+ * among `replicas` (ordinal, pod) whose claim exists, requests at least the template's storage
+ * and is mounted by the pod (a template added since the pod was made is not yet compatible: Kruise
+ * never adds one) — compatibleReplicas —, and of those, whose claim's capacity has reached its
+ * request (compatibleReadyReplicas; a claim that reports no capacity is not being resized and
+ * counts as ready). Undefined for a set without claim templates.
  */
-export function volumeClaimStatus(set: StatefulSet, ordinals: Iterable<number>, claims: ReadonlyMap<string, PersistentVolumeClaim>): VolumeClaimStatus[] | undefined {
+export function volumeClaimStatus(
+  set: StatefulSet,
+  replicas: Iterable<readonly [number, Pod]>,
+  claims: ReadonlyMap<string, PersistentVolumeClaim>,
+): VolumeClaimStatus[] | undefined {
   const templates = set.spec.volumeClaimTemplates ?? [];
   if (!templates.length) return undefined;
   const out = templates.map((t) => ({ volumeClaimName: t.metadata.name, compatibleReplicas: 0, compatibleReadyReplicas: 0 }));
   const wants = templates.map((t) => storageOf(t.spec));
-  for (const ordinal of ordinals) {
+  for (const [ordinal, pod] of replicas) {
+    const mounted = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v.persistentVolumeClaim?.claimName]));
     templates.forEach((t, i) => {
-      const claim = claims.get(getClaimName(set, t.metadata.name, ordinal));
+      const name = getClaimName(set, t.metadata.name, ordinal);
+      const claim = claims.get(name);
       const have = isLive(claim) ? storageOf(claim.spec) : undefined;
       const want = wants[i];
-      if (!claim || !have || (want && compareQuantities(have, want) < 0)) return;
+      if (!claim || !have || (want && compareQuantities(have, want) < 0) || mounted.get(t.metadata.name) !== name) return;
       out[i].compatibleReplicas++;
       if (!isResizing(claim)) out[i].compatibleReadyReplicas++;
     });

@@ -113,7 +113,7 @@ function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: Volume
   if (!set.spec.volumeClaimTemplates?.length) return { refused: [] };
   const replicas = [...splitReplicas(ctx.range, owned).replicas.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
   const refused = ctx.claimUpdates ? replicas.flatMap(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod).refused) : [];
-  return { status: volumeClaimStatus(set, replicas.map(([ordinal]) => ordinal), ctx.claims), refused };
+  return { status: volumeClaimStatus(set, replicas, ctx.claims), refused };
 }
 
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */

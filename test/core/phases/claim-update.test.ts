@@ -198,10 +198,21 @@ describe("volumeClaimStatus (Kruise's compatibleReplicas / compatibleReadyReplic
   it("counts claims at least the template's size, and of those the ones whose capacity caught up", () => {
     const set = setWith("2Gi", "OnPodRollingUpdate");
     const claims = byName([claim(set, 0, { storage: "2Gi" }), claim(set, 1, { storage: "2Gi", capacity: "1Gi" }), claim(set, 2), claim(set, 3, { storage: "4Gi", phase: "Pending" })]);
-    expect(volumeClaimStatus(set, [0, 1, 2, 3, 4], claims)).toEqual([{ volumeClaimName: "www", compatibleReplicas: 3, compatibleReadyReplicas: 2 }]);
+    const replicas = [0, 1, 2, 3, 4].map((o) => [o, pod(set, o, "r")] as const);
+    expect(volumeClaimStatus(set, replicas, claims)).toEqual([{ volumeClaimName: "www", compatibleReplicas: 3, compatibleReadyReplicas: 2 }]);
+  });
+  it("does not count a claim its pod does not mount yet (a template added since the pod was made)", () => {
+    const before = setWith("1Gi", "OnPodRollingUpdate");
+    const set = setWith("1Gi", "OnPodRollingUpdate", { volumeClaimTemplates: [claimTemplate("www"), claimTemplate("logs")] });
+    const claims = byName([claim(set, 0), claim(set, 0, { template: "logs" }), claim(set, 1), claim(set, 1, { template: "logs" })]);
+    const replicas = [[0, pod(before, 0, "r")], [1, pod(set, 1, "r")]] as const;
+    expect(volumeClaimStatus(set, replicas, claims)).toEqual([
+      { volumeClaimName: "www", compatibleReplicas: 2, compatibleReadyReplicas: 2 },
+      { volumeClaimName: "logs", compatibleReplicas: 1, compatibleReadyReplicas: 1 },
+    ]);
   });
   it("is absent for a set without claim templates", () => {
-    expect(volumeClaimStatus(makeSet({ volumeClaimTemplates: [] }), [0], new Map())).toBeUndefined();
+    expect(volumeClaimStatus(makeSet({ volumeClaimTemplates: [] }), [], new Map())).toBeUndefined();
   });
   it("statusAfter counts an expansion done as compatible (not yet ready)", () => {
     const set = setWith("2Gi", "OnPodRollingUpdate");
