@@ -111,6 +111,10 @@ const RollingUpdateSchema = described(
       "Options of in-place updates (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).",
     ),
     imagePrewarm: z.optional(ImagePrewarmSchema),
+    rollbackOnFailure: described(
+      z.optional(z.boolean()),
+      "When true, a rollout that exceeds spec.progressDeadlineSeconds is rolled back: the template of the last fully available revision (status.currentRevision) is written back into spec.template, as `ordinal rollout undo` does, the failed revision is recorded in the annotation ordinal.dev/failed-revisions and an event, and its pods that never became Ready are replaced. Never twice for one revision, never to a revision that failed; needs progressDeadlineSeconds.",
+    ),
   }),
   "Options of the RollingUpdate strategy.",
 );
@@ -175,6 +179,10 @@ const StatefulSetSpecSchema = described(
     updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate", rollingUpdate: { ...ROLLING_UPDATE_DEFAULTS } }),
     revisionHistoryLimit: described(count(10), "ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
     minReadySeconds: described(count(0), "Seconds a pod must be Ready before it counts as available."),
+    progressDeadlineSeconds: described(
+      z.optional(int32().check(z.minimum(1))),
+      "As on a Deployment: seconds a rollout may go without progress (a pod newly updated and Ready) before the Progressing condition turns False with reason ProgressDeadlineExceeded and a Warning event names the pod holding it and why. Must be greater than minReadySeconds. Not counted while paused. Unset: no deadline.",
+    ),
     persistentVolumeClaimRetentionPolicy: described(
       z.optional(
         z.object({
@@ -186,6 +194,17 @@ const StatefulSetSpecSchema = described(
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
     volumeClaimUpdateStrategy: z.optional(VolumeClaimUpdateStrategySchema),
+    scaleStrategy: described(
+      z.optional(
+        z.object({
+          maxUnavailable: described(
+            z.optional(intOrString()),
+            "With podManagementPolicy Parallel, at most this many pods (a number, or a percentage of replicas rounded up) may be not yet available while the set scales up: new pods are created as earlier ones become available (minReadySeconds). Unset: no limit. OrderedReady creates one at a time anyway.",
+          ),
+        }),
+      ),
+      "How fast the set scales (OpenKruise's scaleStrategy).",
+    ),
     reserveOrdinals: described(
       z.optional(z.array(ReserveOrdinal).check(z.maxLength(MAX_RESERVE_ORDINALS))),
       `Ordinals that never get a pod, as OpenKruise's Advanced StatefulSet: integers and inclusive ranges "a-b" (at most ${MAX_RESERVE_ORDINALS} entries, no duplicates or overlaps). The replicas are the first spec.replicas ordinals from ordinals.start that are not reserved (replicas 3, reserveOrdinals [1]: NAME-0, NAME-2, NAME-3). Reserving the ordinal of an existing pod deletes that pod as a scale-down does (OrderedReady or Parallel, its claims per persistentVolumeClaimRetentionPolicy.whenScaled). The partition counts replicas, not ordinals (Kruise v1.8): with partition 1 the lowest existing replica keeps the current revision.`,
@@ -194,7 +213,12 @@ const StatefulSetSpecSchema = described(
   "The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.",
 );
 
-const ConditionSchema = conditionSchema("the set");
+const ConditionSchema = described(
+  z.extend(conditionSchema("the set"), {
+    lastUpdateTime: described(z.optional(z.string()), "Progressing, with spec.progressDeadlineSeconds: when the rollout last made progress (RFC 3339); the deadline counts from it."),
+  }),
+  "A condition of the set.",
+);
 
 const VolumeClaimStatusSchema = described(
   z.object({

@@ -19,7 +19,7 @@ export type Action =
   /** Grow a claim to its template's storage request (volumeClaimUpdateStrategy OnPodRollingUpdate), before `pod` is updated or created. */
   | { type: "expandClaim"; name: string; uid: string; storage: string; template: string; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
-  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
+  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
   /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
@@ -27,6 +27,8 @@ export type Action =
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }
+  /** rollbackOnFailure: put the last fully available revision's template back (JSON Patch of the set, guarded by its resourceVersion). */
+  | { type: "rollbackTemplate"; from: string; to: string; patch: JsonPatchOp[] }
   /** Pre-warm: create the ImageList named after `node` in the set's namespace, or merge-patch it. */
   | { type: "writeImageList"; node: string; create?: ImageList; patch?: ImageListPatch }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
@@ -58,4 +60,11 @@ export interface InPlacePodPatch {
 export interface ImageListPatch {
   metadata: { resourceVersion: string; annotations: Record<string, string | null> };
   spec: { images: Record<string, { alwaysPull: boolean } | null> };
+}
+
+/** One RFC 6902 operation (the set's template rollback, rollback.ts). */
+export interface JsonPatchOp {
+  op: "add" | "replace" | "test";
+  path: string;
+  value: unknown;
 }

@@ -5,7 +5,7 @@ import { nameOf, uidOf } from "../objects/names.ts";
 import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetRevisions } from "./revisions.ts";
 import { claimUpdates, type ClaimUpdates, type ExpansionByClass } from "./claim-update.ts";
-import { updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
+import { scaleMaxUnavailableOf, updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
@@ -41,6 +41,8 @@ export interface PlanContext extends SetView {
   readonly storageClasses?: ExpansionByClass;
   /** volumeClaimUpdateStrategy OnPodRollingUpdate: what each pod's claims lack (claim-update.ts); undefined with OnDelete. */
   readonly claimUpdates?: ClaimUpdates;
+  /** Parallel scale-up: at most this many replicas not yet available (spec.scaleStrategy.maxUnavailable); undefined: no limit. */
+  readonly scaleMaxUnavailable: number | undefined;
 }
 
 /** newPlanContext returns the context of one plan. */
@@ -60,6 +62,7 @@ export function newPlanContext(
     monotonic: set.spec.podManagementPolicy !== "Parallel",
     storageClasses,
     claimUpdates: claimUpdates(set, claimsByName, storageClasses),
+    scaleMaxUnavailable: scaleMaxUnavailableOf(set),
   };
 }
 

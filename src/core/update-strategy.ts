@@ -19,6 +19,8 @@ export interface UpdateStrategy {
   podUpdatePolicy: "ReCreate" | "InPlaceIfPossible" | "InPlaceOnly";
   /** inPlaceUpdateStrategy.gracePeriodSeconds (0 when unset). */
   gracePeriodSeconds: number;
+  /** rollbackOnFailure: a rollout past spec.progressDeadlineSeconds is rolled back (RollingUpdate only). */
+  rollbackOnFailure: boolean;
   /** imagePrewarm.parallelism, undefined when the set does not pre-warm (or is OnDelete). */
   prewarmParallelism?: number;
 }
@@ -52,7 +54,19 @@ export function updateStrategyOf(set: StatefulSet): UpdateStrategy {
     maxUnavailable: scaledMaxUnavailable(ru?.maxUnavailable, set.spec.replicas),
     podUpdatePolicy: ru?.podUpdatePolicy ?? "ReCreate",
     gracePeriodSeconds: ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+    rollbackOnFailure: rollingType && ru?.rollbackOnFailure === true,
   };
   if (rollingType && ru?.imagePrewarm) s.prewarmParallelism = ru.imagePrewarm.parallelism;
   return s;
+}
+
+/**
+ * scaleMaxUnavailableOf returns spec.scaleStrategy.maxUnavailable as a pod count (rounded up, at
+ * least 1), or undefined when the set does not limit its scale-up (unset, or OrderedReady, which
+ * creates one pod at a time anyway).
+ */
+export function scaleMaxUnavailableOf(set: StatefulSet): number | undefined {
+  const mu = set.spec.scaleStrategy?.maxUnavailable;
+  if (mu === undefined || set.spec.podManagementPolicy !== "Parallel") return undefined;
+  return scaledMaxUnavailable(mu, set.spec.replicas);
 }

@@ -46,7 +46,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
   { apiGroups: ["storage.k8s.io"], resources: ["storageclasses"], verbs: ["list"] },
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },

@@ -18,6 +18,13 @@ export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 /** True while a claim that volumeClaimUpdateStrategy OnPodRollingUpdate should grow cannot be expanded (its StorageClass). */
 export const VOLUME_EXPANSION_BLOCKED_CONDITION = "VolumeExpansionBlocked";
+/** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
+export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
+/**
+ * On a set: the revisions a rollbackOnFailure rolled back from, comma-separated, oldest first (at
+ * most MAX_FAILED_REVISIONS kept). Ordinal never rolls back from, nor to, a revision listed here.
+ */
+export const FAILED_REVISIONS_ANNOTATION = "ordinal.dev/failed-revisions";
 /** True while the set cannot be planned: its stored spec does not parse, or planning it failed (src/reconciler/set-error.ts). */
 export const RECONCILE_ERROR_CONDITION = "ReconcileError";
 
@@ -34,3 +41,8 @@ export const PULLER_LABEL = "ordinal.dev/image-puller";
 export const PULLER_IMAGE_ANNOTATION = "ordinal.dev/image";
 /** The template annotation `kubectl rollout restart` (and `ordinal rollout restart`) sets to now: a restart. */
 export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+/**
+ * A pod label (Kruise's `apps.kruise.io/specified-delete`): the pod is deleted and recreated at
+ * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".
+ */
+export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";

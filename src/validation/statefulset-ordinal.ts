@@ -12,6 +12,9 @@
  *   (the images go to the pods' current nodes) with a warning: a recreated pod may move.
  * - revisionHistoryLimit ≥ 0 is Ordinal's (the CRD schema's): upstream does not check it for
  *   StatefulSets.
+ * - progressDeadlineSeconds > 0 and > minReadySeconds (Deployment's rule: a pod must be able to
+ *   become available within the deadline); rollbackOnFailure: true needs it (the rollback happens
+ *   only once the deadline passed).
  * - replicas ≤ MAX_REPLICAS (the CRD's `maximum`, which also holds for the scale subresource that
  *   no webhook sees): the webhook says what the limit is for.
  * - reserveOrdinals (Kruise's field): each entry an int32 ≥ 0 or "a-b" with a ≤ b ≤ 2147483647; no
@@ -25,6 +28,7 @@ import { type FieldError, duplicate, invalid, notSupported, tooMany } from "./fi
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
+import { validateMaxUnavailable } from "./statefulset-spec.ts";
 import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 
@@ -38,9 +42,12 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
   errs.push(...validateReserveOrdinals(r, spec, p));
+  const ss = r.obj(spec.scaleStrategy, p.child("scaleStrategy"));
+  if (ss) errs.push(...validateMaxUnavailable(r, ss.maxUnavailable, p.child("scaleStrategy", "maxUnavailable")));
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");
   const ru = r.obj(us.rollingUpdate, ruPath);
+  errs.push(...validateProgressDeadline(r, spec, ru, p));
   if (!ru) return errs;
   r.bool(ru.paused, ruPath.child("paused"));
   const policy = r.str(ru.podUpdatePolicy, ruPath.child("podUpdatePolicy"));
@@ -56,6 +63,21 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     const parallelism = r.int32(prewarm.parallelism, pp);
     if (parallelism !== undefined && parallelism < 1) errs.push(invalid(pp, parallelism, "must be greater than or equal to 1"));
   }
+  return errs;
+}
+
+/** validateProgressDeadline checks progressDeadlineSeconds and rollingUpdate.rollbackOnFailure. */
+function validateProgressDeadline(r: Reader, spec: JsonObject, ru: JsonObject | undefined, p: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const dp = p.child("progressDeadlineSeconds");
+  const deadline = r.int32(spec.progressDeadlineSeconds, dp);
+  const minReady = num(spec.minReadySeconds) ?? 0;
+  if (deadline !== undefined && deadline <= 0) errs.push(invalid(dp, deadline, "must be greater than 0"));
+  else if (deadline !== undefined && deadline <= minReady) errs.push(invalid(dp, deadline, "must be greater than minReadySeconds"));
+  const rp = p.child("updateStrategy", "rollingUpdate", "rollbackOnFailure");
+  const rollback = ru ? r.bool(ru.rollbackOnFailure, rp) : undefined;
+  if (rollback && deadline === undefined)
+    errs.push(invalid(rp, true, "needs spec.progressDeadlineSeconds: a rollout is rolled back once that deadline passes without progress"));
   return errs;
 }
 
@@ -132,6 +154,8 @@ export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
       "spec.template.spec.terminationGracePeriodSeconds is 0: pods are killed without a graceful shutdown, which is unsafe for stateful workloads (the same identity may run twice); use a positive value",
     );
   else if (grace !== undefined && grace < 0) warnings.push("spec.template.spec.terminationGracePeriodSeconds is negative: the apiserver treats it as 1 second");
+  if (group === "apps.ordinal.dev" && isObject(spec.scaleStrategy) && spec.scaleStrategy.maxUnavailable != null && pmp === "OrderedReady")
+    warnings.push("spec.scaleStrategy.maxUnavailable has effect only with podManagementPolicy Parallel: an OrderedReady set creates one pod at a time");
   if (group === "apps.ordinal.dev" && Array.isArray(spec.reserveOrdinals)) {
     const start = rawOrdinalRange(spec, 0).start;
     const below = spec.reserveOrdinals.filter((entry) => (parseReserveOrdinal(entry)?.[1] ?? Infinity) < start);
