@@ -1,6 +1,13 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { DEADLINE_EXCEEDED_REASON, INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
+import {
+  DEADLINE_EXCEEDED_REASON,
+  INPLACE_BLOCKED_CONDITION,
+  PAUSED_CONDITION,
+  PROGRESSING_CONDITION,
+  RECONCILE_ERROR_CONDITION,
+  VOLUME_EXPANSION_BLOCKED_CONDITION,
+} from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -12,7 +19,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
  * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
- * the JSON pointers) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
+ * the JSON pointers), VolumeExpansionBlocked (present once a claim OnPodRollingUpdate should grow
+ * could not be, naming the claims and StorageClasses) and ReconcileError, False once a set that
+ * could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
  * are recorded on transitions, not on every pass.
  */
 
@@ -20,6 +29,8 @@ export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
   blocked: string[];
+  /** Claims OnPodRollingUpdate should grow and cannot ("claim data-web-2: StorageClass \"x\" does not allow volume expansion …"). */
+  claimRefusals?: string[];
   /** The progress deadline's clock and verdict (progress-deadline.ts); absent without a clock. */
   progress?: ProgressFacts;
   /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
@@ -70,6 +81,17 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
       events.push(event("Warning", "InPlaceUpdateBlocked", `StatefulSet ${id} podUpdatePolicy InPlaceOnly leaves ${message}`));
   } else if (wasBlocked) {
     next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
+  }
+
+  const wasExpansionBlocked = prev.find((c) => c.type === VOLUME_EXPANSION_BLOCKED_CONDITION);
+  const refusals = facts.claimRefusals ?? [];
+  if (refusals.length) {
+    const message = refusals.join("; ").slice(0, 2048);
+    next.set(VOLUME_EXPANSION_BLOCKED_CONDITION, cond(VOLUME_EXPANSION_BLOCKED_CONDITION, "True", "ExpansionNotAllowed", message));
+    if (wasExpansionBlocked?.status !== "True" || wasExpansionBlocked.message !== message)
+      events.push(event("Warning", "VolumeExpansionBlocked", `StatefulSet ${id} cannot grow claims to their templates: ${message}`));
+  } else if (wasExpansionBlocked) {
+    next.set(VOLUME_EXPANSION_BLOCKED_CONDITION, cond(VOLUME_EXPANSION_BLOCKED_CONDITION, "False", "ExpansionPossible", "no claim needs an expansion its StorageClass refuses"));
   }
 
   // A set that is planned again is no longer in error (set-error.ts wrote it True).

@@ -15,6 +15,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * it and says why in an event; InPlaceOnly updates it in place or leaves it alone, blocked.
  */
 
+/** Why a pod is recreated for a claim template added since it was created. */
+const REMOUNT_REASON = "a volume claim template was added: only a new pod mounts its claim";
+
 export interface PodUpdatePlan {
   actions: Action[];
   /** The pod is deleted (recreated at the new revision by a later pass). */
@@ -45,6 +48,8 @@ function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string
  * planPodUpdate returns the writes that start (or continue) moving `pod` to `updateRevision`.
  * `templates` maps revision names to their pod templates (the pod's own revision may be gone,
  * then nothing can be diffed and in place is impossible). `why` is the deletion's reason.
+ * `remount`: the pod lacks the volume of a claim template added since it was created; only a new
+ * pod mounts it, so the pod is recreated (InPlaceOnly: left alone and reported).
  */
 export function planPodUpdate(
   set: StatefulSet,
@@ -53,12 +58,13 @@ export function planPodUpdate(
   templates: Map<string, PodTemplateSpec>,
   now: Date,
   why: "update" | "heal" = "update",
+  remount = false,
 ): PodUpdatePlan {
   const { podUpdatePolicy: policy, gracePeriodSeconds } = updateStrategyOf(set);
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
-  let refusal: string | undefined;
-  if (policy !== "ReCreate") {
+  let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;
+  if (policy !== "ReCreate" && refusal === undefined) {
     const calc = calculateForPod(pod, updateRevision, templates);
     if (!calc.ok) refusal = calc.reason;
     else {
@@ -66,12 +72,12 @@ export function planPodUpdate(
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
       refusal = step.refused;
     }
-    if (policy === "InPlaceOnly") return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
   }
+  if (policy === "InPlaceOnly") return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
   // The deletion's own event (SuccessfulDelete) is the executor's; these say why.
   const actions: Action[] = [];
   if (refusal !== undefined)
-    actions.push({ type: "event", eventType: "Normal", reason: "InPlaceUpdateFallback", message: `StatefulSet ${setId} recreates Pod ${name}: ${refusal}` });
+    actions.push({ type: "event", eventType: "Normal", reason: remount ? "RecreatingForNewClaims" : "InPlaceUpdateFallback", message: `StatefulSet ${setId} recreates Pod ${name}: ${refusal}` });
   if (why === "heal")
     actions.push({
       type: "event",
