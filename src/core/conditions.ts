@@ -1,6 +1,6 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
+import { INPLACE_BLOCKED_CONDITION, LIFECYCLE_HELD_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 
 /**
@@ -8,7 +8,8 @@ import { wholeSeconds } from "./inplace-state.ts";
  * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
  * Unknown while paused, False while InPlaceOnly blocks it), Paused (present once a
  * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
- * the JSON pointers) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
+ * the JSON pointers), LifecycleHookHeld (present once a lifecycle hook held a pod, naming the pods
+ * and what holds them) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
  * are recorded on transitions, not on every pass.
  */
 
@@ -16,6 +17,8 @@ export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
   blocked: string[];
+  /** Pods a lifecycle hook holds this pass ("pod web-2 PreparingDelete: label example.io/drain=true"). */
+  held?: string[];
 }
 
 /**
@@ -57,6 +60,16 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
       events.push(event("Warning", "InPlaceUpdateBlocked", `StatefulSet ${id} podUpdatePolicy InPlaceOnly leaves ${message}`));
   } else if (wasBlocked) {
     next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
+  }
+
+  const wasHeld = prev.find((c) => c.type === LIFECYCLE_HELD_CONDITION);
+  const held = facts.held ?? [];
+  if (held.length) {
+    const message = `waiting for another controller to remove a lifecycle hook's labels or finalizers: ${held.join("; ")}`.slice(0, 2048);
+    next.set(LIFECYCLE_HELD_CONDITION, cond(LIFECYCLE_HELD_CONDITION, "True", "HookHeld", message));
+    if (wasHeld?.status !== "True") events.push(event("Normal", "LifecycleHookHeld", `StatefulSet ${id} ${message}`));
+  } else if (wasHeld) {
+    next.set(LIFECYCLE_HELD_CONDITION, cond(LIFECYCLE_HELD_CONDITION, "False", "NoPodHeld", "no lifecycle hook holds a pod"));
   }
 
   // A set that is planned again is no longer in error (set-error.ts wrote it True).

@@ -72,7 +72,7 @@ export function plan(input: PlanInput): Plan {
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
   const synced: Omit<PhaseResult, "halt"> = deleting ? { actions: [], counts: observed, waiting: false } : syncReplicas(ctx, pods.owned, observed);
   const paused = set.spec.updateStrategy.type === "RollingUpdate" && !!set.spec.updateStrategy.rollingUpdate?.paused;
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [] }, now);
+  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [], held: synced.held ?? [] }, now);
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -127,7 +127,14 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     const pod = slots.replicas.pods.get(i);
     if (pod) c = adjustCounts(c, ctx, pod, -1);
   }
-  const refreshed: PhaseResult = { actions: refresh.actions, counts: c, waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined, halt: false, blocked: refresh.blocked };
+  const refreshed: PhaseResult = {
+    actions: refresh.actions,
+    counts: c,
+    waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined || refresh.held.length > 0,
+    halt: false,
+    blocked: refresh.blocked,
+    held: refresh.held,
+  };
   if (refresh.requeueAfterMs !== undefined) refreshed.requeueAfterMs = refresh.requeueAfterMs;
   const created = planReplicas(ctx, slots.replicas, c, rolling ? templates : undefined, new Set(refresh.deleted));
   const phases: PhaseResult[] = [refreshed, created];
@@ -142,6 +149,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     counts: phases[phases.length - 1].counts,
     waiting: phases.some((p) => p.waiting),
     blocked: [...new Set(phases.flatMap((p) => p.blocked ?? []))],
+    held: [...new Set(phases.flatMap((p) => p.held ?? []))],
   };
   if (requeues.length) result.requeueAfterMs = Math.min(...requeues);
   return result;

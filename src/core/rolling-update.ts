@@ -3,6 +3,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { getStartOrdinal, nameOf } from "../objects/names.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
+import { isPreparingDelete } from "./lifecycle.ts";
 import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
@@ -54,7 +55,8 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
   const pods: Pod[] = [];
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
-    if (isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) {
+    // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
+    if (isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && getPodRevision(pod) !== updateRevision) {
       candidates.push(t);
       pods.push(pod);
     }
@@ -88,6 +90,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
   const { pods, limit, blockedBy } = podsToUpdate(set, replicas, revisions.updateName, now);
   const actions: Action[] = [];
   const blocked: string[] = [];
+  const held: string[] = [];
   let requeueAfterMs: number | undefined;
   let c = counts;
   for (const pod of pods.slice(0, limit)) {
@@ -95,6 +98,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);
+    if (p.held) held.push(p.held);
     requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
@@ -110,7 +114,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
   const waiting = blocked.length < limit || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
-  const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
+  const r: PhaseResult = { actions, counts: c, waiting: waiting || held.length > 0, halt: false, blocked, held };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;
 }

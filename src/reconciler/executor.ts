@@ -6,7 +6,7 @@ import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
-import { INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -140,6 +140,7 @@ function podOf(a: Action): string | undefined {
     case "setPodCondition":
     case "updatePodInPlace":
     case "clearInPlaceState":
+    case "setLifecycleState":
       return a.name;
     default:
       return undefined;
@@ -218,6 +219,18 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "clearInPlaceState":
       await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, annotations: { [INPLACE_STATE_ANNOTATION]: null } } }, "merge");
       return;
+    case "setLifecycleState": {
+      const metadata: Record<string, unknown> = {
+        uid: a.uid,
+        resourceVersion: a.resourceVersion,
+        labels: { ...a.labels, [LIFECYCLE_STATE_LABEL]: a.state },
+        annotations: { [LIFECYCLE_TIMESTAMP_ANNOTATION]: a.time },
+      };
+      if (a.finalizers) metadata.finalizers = a.finalizers;
+      await client.patch(R.pods, ns, a.name, { metadata }, "merge");
+      events.record(set, "Normal", "LifecycleStateChanged", `pod ${a.name} lifecycle state ${a.state}`);
+      return;
+    }
     case "updateStatus":
       await client.patch(R.statefulSets, ns, setName, { status: statusPatch(set, a.status) }, "merge", "status");
       return;
@@ -264,6 +277,7 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
     case "setPodCondition":
     case "clearInPlaceState":
+    case "setLifecycleState":
     case "adoptPod":
     case "releasePod":
       return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };

@@ -21,6 +21,7 @@ import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
 import { MAX_REPLICAS } from "../api/statefulset.ts";
+import { validateLifecycle } from "./statefulset-lifecycle.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -31,6 +32,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
   if (replicas !== undefined && replicas > MAX_REPLICAS)
     errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
+  errs.push(...validateLifecycle(r, spec.lifecycle, p.child("lifecycle")));
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");
   const ru = r.obj(us.rollingUpdate, ruPath);
