@@ -1,6 +1,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { getEndOrdinal, getParentNameAndOrdinal, getStartOrdinal } from "../objects/names.ts";
+import { getParentNameAndOrdinal } from "../objects/names.ts";
+import { describeRange, inOrdinalRange, ordinalRange } from "../objects/ordinal-range.ts";
 import { addReadinessGate, updateIdentity, updateStorage } from "../objects/pod.ts";
 import { isObject } from "../validation/json.ts";
 import { controllerRefOf, isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
@@ -96,10 +97,9 @@ export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): 
   }
 
   const warnings: string[] = [];
-  const start = getStartOrdinal(set);
-  const end = getEndOrdinal(set);
-  if (parsed.ordinal < start || parsed.ordinal >= end) {
-    warnings.push(`pod ${podName}: ordinal ${parsed.ordinal} is outside StatefulSet ${setName}'s range [${start}, ${end}); the reconciler will not keep it`);
+  const range = ordinalRange(set.spec);
+  if (!inOrdinalRange(range, parsed.ordinal)) {
+    warnings.push(`pod ${podName}: ordinal ${parsed.ordinal} is outside StatefulSet ${setName}'s range ${describeRange(range)}; the reconciler will not keep it`);
   }
   const ops = identityPatch(set, pod, parsed.ordinal);
   const response = allow(req, warnings);

@@ -8,6 +8,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { R } from "../kube/resources.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
+import { updateStrategyOf } from "../core/update-strategy.ts";
 import { getSet, setNameArg } from "./sets.ts";
 
 /** age returns kubectl's short age ("5s", "3m", "2h", "4d"). */
@@ -33,7 +34,7 @@ function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespa
       String(s.status?.updatedReplicas ?? 0),
       String(s.status?.readyReplicas ?? 0),
       String(s.status?.availableReplicas ?? 0),
-      String(s.spec.updateStrategy.rollingUpdate?.paused ?? false),
+      String(updateStrategyOf(s).paused),
       age((s.metadata as { creationTimestamp?: string }).creationTimestamp, now),
       ...(o.wide ? [containers.map((c) => c.name).join(","), containers.map((c) => c.image ?? "").join(",")] : []),
     ];

@@ -16,6 +16,7 @@ import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
 import type { CliContext, Command } from "./command.ts";
 import { reconcilerSilence } from "./reconciler-alive.ts";
+import { updateStrategyOf } from "../core/update-strategy.ts";
 import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
 
 const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
@@ -61,8 +62,9 @@ async function followRollout(client: KubeClient, ctx: CliContext, ns: string, na
 /** setPaused writes `paused` (pause/resume), refusing like kubectl when it is already so. */
 async function setPaused(client: KubeClient, ctx: CliContext, ns: string, name: string, paused: boolean): Promise<number> {
   const set = await getSet(client, ns, name);
-  if (set.spec.updateStrategy.type !== "RollingUpdate") throw new Error(`${SET_RESOURCE} "${name}" uses ${set.spec.updateStrategy.type}: only RollingUpdate rollouts can be paused`);
-  if ((set.spec.updateStrategy.rollingUpdate?.paused === true) === paused) {
+  const strategy = updateStrategyOf(set);
+  if (strategy.type !== "RollingUpdate") throw new Error(`${SET_RESOURCE} "${name}" uses ${strategy.type}: only RollingUpdate rollouts can be paused`);
+  if (strategy.paused === paused) {
     ctx.err(`error: ${SET_RESOURCE} "${name}" is ${paused ? "already paused" : "not paused"}`);
     return 1;
   }
@@ -159,7 +161,7 @@ async function history(client: KubeClient, ctx: CliContext, ns: string, name: st
 /** restart sets the restartedAt template annotation to now, exactly what `kubectl rollout restart` writes. */
 async function restart(client: KubeClient, ctx: CliContext, ns: string, name: string): Promise<number> {
   const set = await getSet(client, ns, name);
-  if (set.spec.updateStrategy.type === "OnDelete") throw new Error(`can't restart ${SET_RESOURCE}/${name}: the OnDelete update strategy does not restart pods (delete them)`);
+  if (updateStrategyOf(set).type === "OnDelete") throw new Error(`can't restart ${SET_RESOURCE}/${name}: the OnDelete update strategy does not restart pods (delete them)`);
   const now = ctx.now().toISOString().replace(/\.\d{3}Z$/, "Z");
   await client.patch(R.statefulSets, ns, name, { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: now } } } } }, "merge");
   ctx.out(`${SET_RESOURCE}/${name} restarted`);

@@ -2,6 +2,7 @@ import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefuls
 import type { Action } from "./actions.ts";
 import { INPLACE_BLOCKED_CONDITION, LIFECYCLE_HELD_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
@@ -32,8 +33,8 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const progress = `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
   // Complete: every pod the strategy updates by itself is at the update revision and all are ready
   // (with a partition, the ordinals below it are not the rollout's to update).
-  const { type, rollingUpdate } = set.spec.updateStrategy;
-  const toUpdate = type === "OnDelete" ? set.spec.replicas : Math.max(0, set.spec.replicas - (rollingUpdate?.partition ?? 0));
+  const { type, partition } = updateStrategyOf(set);
+  const toUpdate = Math.max(0, set.spec.replicas - partition);
   const complete = (status.updatedReplicas ?? 0) >= toUpdate && (status.readyReplicas ?? 0) === set.spec.replicas && (status.replicas ?? 0) === set.spec.replicas;
   const next = new Map<string, Condition>();
 

@@ -49,9 +49,7 @@ export function wasNeverReady(pod: Pod): boolean {
  * (the conditions above, but for the ordering, which the caller keeps).
  */
 export function isStuckAtAbandonedRevision(ctx: PlanContext, pod: Pod, index: number): boolean {
-  const ru = ctx.set.spec.updateStrategy.rollingUpdate;
-  if (ctx.set.spec.updateStrategy.type !== "RollingUpdate" || ru?.paused) return false;
-  if (index < (ru?.partition ?? 0)) return false;
+  if (!ctx.strategy.rolling || index < ctx.strategy.partition) return false;
   const rev = getPodRevision(pod);
   if (rev === ctx.revisions.updateName || rev === ctx.revisions.currentName) return false;
   return !isTerminating(pod) && !isInPlaceUpdating(pod) && !isRunningAndReady(pod) && wasNeverReady(pod);

@@ -21,16 +21,16 @@ import { gateAction } from "./inplace-update.ts";
  * the next one, and two writes never race on one resourceVersion.
  */
 
-export type LifecycleState = "Normal" | "PreparingDelete" | "PreparingUpdate" | "Updating" | "Updated";
+type LifecycleState = "Normal" | "PreparingDelete" | "PreparingUpdate" | "Updating" | "Updated";
 
 /** Reasons of the InPlaceUpdateReady condition when a hook marks the pod not ready (markPodNotReady). */
-export const PREPARING_DELETE_REASON = "PreparingDelete";
-export const PREPARING_UPDATE_REASON = "PreparingUpdate";
+const PREPARING_DELETE_REASON = "PreparingDelete";
+const PREPARING_UPDATE_REASON = "PreparingUpdate";
 /** Reason of the gate put back True when a pod is no longer to be deleted. */
 const DELETE_CANCELLED_REASON = "PreparingDeleteCancelled";
 
 /** getLifecycleState returns the pod's lifecycle state label ("" when absent, which reads as Normal). */
-export const getLifecycleState = (pod: Pod): string => pod.metadata?.labels?.[LIFECYCLE_STATE_LABEL] ?? "";
+const getLifecycleState = (pod: Pod): string => pod.metadata?.labels?.[LIFECYCLE_STATE_LABEL] ?? "";
 
 /** hookHolders returns what of `hook` the pod still carries ("label k=v", "finalizer f"), in the hook's order; [] when nothing. */
 export function hookHolders(hook: LifecycleHook | undefined, pod: Pod): string[] {

@@ -2,16 +2,34 @@ import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
+import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetRevisions } from "./revisions.ts";
+import { updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
 /**
- * What the phases that walk pods share: the set, its revisions, its claims by name and `now`.
- * Built once per plan by newPlanContext; never changed by a phase.
+ * A set with the two readings every phase needs: which ordinals are its replicas and its update
+ * strategy with defaults. Built once (setView) so no phase re-derives either rule.
  */
-export interface PlanContext {
+export interface SetView {
   readonly set: StatefulSet;
+  /** Which ordinals are the set's replicas (objects/ordinal-range.ts). */
+  readonly range: OrdinalRange;
+  /** spec.updateStrategy with its defaults (update-strategy.ts). */
+  readonly strategy: UpdateStrategy;
+}
+
+/** setView returns the set with its ordinal range and update strategy. */
+export function setView(set: StatefulSet): SetView {
+  return { set, range: ordinalRange(set.spec), strategy: updateStrategyOf(set) };
+}
+
+/**
+ * What the phases that walk pods share: the set (with its range and strategy), its revisions,
+ * its claims by name and `now`. Built once per plan by newPlanContext; never changed by a phase.
+ */
+export interface PlanContext extends SetView {
   readonly now: Date;
   readonly revisions: SetRevisions;
   /** PVCs of the set's namespace by name. */
@@ -23,7 +41,7 @@ export interface PlanContext {
 /** newPlanContext returns the context of one plan. */
 export function newPlanContext(set: StatefulSet, revisions: SetRevisions, claims: readonly PersistentVolumeClaim[], now: Date): PlanContext {
   return {
-    set,
+    ...setView(set),
     now,
     revisions,
     claims: new Map(claims.map((c) => [nameOf(c), c])),

@@ -71,8 +71,7 @@ export function plan(input: PlanInput): Plan {
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
   const synced: Omit<PhaseResult, "halt"> = deleting ? { actions: [], counts: observed, waiting: false } : syncReplicas(ctx, pods.owned, observed);
-  const paused = set.spec.updateStrategy.type === "RollingUpdate" && !!set.spec.updateStrategy.rollingUpdate?.paused;
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused, blocked: synced.blocked ?? [], held: synced.held ?? [] }, now);
+  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [] }, now);
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -97,9 +96,9 @@ export function plan(input: PlanInput): Plan {
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */
 function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: readonly ImageList[]): Action[] {
   const { set, revisions, now } = ctx;
-  if (!imageLists.length && !set.spec.updateStrategy.rollingUpdate?.imagePrewarm) return [];
+  if (!imageLists.length && ctx.strategy.prewarmParallelism === undefined) return [];
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  return planPrewarm({ set, replicas: splitReplicas(set, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
+  return planPrewarm({ set, replicas: splitReplicas(ctx.range, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
 }
 
 /**
@@ -107,18 +106,18 @@ function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: rea
  * down, rolling update — stopping where OrderedReady halts; OnDelete has no rolling update.
  */
 function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
-  const { set, revisions } = ctx;
-  const slots = splitReplicas(set, owned);
+  const { set, revisions, strategy } = ctx;
+  const slots = splitReplicas(ctx.range, owned);
   const firstUnhealthy = findFirstUnhealthy(slots);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  const rolling = set.spec.updateStrategy.type === "RollingUpdate" && !set.spec.updateStrategy.rollingUpdate?.paused;
+  const rolling = strategy.rolling;
   const refresh = refreshInPlaceUpdates({
     set,
     replicas: slots.replicas,
     condemned: slots.condemned,
     updateRevision: revisions.updateName,
     templates,
-    updateMin: set.spec.updateStrategy.rollingUpdate?.partition ?? 0,
+    updateMin: strategy.partition,
     rolling,
     now: ctx.now,
   });
@@ -141,7 +140,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
   if (!created.halt) {
     const down = planScaleDown(ctx, slots.condemned, firstUnhealthy, created.counts);
     phases.push(down);
-    if (!down.halt && set.spec.updateStrategy.type !== "OnDelete") phases.push(planRollingUpdate(ctx, created.replicas, down.counts, templates));
+    if (!down.halt && strategy.type !== "OnDelete") phases.push(planRollingUpdate(ctx, created.replicas, down.counts, templates));
   }
   const requeues = phases.flatMap((p) => (p.requeueAfterMs === undefined ? [] : [p.requeueAfterMs]));
   const result: Omit<PhaseResult, "halt"> = {

@@ -7,6 +7,7 @@ import { startInPlaceUpdate } from "./inplace-update.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
 import { inPlaceStateLabel, isPreparingDelete, preDeleteStep, preInPlaceUpdateStep, type LifecycleStep } from "./lifecycle.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
@@ -56,8 +57,7 @@ export function planPodUpdate(
   now: Date,
   why: "update" | "heal" = "update",
 ): PodUpdatePlan {
-  const ru = set.spec.updateStrategy.rollingUpdate;
-  const policy = ru?.podUpdatePolicy ?? "ReCreate";
+  const { podUpdatePolicy: policy, gracePeriodSeconds } = updateStrategyOf(set);
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined;
@@ -68,7 +68,7 @@ export function planPodUpdate(
     else {
       const hook = preInPlaceUpdateStep(set, pod, now);
       if (!hook.go) return notYet(hook);
-      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0, now, inPlaceStateLabel(set, pod));
+      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now, inPlaceStateLabel(set, pod));
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
       refusal = step.refused;
     }

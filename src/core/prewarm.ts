@@ -6,6 +6,7 @@ import type { Action } from "./actions.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { nameOf } from "../objects/names.ts";
 import { imageListWrite, readPrewarmRecord, releaseSets, type ImageListPatchAction } from "./prewarm-record.ts";
+import { setView } from "./plan-context.ts";
 import { podsToUpdate } from "./rolling-update.ts";
 import type { ReplicaSlots } from "./slots.ts";
 
@@ -49,15 +50,15 @@ function templateImages(spec: PodTemplateSpec["spec"] | undefined): Set<string> 
 export function prewarmWants(input: Omit<PrewarmInput, "imageLists">): { want: Map<string, Set<string>>; keep: Set<string> } {
   const { set, replicas, updateRevision, templates, now } = input;
   const want = new Map<string, Set<string>>();
-  const ru = set.spec.updateStrategy.rollingUpdate;
-  const prewarm = ru?.imagePrewarm;
-  if (!prewarm || set.spec.updateStrategy.type !== "RollingUpdate" || set.metadata.deletionTimestamp != null) return { want, keep: new Set() };
-  const { pods, limit } = podsToUpdate(set, replicas, updateRevision, now);
+  const view = setView(set);
+  const parallelism = view.strategy.prewarmParallelism;
+  if (parallelism === undefined || set.metadata.deletionTimestamp != null) return { want, keep: new Set() };
+  const { pods, limit } = podsToUpdate(view, replicas, updateRevision, now);
   const rolling = pods.length > 0 || [...replicas.pods.values()].some(isInPlaceUpdating);
   if (!rolling) return { want, keep: new Set() };
   const images = templateImages(templates.get(updateRevision)?.spec);
-  if (!ru.paused) {
-    for (const pod of pods.slice(limit, limit + prewarm.parallelism)) {
+  if (!view.strategy.paused) {
+    for (const pod of pods.slice(limit, limit + parallelism)) {
       const node = pod.spec?.nodeName;
       if (!node) continue;
       const has = templateImages(pod.spec);

@@ -25,7 +25,7 @@ export function missingClaims(ctx: PlanContext, ordinal: number): { create: Pers
   for (const claim of newClaims(ctx.set, ordinal)) {
     const existing = ctx.claims.get(nameOf(claim));
     if (!existing) {
-      const ownerReferences = wantedClaimOwners(ctx.set, claim, undefined, ordinal);
+      const ownerReferences = wantedClaimOwners(ctx, claim, undefined, ordinal);
       create.push(ownerReferences.length ? { ...claim, metadata: { ...claim.metadata, ownerReferences } } : claim);
     } else if (existing.metadata?.deletionTimestamp != null) stale = true;
   }
@@ -42,12 +42,12 @@ export function fixClaimOwners(ctx: PlanContext, pod: Pod, ordinal: number): Act
   for (const tpl of ctx.set.spec.volumeClaimTemplates ?? []) {
     const claim = ctx.claims.get(getClaimName(ctx.set, tpl.metadata.name, ordinal));
     if (!claim || claim.metadata?.deletionTimestamp != null) continue;
-    if (claimOwnersMatch(ctx.set, claim, pod, ordinal)) continue;
+    if (claimOwnersMatch(ctx, claim, pod, ordinal)) continue;
     actions.push({
       type: "setClaimOwners",
       name: nameOf(claim),
       uid: uidOf(claim),
-      ownerReferences: wantedClaimOwners(ctx.set, claim, pod, ordinal),
+      ownerReferences: wantedClaimOwners(ctx, claim, pod, ordinal),
       pod: nameOf(pod),
     });
   }

@@ -1,7 +1,7 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getEndOrdinal, getOrdinal, getPodName, getStartOrdinal, nameOf } from "../objects/names.ts";
+import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
+import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { isStuckAtAbandonedRevision } from "./healing.ts";
 import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { identityMatches, newStatefulSetPod, storageMatches } from "../objects/pod.ts";
@@ -26,25 +26,24 @@ import { missingCount, missingOffsets, newSlots, withPods, type ReplicaSlots } f
 
 /** Replicas and condemned pods of a set. */
 export interface SplitReplicas {
-  /** The pods of ordinals start … start+replicas−1, by offset (slots.ts: no slot per missing ordinal). */
+  /** The pods of the set's ordinals, by offset (objects/ordinal-range.ts; slots.ts: no slot per missing ordinal). */
   replicas: ReplicaSlots;
-  /** Owned pods whose ordinal is outside [start, start+replicas), lowest ordinal first. */
+  /** Owned pods whose ordinal is not the set's (beyond the replicas, below start, or reserved), lowest ordinal first. */
   condemned: Pod[];
 }
 
 /** splitReplicas sorts the set's owned pods into replica slots and condemned pods (pods without an ordinal are neither). */
-export function splitReplicas(set: StatefulSet, pods: readonly Pod[]): SplitReplicas {
-  const start = getStartOrdinal(set);
-  const end = getEndOrdinal(set);
+export function splitReplicas(range: OrdinalRange, pods: readonly Pod[]): SplitReplicas {
   const replicas: [number, Pod][] = [];
   const condemned: { pod: Pod; ordinal: number }[] = [];
   for (const pod of pods) {
     const ordinal = getOrdinal(nameOf(pod));
-    if (ordinal >= start && ordinal < end) replicas.push([ordinal - start, pod]);
+    const offset = offsetOf(range, ordinal);
+    if (offset !== undefined) replicas.push([offset, pod]);
     else if (ordinal >= 0) condemned.push({ pod, ordinal });
   }
   condemned.sort((a, b) => a.ordinal - b.ordinal);
-  return { replicas: newSlots(set.spec.replicas, replicas), condemned: condemned.map((c) => c.pod) };
+  return { replicas: newSlots(range.replicas, replicas), condemned: condemned.map((c) => c.pod) };
 }
 
 /** findFirstUnhealthy returns the unhealthy pod with the lowest ordinal (replicas, then condemned). */
@@ -55,13 +54,14 @@ export function findFirstUnhealthy(slots: SplitReplicas): Pod | undefined {
 }
 
 /**
- * newReplica returns the pod for an ordinal at the revision its position wants: below a
- * RollingUpdate partition the current revision, else the update revision.
+ * newReplica returns the pod of the replica at `offset` at the revision its position wants: below
+ * a RollingUpdate partition the current revision, else the update revision (Kruise v1.8's
+ * isCurrentRevisionNeeded: the partition counts replicas, reserved ordinals are not counted).
  */
-export function newReplica(ctx: PlanContext, ordinal: number): Pod {
-  const { set, revisions } = ctx;
-  const ru = set.spec.updateStrategy.type === "RollingUpdate" ? set.spec.updateStrategy.rollingUpdate : undefined;
-  const atCurrent = !!ru && ordinal < getStartOrdinal(set) + ru.partition;
+export function newReplica(ctx: PlanContext, offset: number): Pod {
+  const { revisions } = ctx;
+  const ordinal = ordinalAt(ctx.range, offset);
+  const atCurrent = ctx.strategy.type === "RollingUpdate" && offset < ctx.strategy.partition;
   return atCurrent
     ? newStatefulSetPod(revisions.currentSet, ordinal, revisions.currentName)
     : newStatefulSetPod(revisions.updateSet, ordinal, revisions.updateName);
@@ -104,10 +104,9 @@ export function planReplicas(
   // More replicas missing than one plan creates: the next pass goes on.
   let waiting = missingCount(slots) > MAX_CREATES_PER_PLAN;
   const result = (halt: boolean): ReplicasResult => ({ actions, counts: c, waiting, halt, replicas: withPods(slots, created), blocked });
-  const start = getStartOrdinal(set);
   const offsets = [...slots.pods.keys(), ...missingOffsets(slots, MAX_CREATES_PER_PLAN)].sort((a, b) => a - b);
   for (const i of offsets) {
-    const ordinal = start + i;
+    const ordinal = ordinalAt(ctx.range, i);
     const pod = slots.pods.get(i);
     if (pod && (isFailed(pod) || isSucceeded(pod)) && !isTerminating(pod)) {
       // The executor records upstream's RecreatingFailedPod event for this deletion.
@@ -126,7 +125,7 @@ export function planReplicas(
         continue;
       }
       actions.push(...createClaims(create, getPodName(set, ordinal)));
-      const fresh = newReplica(ctx, ordinal);
+      const fresh = newReplica(ctx, i);
       actions.push({ type: "createPod", pod: fresh, reason: "create" });
       c = adjustCounts(c, ctx, fresh, +1, true);
       created.push([i, fresh]);

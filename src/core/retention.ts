@@ -1,6 +1,6 @@
 import type { OwnerReference, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
-import { getEndOrdinal, getStartOrdinal } from "../objects/names.ts";
+import { inOrdinalRange } from "../objects/ordinal-range.ts";
+import type { SetView } from "./plan-context.ts";
 import { newSetRef } from "../objects/pod.ts";
 
 /**
@@ -22,20 +22,23 @@ const podRef = (pod: Pod): OwnerReference => ({
   uid: pod.metadata?.uid ?? "",
 });
 
-const inRange = (set: StatefulSet, ordinal: number) => ordinal >= getStartOrdinal(set) && ordinal < getEndOrdinal(set);
+/** The set and its ordinals (a SetView, or a PlanContext): a claim of an ordinal that is not the set's (scaled down or reserved) follows whenScaled. */
+type ClaimOwner = Pick<SetView, "set" | "range">;
 
 /**
  * wantedClaimOwners returns the ownerReferences the claim should carry for this pod and ordinal
  * under the set's retention policy; references to other owners are kept as they are.
  */
-export function wantedClaimOwners(set: StatefulSet, claim: PersistentVolumeClaim, pod: Pod | undefined, ordinal: number): OwnerReference[] {
+export function wantedClaimOwners(owner: ClaimOwner, claim: PersistentVolumeClaim, pod: Pod | undefined, ordinal: number): OwnerReference[] {
+  const { set } = owner;
+  const scaled = !inOrdinalRange(owner.range, ordinal);
   // No policy is Retain/Retain: neither is Delete.
   const { whenDeleted, whenScaled } = set.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const setUid = set.metadata.uid;
   const podUid = pod?.metadata?.uid;
   const others = ownerRefsOf(claim).filter((r) => r.uid !== setUid && (!podUid || r.uid !== podUid));
-  const wantSet = whenDeleted === "Delete" && !(whenScaled === "Delete" && !inRange(set, ordinal));
-  const wantPod = !!pod && whenScaled === "Delete" && !inRange(set, ordinal);
+  const wantSet = whenDeleted === "Delete" && !(whenScaled === "Delete" && scaled);
+  const wantPod = !!pod && whenScaled === "Delete" && scaled;
   const existingSet = ownerRefsOf(claim).find((r) => r.uid === setUid);
   const existingPod = ownerRefsOf(claim).find((r) => podUid && r.uid === podUid);
   const refs = [...others];
@@ -45,8 +48,9 @@ export function wantedClaimOwners(set: StatefulSet, claim: PersistentVolumeClaim
 }
 
 /** claimOwnersMatch is true when the claim's references to the set and pod follow the policy. */
-export function claimOwnersMatch(set: StatefulSet, claim: PersistentVolumeClaim, pod: Pod | undefined, ordinal: number): boolean {
-  const wanted = wantedClaimOwners(set, claim, pod, ordinal);
+export function claimOwnersMatch(owner: ClaimOwner, claim: PersistentVolumeClaim, pod: Pod | undefined, ordinal: number): boolean {
+  const { set } = owner;
+  const wanted = wantedClaimOwners(owner, claim, pod, ordinal);
   const podUid = pod?.metadata?.uid;
   return (
     hasRef(claim, set.metadata.uid) === wanted.some((r) => r.uid === set.metadata.uid) &&

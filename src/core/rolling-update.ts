@@ -1,13 +1,13 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { getStartOrdinal, nameOf } from "../objects/names.ts";
+import { getPodName, nameOf } from "../objects/names.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { isPreparingDelete } from "./lifecycle.ts";
-import { adjustCounts, type PhaseResult, type PlanContext } from "./plan-context.ts";
+import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
-import { isUnavailable, resolveMaxUnavailable } from "./update-budget.ts";
+import { isUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
 import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
@@ -43,9 +43,9 @@ export interface PodsToUpdate {
  * (taking a lower ordinal instead would break the order). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
  */
-export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRevision: string, now: Date): PodsToUpdate {
-  const ru = set.spec.updateStrategy.rollingUpdate;
-  const partition = ru?.partition ?? 0;
+export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date): PodsToUpdate {
+  const { set, strategy } = view;
+  const { partition } = strategy;
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
@@ -61,8 +61,8 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
       pods.push(pod);
     }
   }
-  if (ru?.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
-  const max = resolveMaxUnavailable(set);
+  if (strategy.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
+  const max = strategy.maxUnavailable;
   let limit = 0;
   for (const t of candidates) {
     if (!unavailable.has(t)) {
@@ -76,7 +76,7 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
   let first = highestMissing(replicas) ?? -1;
   for (const i of unavailable) if (i > first) first = i;
   const holder = replicas.pods.get(first);
-  return { pods, limit, blockedBy: holder ? nameOf(holder) : `${set.metadata.name ?? ""}-${getStartOrdinal(set) + first}` };
+  return { pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
 }
 
 /**
@@ -87,7 +87,7 @@ export function podsToUpdate(set: StatefulSet, replicas: ReplicaSlots, updateRev
  */
 export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
-  const { pods, limit, blockedBy } = podsToUpdate(set, replicas, revisions.updateName, now);
+  const { pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now);
   const actions: Action[] = [];
   const blocked: string[] = [];
   const held: string[] = [];
@@ -102,7 +102,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
-  if (set.spec.updateStrategy.rollingUpdate?.podUpdatePolicy === "InPlaceOnly") {
+  if (ctx.strategy.podUpdatePolicy === "InPlaceOnly") {
     // Pods at one revision share the diff: calculate it once per revision.
     const refusals = new Map<string, string | undefined>();
     for (const pod of pods.slice(limit)) {
@@ -113,7 +113,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     }
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
-  const waiting = blocked.length < limit || (blockedBy !== undefined && !set.spec.updateStrategy.rollingUpdate?.paused);
+  const waiting = blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
   const r: PhaseResult = { actions, counts: c, waiting: waiting || held.length > 0, halt: false, blocked, held };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;

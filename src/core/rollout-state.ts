@@ -7,6 +7,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
 import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
 import { getPodRevision, isTerminating } from "./pod-state.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /** Container waiting reasons that do not go away by waiting. */
 const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
@@ -32,8 +33,9 @@ export interface RolloutState {
  */
 export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const s = set.status;
-  if (set.spec.updateStrategy.type !== "RollingUpdate") {
-    return { done: true, message: `rollout status is only available for RollingUpdate strategy type (${set.metadata.name} is ${set.spec.updateStrategy.type})` };
+  const strategy = updateStrategyOf(set);
+  if (strategy.type !== "RollingUpdate") {
+    return { done: true, message: `rollout status is only available for RollingUpdate strategy type (${set.metadata.name} is ${strategy.type})` };
   }
   if (!s || !s.observedGeneration || (set.metadata.generation ?? 0) > s.observedGeneration) {
     return { done: false, message: "Waiting for statefulset spec update to be observed..." };
@@ -56,7 +58,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   }
   const replicas = set.spec.replicas;
   const ready = s.readyReplicas ?? 0;
-  const paused = set.spec.updateStrategy.rollingUpdate?.paused === true;
+  const { paused, partition } = strategy;
   const pausedState = (): RolloutState => ({
     done: false,
     blocked: "paused",
@@ -66,7 +68,6 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   // A scale-down is not complete while a condemned pod still terminates (nor is any change).
   const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
   if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };
-  const partition = set.spec.updateStrategy.rollingUpdate?.partition ?? 0;
   if (partition > 0) {
     const want = replicas - partition;
     if ((s.updatedReplicas ?? 0) < want) {

@@ -5,6 +5,7 @@ import { rolloutConditions, type RolloutFacts } from "./conditions.ts";
 import { readInPlaceState } from "./inplace-state.ts";
 import { getPodRevision, isCreated, isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { truncateHistory, type SetRevisions } from "./revisions.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 import { selectorToString } from "../validation/labels.ts";
 
 /**
@@ -78,7 +79,7 @@ function newStatus(
   };
   if (set.status?.conditions) status.conditions = set.status.conditions;
   if (
-    set.spec.updateStrategy.type === "RollingUpdate" &&
+    updateStrategyOf(set).type === "RollingUpdate" &&
     status.updatedReplicas === status.replicas &&
     status.readyReplicas === status.replicas
   ) {

@@ -29,16 +29,6 @@ export function getClaimName(set: StatefulSet, claimTemplateName: string, ordina
   return `${claimTemplateName}-${set.metadata.name}-${ordinal}`;
 }
 
-/** getStartOrdinal returns spec.ordinals.start (0 when unset). */
-export function getStartOrdinal(set: StatefulSet): number {
-  return set.spec.ordinals?.start ?? 0;
-}
-
-/** getEndOrdinal returns one past the highest ordinal a replica may have. */
-export function getEndOrdinal(set: StatefulSet): number {
-  return getStartOrdinal(set) + set.spec.replicas;
-}
-
 /** isMemberOf is true when the pod's name is `<set>-<ordinal>` for this set. */
 export function isMemberOf(set: StatefulSet, podName: string): boolean {
   return getParentNameAndOrdinal(podName)?.parent === set.metadata.name;

@@ -4,7 +4,7 @@ import { DEFAULT_ELECTION } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
 import { acquireLease } from "./lease.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
-import { afterFullPass, afterSetPass, dueAt, emptySchedule, nextAlarmAt, withDue, type ShardSchedule } from "./wake-schedule.ts";
+import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAlarmAt, WOKEN_RECHECK_MS, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
 /**
  * ShardRunner is the single writer of one shard of namespaces (the Worker's Durable Object per
@@ -73,8 +73,11 @@ const fromKey = (key: string): ShardWake => {
 export class ShardRunner {
   private readonly queued = new Set<string>();
   private fullPassQueued = false;
-  /** Woken sets a targeted pass did not find, looked at once more (see setPass). */
-  private readonly rechecked = new Set<string>();
+  /**
+   * Woken sets (and sets whose pass wrote) and how many rechecks of that wake were passed since
+   * (WOKEN_RECHECK_MS: the wake may have come before the write it announces was stored).
+   */
+  private readonly woken = new Map<string, number>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private renewedAt = -Infinity;
@@ -99,6 +102,7 @@ export class ShardRunner {
       return;
     }
     const key = shardKey(w);
+    this.markWoken(key);
     if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
     else this.queued.add(key);
     await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
@@ -195,9 +199,16 @@ export class ShardRunner {
     }
   }
 
+  /** markWoken starts the rechecks of a wake of `key` (bounded: beyond MAX_DUE_SETS woken sets, a new one gets none). */
+  private markWoken(key: string): void {
+    if (this.woken.size < MAX_DUE_SETS || this.woken.has(key)) this.woken.set(key, 0);
+  }
+
   /** setPass runs a targeted pass of one set (or a namespace's ImageLists) and returns the schedule after it. */
   private async setPass(s: ShardSchedule, key: string, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
     const w = fromKey(key);
+    const recheck = this.woken.get(key);
+    this.woken.delete(key);
     let r: PassResult;
     try {
       r = await reconcilePass(this.o.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop });
@@ -208,18 +219,23 @@ export class ShardRunner {
     const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };
     // Writes made, or the budget ran out before the set: again at once (in this drain, or the alarm's).
     if (outcome.actionCount > 0 || (r.pending && shouldStop())) {
+      // Its own writes wake nothing: what they lead to is rechecked as a wake's would be.
+      if (outcome.actionCount > 0) this.markWoken(key);
+      else if (recheck !== undefined) this.woken.set(key, recheck);
       this.queued.add(key);
       return withDue(s, key, undefined);
     }
     // A wake comes from admission, before the write it announces is stored: a set not found yet is
     // looked at once more, MISSING_RECHECK_MS later (a set that is really gone costs one more read).
     if (w.name && r.sets.length === 0) {
-      if (this.rechecked.delete(key)) return withDue(s, key, undefined);
-      this.rechecked.add(key);
+      if (recheck !== 0) return withDue(s, key, undefined);
+      this.woken.set(key, WOKEN_RECHECK_MS.length);
       return withDue(s, key, this.now().getTime() + MISSING_RECHECK_MS);
     }
-    this.rechecked.delete(key);
-    return afterSetPass(s, key, outcome, this.now().getTime());
+    // A woken set is looked at again soon (WOKEN_RECHECK_MS), whether it waits or not: its pass
+    // may have read the pod status, the template or the deletion before the wake's write was stored.
+    if (recheck !== undefined && recheck < WOKEN_RECHECK_MS.length) this.woken.set(key, recheck + 1);
+    return afterSetPass(s, key, outcome, this.now().getTime(), recheck);
   }
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */

@@ -34,6 +34,13 @@ export const MAX_DUE_SETS = 5_000;
  */
 export const WAITING_RECHECK_MS = 10_000;
 
+/**
+ * A woken set whose pass made no write is looked at again this long after (ms), one after the
+ * other: a wake comes from admission, before the write it announces is stored, so its pass may
+ * have read the state before it (a pod still not Ready, the old template). As Node's scheduler.
+ */
+export const WOKEN_RECHECK_MS: readonly number[] = [50, 250];
+
 /** emptySchedule returns the schedule of a shard never passed: a full pass is due at once. */
 export const emptySchedule = (): ShardSchedule => ({ due: {}, nextFullPassAt: 0 });
 
@@ -49,11 +56,14 @@ export function dueAt(s: ShardSchedule, now: number): { sets: string[]; fullPass
 /**
  * nextLookMs returns after how many ms a set with this outcome is looked at again: at once after
  * writes, its requeueAfter, a recheck while it waits, or undefined (only a wake or the full pass).
+ * `recheck` (a woken set's pass: how many rechecks of its wake came before) brings the look
+ * forward to WOKEN_RECHECK_MS[recheck] while any are left, whether the set waits or not.
  */
-export function nextLookMs(o: PassOutcome): number | undefined {
+export function nextLookMs(o: PassOutcome, recheck?: number): number | undefined {
   if (o.actionCount > 0) return 0;
-  if (o.requeueAfterMs !== undefined) return Math.max(0, o.requeueAfterMs);
-  return o.pending ? WAITING_RECHECK_MS : undefined;
+  const later = o.requeueAfterMs !== undefined ? Math.max(0, o.requeueAfterMs) : o.pending ? WAITING_RECHECK_MS : undefined;
+  const soon = recheck === undefined ? undefined : WOKEN_RECHECK_MS[recheck];
+  return soon === undefined ? later : Math.min(soon, later ?? Infinity);
 }
 
 /**
@@ -74,10 +84,10 @@ export function withDue(s: ShardSchedule, key: string, at: number | undefined, k
 
 /**
  * afterSetPass returns the schedule after a targeted pass of `key` finished at `now`: the set is
- * due again when its outcome says (nextLookMs), or no longer tracked.
+ * due again when its outcome (and, for a woken set, its `recheck`) says (nextLookMs), or no longer tracked.
  */
-export function afterSetPass(s: ShardSchedule, key: string, o: PassOutcome, now: number): ShardSchedule {
-  const ms = nextLookMs(o);
+export function afterSetPass(s: ShardSchedule, key: string, o: PassOutcome, now: number, recheck?: number): ShardSchedule {
+  const ms = nextLookMs(o, recheck);
   return withDue(s, key, ms === undefined ? undefined : now + ms);
 }
 

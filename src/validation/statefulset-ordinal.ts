@@ -22,6 +22,7 @@ import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
 import { MAX_REPLICAS } from "../api/statefulset.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
+import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -55,6 +56,23 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
 }
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
+
+/**
+ * rawOrdinalRange returns the ordinal range (objects/ordinal-range.ts) of an untyped spec, as the
+ * planner would see it: an invalid start counts as 0 and an invalid replicas as `replicasIfInvalid`
+ * (their own errors are reported elsewhere), entries of reserveOrdinals that do not parse reserve
+ * nothing.
+ */
+export function rawOrdinalRange(spec: JsonObject, replicasIfInvalid: number): OrdinalRange {
+  const ordinals = isObject(spec.ordinals) ? spec.ordinals : {};
+  const start = num(ordinals.start);
+  const replicas = num(spec.replicas);
+  return ordinalRange({
+    replicas: replicas !== undefined && replicas >= 0 ? replicas : replicasIfInvalid,
+    ordinals: { start: start !== undefined && start >= 0 && start <= 2147483647 ? start : 0 },
+    reserveOrdinals: Array.isArray(spec.reserveOrdinals) ? (spec.reserveOrdinals as (number | string)[]) : [],
+  });
+}
 
 /** statefulSetWarnings returns advice for a set that is valid but probably not what was meant. */
 export function statefulSetWarnings(spec: JsonObject, group: string): string[] {

@@ -12,6 +12,8 @@
  */
 import { StatefulSetSchema } from "../api/statefulset.ts";
 import { newClaims, newStatefulSetPod } from "../objects/pod.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
+import { rawOrdinalRange } from "./statefulset-ordinal.ts";
 import { type FieldError, FieldPath, goQuote, invalid, typeInvalid } from "./field-error.ts";
 import { parseImageReference } from "./image-ref.ts";
 import { type JsonObject, isObject, jsonType } from "./json.ts";
@@ -149,7 +151,8 @@ export function* podAndClaimSteps(raw: JsonObject, upstreamFields: ReadonlySet<s
   const parsed = StatefulSetSchema.safeParse(s.set);
   if (!parsed.success) return out;
   const set = parsed.data;
-  const ordinal = set.spec.ordinals?.start ?? 0;
+  // The first replica (objects/ordinal-range.ts): the pod and claims every scale-up makes first.
+  const ordinal = ordinalAt(rawOrdinalRange(isObject(raw.spec) ? raw.spec : {}, 1), 0);
 
   const pod = newStatefulSetPod(set, ordinal);
   // Duplicates are kept: validateStatefulSet drops them by message (and Required where mistyped) at the end.

@@ -17,7 +17,8 @@ import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { isDNS1123Label, nameIsDNSLabel } from "./names.ts";
 import { podAndClaimSteps } from "./statefulset-pods.ts";
 import { runSteps, type Steps } from "./steps.ts";
-import { statefulSetWarnings, validateOrdinalRules } from "./statefulset-ordinal.ts";
+import { rawOrdinalRange, statefulSetWarnings, validateOrdinalRules } from "./statefulset-ordinal.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
 import { validateStatefulSetSpec, validateStatefulSetSpecUpdate } from "./statefulset-spec.ts";
 
 export interface StatefulSetValidationOptions {
@@ -45,13 +46,12 @@ export interface StatefulSetValidationResult {
 
 const MAX_HOSTNAME = 63;
 
-/** hostnameRoom: the highest pod's hostname `<name>-<ordinal>` must fit in a DNS label. */
+/** hostnameRoom: the highest pod's hostname `<name>-<ordinal>` (objects/ordinal-range.ts) must fit in a DNS label. */
 function hostnameRoom(name: unknown, spec: Record<string, unknown>): FieldError[] {
   if (typeof name !== "string" || !name || isDNS1123Label(name).length > 0) return [];
-  const ordinals = isObject(spec.ordinals) ? spec.ordinals : {};
-  const start = typeof ordinals.start === "number" && Number.isInteger(ordinals.start) && ordinals.start >= 0 ? ordinals.start : 0;
-  const replicas = typeof spec.replicas === "number" && Number.isInteger(spec.replicas) && spec.replicas >= 0 ? spec.replicas : 1;
-  const highest = start + Math.max(replicas, 1) - 1;
+  // With no replicas the first pod a scale-up makes is the one to fit.
+  const range = rawOrdinalRange(spec, 1);
+  const highest = range.replicas === 0 ? ordinalAt(range, 0) : range.end - 1;
   const hostname = `${name}-${highest}`;
   if (byteLength(hostname) <= MAX_HOSTNAME) return [];
   const room = MAX_HOSTNAME - String(highest).length - 1;

@@ -17,19 +17,31 @@ import { runGroup, type Controller, type Measurement, type Scenario } from "./la
 
 const log = (s: string) => console.error(`[latency] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
-/** parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3) and whether to measure the Worker too. */
-function parseArgs(argv: string[]): { samples: number; worker: boolean } {
-  const o = { samples: 3, worker: false };
+/**
+ * parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3), whether to
+ * measure the Worker too, and whether to leave `ordinal serve` out (--worker-only: upstream and the
+ * Worker side by side, for work on the Worker).
+ */
+function parseArgs(argv: string[]): { samples: number; worker: boolean; serve: boolean } {
+  const o = { samples: 3, worker: false, serve: true };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--quick") o.samples = 1;
     else if (argv[i] === "--worker") o.worker = true;
+    else if (argv[i] === "--worker-only") Object.assign(o, { worker: true, serve: false });
     else if (argv[i] === "--samples" && /^[1-9]$/.test(argv[i + 1] ?? "")) o.samples = Number(argv[++i]);
-    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker`);
+    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker, --worker-only`);
   }
   return o;
 }
 
 const seconds = (m: Measurement) => (m.end - m.start) / 1000;
+/** sampleText returns a sample's seconds, with "+" when it timed out (it took at least that long). */
+const sampleText = (m: Measurement) => `${seconds(m).toFixed(2)}${m.timedOut ? "+" : ""}`;
+/** medianText returns the median seconds of `ms`, saying how many of them timed out. */
+function medianText(ms: Measurement[]): string {
+  const out = ms.filter((m) => m.timedOut).length;
+  return `${median(ms.map(seconds)).toFixed(2)} s${out ? ` (${out} timed out)` : ""}`;
+}
 
 /** Whose request an audit event is: the StatefulSet controller's own client, or Ordinal's identity. */
 const isControllers = (c: Controller) => (e: AuditEvent) => (c === "upstream" ? e.userAgent.endsWith("/statefulset-controller") : e.user === "ordinal-reconciler");
@@ -38,7 +50,7 @@ const isLeaseWrite = (e: AuditEvent) => e.resource === "leases" && ["create", "u
 
 /** report prints the table of medians (markdown; a Worker column when it was measured) and the samples behind each figure. */
 function report(all: Measurement[], audit: AuditEvent[], samples: number): void {
-  const ours: Controller[] = all.some((m) => m.controller === "worker") ? ["ordinal", "worker"] : ["ordinal"];
+  const ours = (["ordinal", "worker"] as const).filter((c) => all.some((m) => m.controller === c));
   const pick = (c: Controller, s: Scenario, n: number) => all.filter((m) => m.controller === c && m.scenario === s && m.replicas === n);
   const rows: [string, (c: Controller) => Measurement[]][] = [
     ["0→5 OrderedReady scale-up", (c) => pick(c, "scale", 5)],
@@ -53,7 +65,7 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
   out.push(`| | ${title.upstream} | ${ours.map((c) => `${title[c]} | ratio`).join(" | ")} |`, `|---|---|${ours.map(() => "---|---|").join("")}`);
   for (const [label, of] of rows) {
     const u = median(of("upstream").map(seconds));
-    out.push(`| ${label} | ${u.toFixed(2)} s | ${ours.map((c) => `${median(of(c).map(seconds)).toFixed(2)} s | ${(median(of(c).map(seconds)) / u).toFixed(1)}×`).join(" | ")} |`);
+    out.push(`| ${label} | ${medianText(of("upstream"))} | ${ours.map((c) => `${medianText(of(c))} | ${(median(of(c).map(seconds)) / u).toFixed(1)}×`).join(" | ")} |`);
   }
   const extra = (label: string, f: (c: Controller) => string) => out.push(`| ${label} | ${f("upstream")} | ${ours.map((c) => `${f(c)} | `).join(" | ")}|`);
   const firstPods = (c: Controller) => all.filter((m) => m.controller === c).flatMap((m) => (m.firstPodMs === undefined ? [] : [m.firstPodMs]));
@@ -69,7 +81,7 @@ function report(all: Measurement[], audit: AuditEvent[], samples: number): void 
     return c === "upstream" ? `${perMinute.toFixed(0)} (leader election off)` : perMinute.toFixed(0);
   });
   out.push("", `Samples (s), ${["upstream", ...ours].join(" | ")}:`);
-  for (const [label, of] of rows) out.push(`- ${label}: ${(["upstream", ...ours] as Controller[]).map((c) => of(c).map((m) => seconds(m).toFixed(2)).join(", ")).join(" | ")}`);
+  for (const [label, of] of rows) out.push(`- ${label}: ${(["upstream", ...ours] as Controller[]).map((c) => of(c).map(sampleText).join(", ")).join(" | ")}`);
   console.log(out.join("\n"));
 }
 
@@ -86,7 +98,7 @@ async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>
       for (const controller of order) {
         log(`sample ${i + 1}/${samples}: ${controller}, ${replicas} replicas`);
         const ms = await runGroup(cluster, { controller, namespace: `lat-${controller}-${replicas}-${i}`, replicas, updates: true, inPlace: replicas === 5 });
-        for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${seconds(m).toFixed(2)} s`);
+        for (const m of ms) log(`  ${m.scenario} ${m.replicas}: ${sampleText(m)} s`);
         all.push(...ms);
       }
   }
@@ -100,7 +112,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const all = await runSamples(cluster, ["upstream", "ordinal"], o.samples);
+    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream"], o.samples);
     if (o.worker) {
       log("the Worker in serve's place (serve stopped, webhooks re-registered)");
       await cluster.useWorker();

@@ -1,10 +1,10 @@
-/** resolveMaxUnavailable (src/core/update-budget.ts) and earlierMs (src/core/requeue.ts) as tables. */
+/** updateStrategyOf(...).maxUnavailable (src/core/update-strategy.ts) and earlierMs (src/core/requeue.ts) as tables. */
 import { describe, expect, it } from "vitest";
 import { earlierMs } from "../../src/core/requeue.ts";
-import { resolveMaxUnavailable } from "../../src/core/update-budget.ts";
+import { updateStrategyOf } from "../../src/core/update-strategy.ts";
 import { newSet } from "../support/fixtures.ts";
 
-describe("resolveMaxUnavailable", () => {
+describe("updateStrategyOf: maxUnavailable", () => {
   const withMu = (maxUnavailable: unknown, replicas = 4) =>
     newSet({ replicas, spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: maxUnavailable === undefined ? {} : { maxUnavailable } } } });
   it.each<[string, unknown, number, number]>([
@@ -19,10 +19,10 @@ describe("resolveMaxUnavailable", () => {
     ["text before the percentage: not one", "x50%", 4, 1],
     ["text after the percentage: not one", "50%x", 4, 1],
   ])("%s", (_, mu, replicas, want) => {
-    expect(resolveMaxUnavailable(withMu(mu, replicas))).toBe(want);
+    expect(updateStrategyOf(withMu(mu, replicas)).maxUnavailable).toBe(want);
   });
   it("no rollingUpdate at all: 1", () => {
-    expect(resolveMaxUnavailable(newSet({ spec: { updateStrategy: { type: "OnDelete" } } }))).toBe(1);
+    expect(updateStrategyOf(newSet({ spec: { updateStrategy: { type: "OnDelete" } } })).maxUnavailable).toBe(1);
   });
 });
 

@@ -1,6 +1,7 @@
 /** persistentVolumeClaimRetentionPolicy as ownerReferences: which owners a claim should carry. */
 import { describe, expect, it } from "vitest";
 import type { OwnerReference, PersistentVolumeClaim } from "../../src/api/k8s.ts";
+import { setView } from "../../src/core/plan-context.ts";
 import { claimOwnersMatch, wantedClaimOwners } from "../../src/core/retention.ts";
 import { newClaim, newPod, newSet } from "../support/fixtures.ts";
 
@@ -22,15 +23,15 @@ describe("wantedClaimOwners", () => {
   ])("%s", (_, whenDeleted, whenScaled, ordinal, refs, withPod, want) => {
     const set = setWith(whenDeleted, whenScaled);
     const pod = withPod ? newPod(set, ordinal, "r") : undefined;
-    expect(wantedClaimOwners(set, claimWith(ordinal, refs), pod, ordinal)).toEqual(want);
+    expect(wantedClaimOwners(setView(set), claimWith(ordinal, refs), pod, ordinal)).toEqual(want);
   });
 
   it("keeps an existing reference as it is (blockOwnerDeletion and all) rather than writing a new one", () => {
     const set = setWith("Delete", "Delete");
     const existingSet = { ...setRef, blockOwnerDeletion: true };
-    expect(wantedClaimOwners(set, claimWith(0, [existingSet]), newPod(set, 0, "r"), 0)).toEqual([existingSet]);
+    expect(wantedClaimOwners(setView(set), claimWith(0, [existingSet]), newPod(set, 0, "r"), 0)).toEqual([existingSet]);
     const existingPod = { ...podRef(3, "pod-3-r"), controller: false };
-    expect(wantedClaimOwners(set, claimWith(3, [existingPod]), newPod(set, 3, "r"), 3)).toEqual([existingPod]);
+    expect(wantedClaimOwners(setView(set), claimWith(3, [existingPod]), newPod(set, 3, "r"), 3)).toEqual([existingPod]);
   });
 });
 
@@ -43,14 +44,14 @@ describe("claimOwnersMatch", () => {
     ["scaled down still owned by the set", 3, [setRef, podRef(3, "pod-3-r")], false],
     ["scaled down without the pod reference", 3, [], false],
   ])("%s", (_, ordinal, refs, want) => {
-    expect(claimOwnersMatch(set, claimWith(ordinal, refs), newPod(set, ordinal, "r"), ordinal)).toBe(want);
+    expect(claimOwnersMatch(setView(set), claimWith(ordinal, refs), newPod(set, ordinal, "r"), ordinal)).toBe(want);
   });
 });
 
 describe("wantedClaimOwners: the policy's edges", () => {
   it("no policy is Retain/Retain: a stale set or pod reference goes, foreign ones stay", () => {
     const set = newSet({ replicas: 2, metadata: { uid: "set-uid" } });
-    expect(wantedClaimOwners(set, claimWith(3, [foreign, setRef, podRef(3, "pod-3-r")]), newPod(set, 3, "r"), 3)).toEqual([foreign]);
+    expect(wantedClaimOwners(setView(set), claimWith(3, [foreign, setRef, podRef(3, "pod-3-r")]), newPod(set, 3, "r"), 3)).toEqual([foreign]);
   });
   it.each<[string, number, unknown[]]>([
     // ordinals.start 2, 2 replicas: ordinals 2 and 3 are in range; 0 and 1 were condemned by the start.
@@ -60,13 +61,13 @@ describe("wantedClaimOwners: the policy's edges", () => {
     ["past the end", 4, [podRef(4, "pod-4-r")]],
   ])("%s", (_, ordinal, want) => {
     const set = newSet({ replicas: 2, metadata: { uid: "set-uid" }, spec: { ordinals: { start: 2 }, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Delete" } } });
-    expect(wantedClaimOwners(set, claimWith(ordinal, []), newPod(set, ordinal, "r"), ordinal)).toEqual(want);
+    expect(wantedClaimOwners(setView(set), claimWith(ordinal, []), newPod(set, ordinal, "r"), ordinal)).toEqual(want);
   });
   it("a claim with no ownerReferences, or no metadata at all, gets just what the policy wants", () => {
     const set = setWith("Delete", "Retain");
-    expect(wantedClaimOwners(set, newClaim(set, 0), newPod(set, 0, "r"), 0)).toEqual([setRef]);
-    expect(wantedClaimOwners(set, {}, newPod(set, 0, "r"), 0)).toEqual([setRef]);
-    expect(claimOwnersMatch(set, {}, newPod(set, 0, "r"), 0)).toBe(false);
-    expect(claimOwnersMatch(setWith("Retain", "Retain"), {}, newPod(set, 0, "r"), 0)).toBe(true);
+    expect(wantedClaimOwners(setView(set), newClaim(set, 0), newPod(set, 0, "r"), 0)).toEqual([setRef]);
+    expect(wantedClaimOwners(setView(set), {}, newPod(set, 0, "r"), 0)).toEqual([setRef]);
+    expect(claimOwnersMatch(setView(set), {}, newPod(set, 0, "r"), 0)).toBe(false);
+    expect(claimOwnersMatch(setView(setWith("Retain", "Retain")), {}, newPod(set, 0, "r"), 0)).toBe(true);
   });
 });

@@ -17,7 +17,8 @@ import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { gateCondition } from "../../src/core/inplace-state.ts";
 import { getOrdinal } from "../../src/objects/names.ts";
 import { getPodRevision, isRunningAndReady } from "../../src/core/pod-state.ts";
-import { isUnavailable, resolveMaxUnavailable } from "../../src/core/update-budget.ts";
+import { isUnavailable } from "../../src/core/update-budget.ts";
+import { updateStrategyOf } from "../../src/core/update-strategy.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
@@ -104,7 +105,7 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
   let inPlace = 0;
   let recreated = 0;
   const failPods = new Set<string>();
-  const maxUnavailable = () => resolveMaxUnavailable(StatefulSetSchema.parse(setObject(s, replicas, paused)));
+  const maxUnavailable = () => updateStrategyOf(StatefulSetSchema.parse(setObject(s, replicas, paused))).maxUnavailable;
 
   // The kubelet's status writes: Ready only when every readiness gate is True.
   const kubeletFetch: FetchLike = async (input, init) => {

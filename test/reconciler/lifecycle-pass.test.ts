@@ -26,7 +26,7 @@ function setup(spec: Record<string, unknown>, replicas = 3) {
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
   const kubelet = new KubeletPlayer(client, { namespace: "default", now });
   const manifest = setManifest({ replicas, spec });
-  manifest.spec.template.metadata.labels[DRAIN] = "true";
+  (manifest.spec.template as { metadata: { labels: Record<string, string> } }).metadata.labels[DRAIN] = "true";
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods");
   const podNamed = (name: string) => pods().find((p) => p.metadata?.name === name);
   const set = () => fake.get<{ status?: { conditions?: { type: string; status: string; message?: string }[] } }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");

@@ -5,7 +5,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
-import type { ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { WAITING_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -42,6 +42,13 @@ function world(o: { maxRequests?: number; count?: number; index?: number } = {})
 
 const web = { namespace: "default", name: "web" };
 
+/** markReady stores pod `name` Running and Ready (the kubelet's status write). */
+function markReady(fake: ReturnType<typeof createFakeApiServer>, name: string): void {
+  const pod = fake.get<Pod>(`/api/v1/namespaces/default/pods/${name}`)!;
+  const at = "2026-11-21T12:00:00Z" as unknown as Date;
+  fake.put({ ...pod, status: { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: at }, { type: "InPlaceUpdateReady", status: "True" }] } });
+}
+
 describe("ShardRunner.wake", () => {
   it("passes the woken set at once and sets the alarm for its recheck (web-0 not Ready)", async () => {
     const w = world();
@@ -49,6 +56,52 @@ describe("ShardRunner.wake", () => {
     expect(w.pods()).toEqual(["web-0"]);
     expect(w.stored.schedule?.due["default/web"]).toBeDefined();
     expect(w.stored.alarm).toBe(w.stored.schedule?.due["default/web"]);
+  });
+
+  it("looks again 50 ms, then 250 ms after a wake whose pass found nothing new, then every WAITING_RECHECK_MS while it waits", async () => {
+    const w = world();
+    await w.runner.wake(web); // web-0 created; the pass after it waits for web-0
+    const t0 = w.clock.now().getTime();
+    expect(w.stored.schedule?.due["default/web"]).toBe(t0 + 50);
+    expect(w.stored.alarm).toBe(t0 + 50);
+    w.clock.advance(50);
+    await w.runner.alarm();
+    expect(w.stored.schedule?.due["default/web"]).toBe(t0 + 300);
+    w.clock.advance(250);
+    await w.runner.alarm();
+    expect(w.stored.schedule?.due["default/web"]).toBe(t0 + 300 + WAITING_RECHECK_MS);
+  });
+
+  it("an OrderedReady step whose wake's pass read the pod before its Ready status was stored takes one 50 ms recheck, not WAITING_RECHECK_MS", async () => {
+    const w = world();
+    await w.runner.wake(web);
+    // The kubelet's status write is admitted (the wake) and stored only after the pass read it.
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual(["web-0"]);
+    markReady(w.fake, "web-0");
+    const due = w.stored.schedule?.due["default/web"] ?? Infinity;
+    expect(due - w.clock.now().getTime()).toBe(50);
+    w.clock.advance(50);
+    await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("a woken set that is converged is looked at again too (the wake of a template change may come before the change is stored)", async () => {
+    const w = world();
+    w.stored.schedule = { due: {}, nextFullPassAt: w.clock.now().getTime() + HOUR };
+    for (const name of ["web-0", "web-1"]) {
+      await w.runner.wake(web);
+      markReady(w.fake, name);
+      w.clock.advance(50);
+      await w.runner.alarm();
+    }
+    for (let i = 0; i < 3 && w.stored.schedule?.due["default/web"] !== undefined; i++) {
+      w.clock.advance(WAITING_RECHECK_MS);
+      await w.runner.alarm();
+    }
+    expect(w.stored.schedule?.due["default/web"]).toBeUndefined(); // converged, no wake: not tracked
+    await w.runner.wake(web);
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + 50);
   });
 
   it("coalesces wakes of one set that come while it is queued or passing", async () => {

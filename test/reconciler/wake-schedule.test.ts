@@ -8,6 +8,7 @@ import {
   nextAlarmAt,
   nextLookMs,
   WAITING_RECHECK_MS,
+  WOKEN_RECHECK_MS,
   withDue,
   type ShardSchedule,
 } from "../../src/reconciler/wake-schedule.ts";
@@ -23,6 +24,16 @@ describe("nextLookMs", () => {
     ["converged: only a wake or the full pass", { actionCount: 0, pending: false }, undefined],
   ])("%s", (_name, outcome, want) => {
     expect(nextLookMs(outcome)).toBe(want);
+  });
+
+  it.each([
+    ["the wake's first recheck, set waiting", { actionCount: 0, pending: true }, 0, WOKEN_RECHECK_MS[0]],
+    ["the wake's second recheck, set converged", { actionCount: 0, pending: false }, 1, WOKEN_RECHECK_MS[1]],
+    ["a requeue sooner than the recheck wins", { actionCount: 0, pending: true, requeueAfterMs: 10 }, 0, 10],
+    ["rechecks used up, waiting: the waiting recheck", { actionCount: 0, pending: true }, WOKEN_RECHECK_MS.length, WAITING_RECHECK_MS],
+    ["rechecks used up, converged: not tracked", { actionCount: 0, pending: false }, WOKEN_RECHECK_MS.length, undefined],
+  ])("woken: %s", (_name, outcome, recheck, want) => {
+    expect(nextLookMs(outcome, recheck)).toBe(want);
   });
 });
 

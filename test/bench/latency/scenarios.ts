@@ -12,7 +12,7 @@ import { setManifest } from "../../support/fixtures.ts";
 import type { BenchCluster } from "./cluster.ts";
 import { runKubelet } from "./kubelet.ts";
 import { createdIn, firstAddedAfter, isDone, stepTimes, type SetObject } from "./measure.ts";
-import { startWatch, waitFor, type Watched } from "./watch.ts";
+import { startWatch, waitFor, WaitTimeout, type Watched } from "./watch.ts";
 
 /** upstream: kube-controller-manager; ordinal: `ordinal serve` (Node); worker: the Worker under `wrangler dev`. */
 export type Controller = "upstream" | "ordinal" | "worker";
@@ -31,6 +31,8 @@ export interface Measurement {
   steps: number[];
   /** Scale-up only: ms from the create request to its first pod seen. */
   firstPodMs?: number;
+  /** Not done within the group's timeout: `end` is when the wait gave up (the group's later scenarios are skipped). */
+  timedOut?: boolean;
 }
 
 const NAME = "web";
@@ -81,16 +83,25 @@ export async function runGroup(cluster: BenchCluster, o: GroupOptions): Promise<
   const measure = async (scenario: Scenario, act: () => Promise<SetObject>, image: string) => {
     const start = Date.now();
     const gen = (await act()).metadata.generation ?? 1;
-    const end = await waitFor(() => isDone(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
+    let end: number;
+    let timedOut = false;
+    try {
+      end = await waitFor(() => isDone(sets.objects.get(NAME), [...pods.objects.values()], gen, n, image), [pods, sets], timeout, `${controller} ${scenario} ${n} in ${ns}`);
+    } catch (e) {
+      if (!(e instanceof WaitTimeout)) throw e;
+      [end, timedOut] = [Date.now(), true];
+    }
     const scale = scenario === "scale";
-    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scale ? stepTimes(pods.events, NAME, n) : [], firstPodMs: scale ? firstAddedAfter(pods.events, start) : undefined });
+    out.push({ controller, scenario, replicas: n, start, end, created: createdIn(pods.events, start, end), steps: scale ? stepTimes(pods.events, NAME, n) : [], firstPodMs: scale ? firstAddedAfter(pods.events, start) : undefined, timedOut });
+    return !timedOut;
   };
   const patch = (spec: Record<string, unknown>) => cluster.admin.patch<SetObject>(resourceOf(controller), ns, NAME, { spec }, "merge");
   try {
-    await measure("scale", () => cluster.admin.create<SetObject>(resourceOf(controller), ns, manifest(controller, ns, n) as unknown as SetObject), IMAGES[0]);
-    if (o.updates) {
-      await measure("rolling", () => patch(imagePatch(IMAGES[1])), IMAGES[1]);
-      if (o.inPlace && controller !== "upstream")
+    // A scenario that timed out leaves the set mid-way: the group's later ones are not measured.
+    const scaled = await measure("scale", () => cluster.admin.create<SetObject>(resourceOf(controller), ns, manifest(controller, ns, n) as unknown as SetObject), IMAGES[0]);
+    if (scaled && o.updates) {
+      const rolled = await measure("rolling", () => patch(imagePatch(IMAGES[1])), IMAGES[1]);
+      if (rolled && o.inPlace && controller !== "upstream")
         await measure("inplace", () => patch({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } }, ...imagePatch(IMAGES[2]) }), IMAGES[2]);
     }
     await cluster.admin.delete(R.namespaces, undefined, ns);

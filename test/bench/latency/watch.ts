@@ -107,6 +107,9 @@ async function pump<T extends Watched>(body: ReadableStream<Uint8Array>, w: Watc
   }
 }
 
+/** WaitTimeout is what waitFor throws when `done` did not hold in time (a watch's failure is thrown as itself). */
+export class WaitTimeout extends Error {}
+
 /** waitFor returns Date.now() once `done()` holds (checked every 5 ms), or throws after timeoutMs or when a watch failed. */
 export async function waitFor(done: () => boolean, watches: Watch<Watched>[], timeoutMs: number, what: string): Promise<number> {
   const until = Date.now() + timeoutMs;
@@ -114,7 +117,7 @@ export async function waitFor(done: () => boolean, watches: Watch<Watched>[], ti
     const failed = watches.find((w) => w.failure);
     if (failed) throw failed.failure!;
     if (done()) return Date.now();
-    if (Date.now() > until) throw new Error(`${what}: not after ${timeoutMs} ms`);
+    if (Date.now() > until) throw new WaitTimeout(`${what}: not after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }

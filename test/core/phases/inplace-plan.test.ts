@@ -9,7 +9,7 @@ import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
 import { wasNeverReady } from "../../../src/core/healing.ts";
 import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
 import { plan, type Plan } from "../../../src/core/planner.ts";
-import { resolveMaxUnavailable } from "../../../src/core/update-budget.ts";
+import { updateStrategyOf } from "../../../src/core/update-strategy.ts";
 import { brief, claimFor, makeSet, pod, revisionOf, NOW } from "./helpers.ts";
 import type { PodState } from "../fixtures.ts";
 
@@ -196,8 +196,8 @@ describe("plan: maxUnavailable", () => {
     ["50% of 3 rounds up to 2", "50%", 3, 2],
     ["0% still allows 1", "0%", 3, 1],
     ["100% of 4", "100%", 4, 4],
-  ])("resolveMaxUnavailable %s", (_, mu, replicas, want) => {
-    expect(resolveMaxUnavailable(setWith({ maxUnavailable: mu }, tpl("img:2"), { replicas }))).toBe(want);
+  ])("updateStrategyOf maxUnavailable %s", (_, mu, replicas, want) => {
+    expect(updateStrategyOf(setWith({ maxUnavailable: mu }, tpl("img:2"), { replicas })).maxUnavailable).toBe(want);
   });
 
   it("2: gates the two highest ordinals at once (OrderedReady order kept)", () => {

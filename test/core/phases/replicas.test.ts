@@ -3,6 +3,7 @@ import type { PodState } from "../fixtures.ts";
 import { MAX_CREATES_PER_PLAN, findFirstUnhealthy, newReplica, planReplicas, splitReplicas } from "../../../src/core/replicas.ts";
 import { getStatefulSetRevisions } from "../../../src/core/revisions.ts";
 import { newPlanContext } from "../../../src/core/plan-context.ts";
+import { ordinalRange } from "../../../src/objects/ordinal-range.ts";
 import { brief, claimFor, countsOf, ctxFor, makeSet, pod, podsIn, present, revisionOf, slotArray, slotsOf } from "./helpers.ts";
 
 describe("splitReplicas", () => {
@@ -13,7 +14,7 @@ describe("splitReplicas", () => {
     ["in range and condemned, condemned sorted by ordinal (not by name)", [3, 10, 1, 0, 2], [1, 2], [0, 3, 10]],
     ["a gap stays undefined", [2], [undefined, 2], []],
   ])("%s", (_, ordinals, replicas, condemned) => {
-    const slots = splitReplicas(set, (ordinals as number[]).map((o) => pod(set, o, rev)));
+    const slots = splitReplicas(ordinalRange(set.spec), (ordinals as number[]).map((o) => pod(set, o, rev)));
     const ord = (p: { metadata?: { name?: string } } | undefined) => (p ? Number(p.metadata?.name?.split("-").pop()) : undefined);
     expect(slotArray(slots.replicas).map(ord)).toEqual(replicas);
     expect(slots.condemned.map(ord)).toEqual(condemned);
@@ -21,7 +22,7 @@ describe("splitReplicas", () => {
   it("ignores pods whose name has no ordinal", () => {
     const p = pod(set, 1, rev);
     p.metadata = { ...p.metadata, name: "web-x" };
-    expect(splitReplicas(set, [p])).toEqual({ replicas: slotsOf([undefined, undefined]), condemned: [] });
+    expect(splitReplicas(ordinalRange(set.spec), [p])).toEqual({ replicas: slotsOf([undefined, undefined]), condemned: [] });
   });
 });
 

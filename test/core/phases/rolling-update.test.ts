@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PodState } from "../fixtures.ts";
-import { newPlanContext } from "../../../src/core/plan-context.ts";
+import { newPlanContext, setView } from "../../../src/core/plan-context.ts";
 import { planRollingUpdate, podsToUpdate } from "../../../src/core/rolling-update.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
 import { brief, countsOf, makeSet, pod, present, revisionOf, slotsOf } from "./helpers.ts";
@@ -45,7 +45,7 @@ describe("podsToUpdate", () => {
     ["below the partition nothing blocks", ["running@o", "ready@n", "ready@n"], 1, [], 0, undefined],
   ])("%s", (_, specs, partition, pods, limit, blockedBy) => {
     const set = withPartition(partition as number);
-    const got = podsToUpdate(set, slots(specs as string[], set), n, NOW);
+    const got = podsToUpdate(setView(set), slots(specs as string[], set), n, NOW);
     expect(got.pods.map((p) => p.metadata?.name)).toEqual(pods);
     expect(got.limit).toBe(limit);
     expect(got.blockedBy).toBe(blockedBy);
@@ -83,7 +83,7 @@ describe("podsToUpdate: pause and the nearest blocker", () => {
     ["paused with pods to update: none now, held by the pause", ["ready@o", "ready@o", "ready@o"], ["web-2", "web-1", "web-0"], "paused"],
     ["paused with nothing to update: no blocker", ["ready@n", "ready@n", "ready@n"], [], undefined],
   ])("%s", (_, specs, pods, blockedBy) => {
-    const got = podsToUpdate(paused, slots(specs, paused), n, NOW);
+    const got = podsToUpdate(setView(paused), slots(specs, paused), n, NOW);
     expect(got.pods.map((p) => p.metadata?.name)).toEqual(pods);
     expect(got.limit).toBe(0);
     expect(got.blockedBy).toBe(blockedBy);
@@ -93,7 +93,7 @@ describe("podsToUpdate: pause and the nearest blocker", () => {
     ["web-0 and web-2 unhealthy: web-2", ["running@n", "ready@o", "running@n"], "web-2"],
     ["web-0, web-1 missing and web-3 unhealthy: web-3", ["running@n", "-", "ready@o", "running@n"], "web-3"],
   ])("%s", (_, specs, blockedBy) => {
-    const got = podsToUpdate(next, slots(specs), n, NOW);
+    const got = podsToUpdate(setView(next), slots(specs), n, NOW);
     expect(got.limit).toBe(0);
     expect(got.blockedBy).toBe(blockedBy);
   });
