@@ -115,6 +115,13 @@ const RollingUpdateSchema = described(
   "Options of the RollingUpdate strategy.",
 );
 
+/**
+ * What a RollingUpdate strategy without `rollingUpdate` means, and what is written for it: the
+ * CRD's default when updateStrategy is absent, and the mutating webhook's when only the type is
+ * given (src/admission/mutate-statefulsets.ts), as apps/v1 defaults `rollingUpdate.partition`.
+ */
+export const ROLLING_UPDATE_DEFAULTS = { partition: 0, paused: false, podUpdatePolicy: "ReCreate" } as const;
+
 const UpdateStrategySchema = described(
   z.object({
     type: described(
@@ -174,7 +181,7 @@ const StatefulSetSpecSchema = described(
       z._default(PodManagementPolicy, "OrderedReady"),
       "OrderedReady (create/delete one at a time, in order, each Ready first) or Parallel (all at once).",
     ),
-    updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate", rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: "ReCreate" } }),
+    updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate", rollingUpdate: { ...ROLLING_UPDATE_DEFAULTS } }),
     revisionHistoryLimit: described(count(10), "ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
     minReadySeconds: described(count(0), "Seconds a pod must be Ready before it counts as available."),
     persistentVolumeClaimRetentionPolicy: described(

@@ -21,6 +21,7 @@ import {
   type JWK,
   type JWTPayload,
 } from "jose";
+import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT, DEFAULT_TOKEN_TTL } from "./token-defaults.ts";
 
 /**
  * The bearer JWT the apiserver presents to Ordinal's webhooks. `ordinal token` signs one with a
@@ -31,16 +32,6 @@ import {
 
 export const TOKEN_ALGORITHMS = ["ES256", "EdDSA"] as const;
 export type TokenAlgorithm = (typeof TOKEN_ALGORITHMS)[number];
-export const DEFAULT_TOKEN_ISSUER = "ordinal";
-export const DEFAULT_TOKEN_AUDIENCE = "ordinal-webhooks";
-export const DEFAULT_TOKEN_SUBJECT = "kube-apiserver";
-/**
- * Default token lifetime. The apiserver re-reads a kubeconfig `tokenFile` about once a minute
- * (client-go's cached file token source; seen on the real apiserver, see the e2e), so a token is
- * rotated by rewriting that file (`ordinal token --out FILE`, e.g. daily from a timer): a week
- * leaves six days to notice a failed rotation, while a leaked token stays useful for a week at most.
- */
-export const DEFAULT_TOKEN_TTL = "7d";
 
 export interface IssueTokenOptions {
   /** PKCS#8 PEM private key, as written by `generateWebhookKeys`. */

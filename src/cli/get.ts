@@ -3,7 +3,6 @@
  * (DESIRED CURRENT UPDATED READY AVAILABLE PAUSED AGE, IMAGES with -o wide), or as YAML/JSON.
  * `kubectl get osts` shows the same columns; `kubectl get sts` shows apps/v1 sets only.
  */
-import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { R } from "../kube/resources.ts";
 import { UsageError } from "./args.ts";
@@ -77,7 +76,10 @@ export const getCmd: Command = {
         : (await client.list<StatefulSet>(R.statefulSets, ns)).sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
     ).map(withoutManagedFields);
     if (fmt === "name") for (const s of sets) ctx.out(`statefulset.apps.ordinal.dev/${s.metadata.name}`);
-    else if (fmt === "yaml") ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
+    else if (fmt === "yaml") {
+      const { stringify } = await import("yaml");
+      ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
+    }
     else if (fmt === "json") ctx.out(JSON.stringify(p.positionals.length ? sets[0] : { apiVersion: "v1", kind: "List", items: sets }, null, 2));
     else if (!sets.length) ctx.err(`No resources found${ns ? ` in ${ns} namespace` : ""}.`);
     else ctx.out(formatTable(setRows(sets, ctx.now(), { wide: fmt === "wide", allNamespaces: all })));

@@ -4,17 +4,22 @@
  * ServiceAccount, RBAC, the server, the webhook configurations. `ordinal manifests | kubectl apply
  * -f -` is the other install path; `--kube-version 1.20` is the path for clusters older than 1.21.
  */
-import { stringify } from "yaml";
-import { imageListCrd, statefulSetCrd } from "../api/crd.ts";
-import { kubeSystemOptOut, namespaceManifests, serverManifests, webhookManifests } from "../deploy/manifests.ts";
-import { rbacManifests } from "../deploy/rbac.ts";
 import { INSTALL_NAMESPACE } from "../deploy/identity.ts";
 import type { ServerOptions } from "../deploy/manifests.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 
-/** allManifests returns every object deploy/ holds, in apply order (for a cluster older than 1.21: its PDB version, and kube-system's opt-out label). */
-function allManifests(o: ServerOptions = {}): Record<string, unknown>[] {
+/**
+ * allManifests returns every object deploy/ holds, in apply order (for a cluster older than 1.21:
+ * its PDB version, and kube-system's opt-out label). What builds them is imported here, when the
+ * command runs.
+ */
+async function allManifests(o: ServerOptions = {}): Promise<Record<string, unknown>[]> {
+  const [{ imageListCrd, statefulSetCrd }, { kubeSystemOptOut, namespaceManifests, serverManifests, webhookManifests }, { rbacManifests }] = await Promise.all([
+    import("../api/crd.ts"),
+    import("../deploy/manifests.ts"),
+    import("../deploy/rbac.ts"),
+  ]);
   const ns = o.namespace ?? INSTALL_NAMESPACE;
   return [
     statefulSetCrd(),
@@ -59,7 +64,8 @@ export const manifestsCmd: Command = {
     if (replicas !== undefined && (!Number.isInteger(replicas) || replicas < 1)) throw new UsageError(`--replicas must be a whole number ≥ 1, got ${p.values.replicas}`);
     const kubeVersion = p.values["kube-version"] as string | undefined;
     const kubeMinor = kubeVersion === undefined ? undefined : kubeMinorFrom(kubeVersion);
-    const docs = allManifests({ image: p.values.image as string | undefined, replicas, namespace: p.values.namespace as string | undefined, kubeMinor });
+    const docs = await allManifests({ image: p.values.image as string | undefined, replicas, namespace: p.values.namespace as string | undefined, kubeMinor });
+    const { stringify } = await import("yaml");
     ctx.out(docs.map((d) => stringify(d, { lineWidth: 0 })).join("---\n").trimEnd());
     return 0;
   },

@@ -1,11 +1,10 @@
 /**
  * `ordinal register`: applies Ordinal's webhook configurations (src/webhook-config) pointing at a
  * webhook server, or prints them with --dry-run. Kept out of the Worker bundle, which only repairs
- * registration, so the Worker does not carry the YAML printer.
+ * registration, so the Worker does not carry the YAML printer. src/webhook-config (and the YAML
+ * printer) are imported when the command runs.
  */
-import { stringify } from "yaml";
-import { caBundleFromPem, ensureWebhookRegistration, REGISTRATION_ANNOTATION, type RegistrationOptions } from "../webhook-config/registration.ts";
-import { webhookConfigurations } from "../webhook-config/webhook-configs.ts";
+import type { RegistrationOptions } from "../webhook-config/registration.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
 
@@ -28,10 +27,12 @@ export const registerCmd: Command = {
   async run({ values: v }, ctx) {
     if (!v.url) throw new UsageError("--url is required");
     const url = checkWebhookUrl(v.url as string);
+    const { caBundleFromPem, ensureWebhookRegistration, REGISTRATION_ANNOTATION } = await import("../webhook-config/registration.ts");
     const caFile = v["ca-bundle"] as string | undefined;
     const caBundle = caFile ? caBundleFromPem(await ctx.io.readFile(caFile), caFile) : undefined;
     const opts: RegistrationOptions = { url, caBundle, validateAppsV1StatefulSets: v["validate-apps-v1"] === true };
     if (v["dry-run"]) {
+      const [{ stringify }, { webhookConfigurations }] = await Promise.all([import("yaml"), import("../webhook-config/webhook-configs.ts")]);
       ctx.out(webhookConfigurations(opts, opts).map((c) => stringify(c.object)).join("---\n"));
       return 0;
     }

@@ -1,171 +1,22 @@
 /**
  * `ordinal rollout status|history|undo|pause|resume|restart`: kubectl's rollout verbs for Ordinal
- * sets. Each writes only what its kubectl counterpart writes upstream: restart sets the
- * `kubectl.kubernetes.io/restartedAt` template annotation; undo puts back the template stored in
- * a ControllerRevision; pause/resume set `spec.updateStrategy.rollingUpdate.paused`. Status reads
- * `.status` (observedGeneration first) and the set's pods; it never writes.
+ * sets: their flags here, what they do in rollout-actions.ts, imported when a verb runs (so
+ * `ordinal --help` does not load the YAML printer or the rollout state).
  */
-import { stringify } from "yaml";
-import type { StatefulSet } from "../api/statefulset.ts";
-import { rolloutState } from "../core/rollout-state.ts";
-import { revisionTemplate } from "../core/revisions.ts";
-import { canonicalJson } from "../core/hash.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { R } from "../kube/resources.ts";
-import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import { parseDuration, UsageError, type OptionSpec } from "./args.ts";
 import type { CliContext, Command } from "./command.ts";
-import { reconcilerSilence } from "./reconciler-alive.ts";
-import { updateStrategyOf } from "../core/update-strategy.ts";
-import { getSet, podsOf, revisionsOf, SET_RESOURCE, setNameArg } from "./sets.ts";
+import type { DryRun } from "./rollout-actions.ts";
+import { setNameArg } from "./sets.ts";
 
-const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
-
-/**
- * followRollout prints the rollout's state each time it changes until it is done (0), blocked
- * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`) or the
- * timeout passes (1). `timeoutMs` 0 waits for ever. While it waits it says, once, when no
- * reconciler has renewed its Lease recently (nothing will move then), and keeps waiting.
- */
-async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
-  const started = ctx.now().getTime();
-  let last = "";
-  let failingSince: number | undefined;
-  let warned = false;
-  for (;;) {
-    const set = await getSet(client, ns, name);
-    const state = rolloutState(set, await podsOf(client, set));
-    if (state.message !== last) ctx.out((last = state.message));
-    if (state.done) return 0;
-    if (!warned && o.watch) {
-      const silence = await reconcilerSilence(client, ctx.env.LEASE_NAMESPACE || "ordinal-system", ctx.now());
-      if (silence) ctx.err(`warning: ${silence}`);
-      warned = silence !== undefined;
-    }
-    const t = ctx.now().getTime();
-    if (state.blocked === "failing") failingSince ??= t;
-    else failingSince = undefined;
-    if (state.blocked === "paused" || state.blocked === "stuck") return 1;
-    if (failingSince !== undefined && t - failingSince >= o.stuckAfterMs) {
-      ctx.err(`error: rollout of ${name} is failing: ${state.message}`);
-      return 1;
-    }
-    if (!o.watch) return 1;
-    if (o.timeoutMs > 0 && t - started >= o.timeoutMs) {
-      ctx.err(`error: timed out waiting for the rollout of ${name} to finish (--timeout ${Math.round(o.timeoutMs / 1000)}s)`);
-      return 1;
-    }
-    await ctx.sleep(o.intervalMs);
-  }
-}
-
-/** setPaused writes `paused` (pause/resume), refusing like kubectl when it is already so. */
-async function setPaused(client: KubeClient, ctx: CliContext, ns: string, name: string, paused: boolean): Promise<number> {
-  const set = await getSet(client, ns, name);
-  const strategy = updateStrategyOf(set);
-  if (strategy.type !== "RollingUpdate") throw new Error(`${SET_RESOURCE} "${name}" uses ${strategy.type}: only RollingUpdate rollouts can be paused`);
-  if (strategy.paused === paused) {
-    ctx.err(`error: ${SET_RESOURCE} "${name}" is ${paused ? "already paused" : "not paused"}`);
-    return 1;
-  }
-  await client.patch(R.statefulSets, ns, name, { spec: { updateStrategy: { rollingUpdate: { paused } } } }, "merge");
-  ctx.out(`${SET_RESOURCE}/${name} ${paused ? "paused" : "resumed"}`);
-  return 0;
-}
-
-/**
- * undo puts back the template of revision `toRevision` (0: the one before the latest), as
- * kubectl's statefulset rollbacker. The patch is guarded by the set's resourceVersion; when the
- * set changed meanwhile (a status write by the reconciler bumps it too) it reads and tries again.
- */
-async function undo(client: KubeClient, ctx: CliContext, ns: string, name: string, toRevision: number, dryRun: DryRun): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const set = await getSet(client, ns, name);
-    try {
-      return await undoOnce(client, ctx, set, toRevision, dryRun);
-    } catch (e) {
-      const now = attempt < UNDO_ATTEMPTS ? await getSet(client, ns, name) : undefined;
-      if (!now || now.metadata.resourceVersion === set.metadata.resourceVersion) throw e;
-    }
-  }
-}
-
-const UNDO_ATTEMPTS = 5;
-
-/** kubectl's --dry-run values: none writes; client writes nothing; server sends the patch with dryRun=All. */
-type DryRun = "none" | "client" | "server";
+/** actions loads what the verbs do. */
+const actions = () => import("./rollout-actions.ts");
 
 /** dryRunOf returns the --dry-run value, or throws a UsageError for anything but kubectl's three. */
 function dryRunOf(v: string | boolean | undefined): DryRun {
   if (v === undefined) return "none";
   if (v === "none" || v === "client" || v === "server") return v;
   throw new UsageError(`--dry-run must be one of none, client, server, got ${JSON.stringify(v)}`);
-}
-
-/** undoOnce returns 0 once the set's template is the target revision's (patched, or already so). */
-async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, toRevision: number, dryRun: DryRun): Promise<number> {
-  const ns = set.metadata.namespace ?? "";
-  const name = set.metadata.name ?? "";
-  const history = await revisionsOf(client, set);
-  let target;
-  if (toRevision === 0) {
-    if (history.length <= 1) throw new Error(`no rollout history found for ${SET_RESOURCE} "${name}" to roll back to`);
-    target = history[history.length - 2];
-  } else {
-    target = history.find((r) => r.revision === toRevision);
-    if (!target) throw new Error(`unable to find specified revision ${toRevision} in history (revisions: ${history.map((r) => r.revision).join(", ") || "none"})`);
-  }
-  const template = revisionTemplate(target);
-  if (canonicalJson(template) === canonicalJson(set.spec.template)) {
-    ctx.out(`${SET_RESOURCE}/${name} skipped rollback (current template already matches revision ${target.revision})`);
-    return 0;
-  }
-  if (dryRun === "client") {
-    // As kubectl: the template it would write, and no request.
-    ctx.out(`${SET_RESOURCE}/${name} rolled back to revision ${target.revision} (dry run)\n${stringify(template).trimEnd()}`);
-    return 0;
-  }
-  // JSON Patch: replace the whole template (a merge patch would keep keys the revision lacks), guarded by resourceVersion.
-  await client.patch(
-    R.statefulSets,
-    ns,
-    name,
-    [
-      { op: "test", path: "/metadata/resourceVersion", value: set.metadata.resourceVersion },
-      { op: "replace", path: "/spec/template", value: template },
-    ],
-    "json",
-    undefined,
-    dryRun === "server" ? { dryRun: true } : undefined,
-  );
-  ctx.out(dryRun === "server" ? `${SET_RESOURCE}/${name} rolled back to revision ${target.revision} (server dry run)\n${stringify(template).trimEnd()}` : `${SET_RESOURCE}/${name} rolled back`);
-  return 0;
-}
-
-/** history prints REVISION/CHANGE-CAUSE like kubectl, or one revision's template. */
-async function history(client: KubeClient, ctx: CliContext, ns: string, name: string, revision: number | undefined): Promise<number> {
-  const set = await getSet(client, ns, name);
-  const revs = await revisionsOf(client, set);
-  if (revision !== undefined) {
-    const r = revs.find((x) => x.revision === revision);
-    if (!r) throw new Error(`unable to find the specified revision ${revision}`);
-    ctx.out(`${SET_RESOURCE}/${name} with revision #${revision}\nPod Template:\n${stringify(revisionTemplate(r)).replace(/^/gm, "  ").trimEnd()}`);
-    return 0;
-  }
-  ctx.out(`${SET_RESOURCE}/${name}`);
-  ctx.out("REVISION  CHANGE-CAUSE");
-  for (const r of revs) ctx.out(`${String(r.revision).padEnd(10)}${r.metadata?.annotations?.[CHANGE_CAUSE_ANNOTATION] ?? "<none>"}`);
-  return 0;
-}
-
-/** restart sets the restartedAt template annotation to now, exactly what `kubectl rollout restart` writes. */
-async function restart(client: KubeClient, ctx: CliContext, ns: string, name: string): Promise<number> {
-  const set = await getSet(client, ns, name);
-  if (updateStrategyOf(set).type === "OnDelete") throw new Error(`can't restart ${SET_RESOURCE}/${name}: the OnDelete update strategy does not restart pods (delete them)`);
-  const now = ctx.now().toISOString().replace(/\.\d{3}Z$/, "Z");
-  await client.patch(R.statefulSets, ns, name, { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: now } } } } }, "merge");
-  ctx.out(`${SET_RESOURCE}/${name} restarted`);
-  return 0;
 }
 
 const positiveInt = (v: unknown, flag: string): number => {
@@ -199,7 +50,7 @@ export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
       },
       positionals: one,
       run: async (p, ctx) =>
-        followRollout(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), {
+        (await actions()).followRollout(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), {
           timeoutMs: p.values.timeout ? parseDuration(p.values.timeout as string) : 0,
           stuckAfterMs: p.values["stuck-after"] ? parseDuration(p.values["stuck-after"] as string, "--stuck-after") : 60_000,
           intervalMs: p.values.interval ? parseDuration(p.values.interval as string, "--interval") : 1000,
@@ -213,7 +64,7 @@ export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
       options: { ...ns, revision: { type: "string", value: "N", help: "print this revision's pod template" } },
       positionals: one,
       run: async (p, ctx) =>
-        history(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), p.values.revision === undefined ? undefined : positiveInt(p.values.revision, "--revision")),
+        (await actions()).history(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), p.values.revision === undefined ? undefined : positiveInt(p.values.revision, "--revision")),
     },
     {
       name: "rollout undo",
@@ -228,11 +79,11 @@ export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
       run: async (p, ctx) => {
         const dryRun = dryRunOf(p.values["dry-run"]);
         const toRevision = p.values["to-revision"] === undefined ? 0 : positiveInt(p.values["to-revision"], "--to-revision");
-        return undo(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), toRevision, dryRun);
+        return (await actions()).undo(await ctx.client(), ctx, await ctx.namespace(p), setNameArg(p.positionals[0]), toRevision, dryRun);
       },
     },
-    simple("pause", "pause the rollout (spec.updateStrategy.rollingUpdate.paused=true)", (c, ctx, n, name) => setPaused(c, ctx, n, name, true)),
-    simple("resume", "resume a paused rollout", (c, ctx, n, name) => setPaused(c, ctx, n, name, false)),
-    simple("restart", "restart every pod by a rollout (template annotation kubectl.kubernetes.io/restartedAt)", restart),
+    simple("pause", "pause the rollout (spec.updateStrategy.rollingUpdate.paused=true)", async (c, ctx, n, name) => (await actions()).setPaused(c, ctx, n, name, true)),
+    simple("resume", "resume a paused rollout", async (c, ctx, n, name) => (await actions()).setPaused(c, ctx, n, name, false)),
+    simple("restart", "restart every pod by a rollout (template annotation kubectl.kubernetes.io/restartedAt)", async (c, ctx, n, name) => (await actions()).restart(c, ctx, n, name)),
   ];
 }

@@ -1,12 +1,11 @@
 /**
  * The commands that run Ordinal itself: `serve` (webhooks + reconcile loop on Node) and
  * `reconcile` (one invocation). Flags are parsed here; the work is done in src/node and
- * src/reconciler.
+ * src/reconciler, imported when the command runs (`ordinal --help` loads neither).
  */
 import { setting } from "../settings.ts";
 import { parseDuration, UsageError } from "./args.ts";
 import type { Command } from "./command.ts";
-import { reconcileCommand } from "./reconcile.ts";
 
 /** num returns the flag's whole number, or `fallback` (a setting, already checked) when the flag is absent. */
 const num = (v: unknown, flag: string, fallback: number): number => {
@@ -61,6 +60,7 @@ export const reconcileCmd: Command = {
   positionals: { max: 0 },
   async run({ values: v }, ctx) {
     if (!v.once) throw new UsageError("--once is required (the reconcile loop is `ordinal serve`)");
+    const { reconcileCommand } = await import("./reconcile.ts");
     const result = await reconcileCommand(await ctx.client(), {
       untilIdle: v["until-idle"] === true,
       namespace: v.namespace as string | undefined,

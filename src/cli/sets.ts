@@ -7,7 +7,6 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { selectorToString } from "../validation/labels.ts";
 import { UsageError } from "./args.ts";
 
 /** The resource as kubectl names it in messages. */
@@ -44,6 +43,8 @@ export async function podsOf(client: KubeClient, set: StatefulSet): Promise<Pod[
 
 /** revisionsOf returns the ControllerRevisions the set controls, oldest first (as kubectl's history does). */
 export async function revisionsOf(client: KubeClient, set: StatefulSet): Promise<ControllerRevision[]> {
+  // Imported here: the commands that name a set load this file to list themselves (ordinal --help).
+  const { selectorToString } = await import("../validation/labels.ts");
   const revs = await client.list<ControllerRevision>(R.controllerRevisions, set.metadata.namespace, { labelSelector: selectorToString(set.spec.selector) });
   return revs.filter(controlledBy(set)).sort((a, b) => a.revision - b.revision);
 }

@@ -1,9 +1,10 @@
 /**
  * `ordinal token`: issues the JWT the apiserver presents to the webhooks (src/auth/token.ts does
- * the signing), optionally generating the key pair first or writing the token to a file.
+ * the signing, imported when the command runs), optionally generating the key pair first or
+ * writing the token to a file.
  */
 import type { JWK } from "jose";
-import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT, DEFAULT_TOKEN_TTL, generateWebhookKeys, issueWebhookToken } from "../auth/token.ts";
+import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT, DEFAULT_TOKEN_TTL } from "../auth/token-defaults.ts";
 import { UsageError, type Parsed } from "./args.ts";
 import type { CommandIO } from "./io.ts";
 import type { Command } from "./command.ts";
@@ -38,6 +39,7 @@ export const tokenCmd: Command = {
 /** tokenCommand returns the token to print (or the line saying where it was written). */
 async function tokenCommand(flags: Parsed["values"], io: CommandIO): Promise<string> {
   const str = (k: string) => flags[k] as string | undefined;
+  const { generateWebhookKeys, issueWebhookToken } = await import("../auth/token.ts");
   const claims = { audience: str("audience"), issuer: str("issuer"), subject: str("subject"), ttl: parseTtl(str("ttl")) };
   const generate = str("generate-keys");
   const key = str("key");

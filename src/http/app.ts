@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import { HTTPException } from "hono/http-exception";
 import { mutatePod, mutatePodFailed, type LookupStatefulSet } from "../admission/mutate-pods.ts";
+import { mutateStatefulSet } from "../admission/mutate-statefulsets.ts";
 import {
   AdmissionReviewSchema,
   allow,
@@ -66,6 +67,8 @@ interface AdmissionRoute {
   failed(req: AdmissionRequest, message: string): AdmissionResult;
   /** The handler refuses objects with a container over MAX_OBJECT_VALUES members in these parts (see `readBody`). */
   bounded?: boolean;
+  /** false: the request wakes nothing (another hook that sees the same request wakes the set). */
+  wakes?: false;
 }
 
 /**
@@ -114,6 +117,15 @@ export function createApp(deps: AppDeps): Hono {
       kinds: [POD],
       handle: (req) => mutatePod(req, { lookupStatefulSet: deps.lookupStatefulSet }),
       failed: mutatePodFailed,
+    },
+    {
+      path: WEBHOOK_PATHS.mutateStatefulSets,
+      kinds: [{ group: GROUP, kind: "StatefulSet" }],
+      handle: (req) => mutateStatefulSet(req),
+      // Defaults only: a failure admits the set unchanged (the reconciler reads the same defaults).
+      failed: (req, message) => ({ response: allow(req, [`Ordinal's mutating webhook failed (${message}); the set was admitted without its rollingUpdate defaults`]) }),
+      // The validating hook sees the same write and wakes the set.
+      wakes: false,
     },
     {
       path: WEBHOOK_PATHS.validatePods,
@@ -230,7 +242,7 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = route.failed(req, message);
   }
 
-  const wake = deps.onWake && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
+  const wake = deps.onWake && route.wakes !== false && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
   if (wake) {
     try {
       deps.onWake?.(wake, waitUntilOf(c, log));

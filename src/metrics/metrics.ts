@@ -27,16 +27,53 @@ interface Histogram {
   count: number;
 }
 
+/**
+ * A registry's series as plain data (Maps clone across threads: the reconcile thread posts its own
+ * to the main thread, which serves both as one exposition, prometheusOf).
+ */
+export interface MetricsState {
+  counters: Map<string, Map<string, number>>;
+  histograms: Map<string, Map<string, Histogram>>;
+  help: Map<string, string>;
+}
+
 export class Metrics {
   private readonly counters = new Map<string, Map<string, number>>();
   private readonly histograms = new Map<string, Map<string, Histogram>>();
   private readonly help = new Map<string, string>();
 
+  /** state returns this registry's series (live Maps: clone them, as postMessage does, to keep them). */
+  state(): MetricsState {
+    return { counters: this.counters, histograms: this.histograms, help: this.help };
+  }
+
+  /** add adds every series of `s` (another registry's) to this one: counters and histogram buckets summed per label set. */
+  add(s: MetricsState): void {
+    for (const [name, help] of s.help) this.help.set(name, help);
+    for (const [name, series] of s.counters) {
+      const mine = this.series(this.counters, name);
+      for (const [k, v] of series) mine.set(k, (mine.get(k) ?? 0) + v);
+    }
+    for (const [name, series] of s.histograms) {
+      const mine = this.series(this.histograms, name);
+      for (const [k, h] of series) {
+        const sum = mine.get(k) ?? { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
+        mine.set(k, { buckets: sum.buckets.map((b, i) => b + (h.buckets[i] ?? 0)), sum: sum.sum + h.sum, count: sum.count + h.count });
+      }
+    }
+  }
+
+  /** series returns the label-set map of family `name` in `families`, made empty when new. */
+  private series<V>(families: Map<string, Map<string, V>>, name: string): Map<string, V> {
+    const series = families.get(name) ?? new Map<string, V>();
+    families.set(name, series);
+    return series;
+  }
+
   /** inc adds `by` to the counter `name` with `labels`. */
   inc(name: string, labels: Labels = {}, by = 1, help?: string): void {
     if (help) this.help.set(name, help);
-    const series = this.counters.get(name) ?? new Map<string, number>();
-    this.counters.set(name, series);
+    const series = this.series(this.counters, name);
     const k = key(labels);
     series.set(k, (series.get(k) ?? 0) + by);
   }
@@ -44,8 +81,7 @@ export class Metrics {
   /** observe records `seconds` in the histogram `name`. */
   observe(name: string, labels: Labels, seconds: number, help?: string): void {
     if (help) this.help.set(name, help);
-    const series = this.histograms.get(name) ?? new Map<string, Histogram>();
-    this.histograms.set(name, series);
+    const series = this.series(this.histograms, name);
     const k = key(labels);
     const h = series.get(k) ?? { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
     series.set(k, h);
@@ -92,6 +128,17 @@ export class Metrics {
     }
     return lines.join("\n") + "\n";
   }
+}
+
+/**
+ * prometheusOf returns one text exposition of several registries (the main thread's and the
+ * reconcile thread's, which both count apiserver requests): each family once, under one HELP and
+ * TYPE, its series of the same labels summed. Absent registries (a thread not yet heard from) are skipped.
+ */
+export function prometheusOf(...registries: (MetricsState | undefined)[]): string {
+  const all = new Metrics();
+  for (const r of registries) if (r) all.add(r);
+  return all.prometheus();
 }
 
 /** The shape of a reconcile invocation's result this module reads (src/reconciler/loop.ts RunResult). */

@@ -2,6 +2,9 @@ import type { Logger } from "../log/log.ts";
 import { identityMismatchMessage, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import type { IdentityProbe } from "../reconciler/identity-probe.ts";
 
+/** While the probe keeps giving the same answer, its log line is repeated at most this often. */
+export const REPEAT_LOG_MS = 5 * 60_000;
+
 /** The part of an invocation's result readiness reads: each set's first identity refusal. */
 interface InvocationSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
@@ -14,17 +17,22 @@ interface InvocationSummary {
  * pass's refused writes; once refused, every later pass without a refusal probes
  * again, and a passing probe clears it. `/healthz` stays the webhooks' liveness (the
  * Deployment's probes use it), so a reconciler that cannot write never takes the webhooks out
- * of the Service.
+ * of the Service. The probe's refusal (or its failure to tell) is logged once per change of
+ * answer and then at most every REPEAT_LOG_MS, with how many probes said the same meanwhile; the
+ * metric (`onProbeRefused`) counts every refused probe.
  */
 export class ReconcilerReadiness {
   private refusal: IdentityRefusal | undefined;
   private probed = false;
+  /** The last answer logged (its key), when, and how many probes gave it since without a line. */
+  private logged: { key: string; atMs: number; unlogged: number } | undefined;
 
   constructor(
     private readonly probe: () => Promise<IdentityProbe>,
     private readonly log: Logger,
     /** Called with each refusal the probe finds (the metric). */
     private readonly onProbeRefused: () => void = () => {},
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   /**
@@ -49,13 +57,36 @@ export class ReconcilerReadiness {
     if (probe.ok === true) {
       if (this.refusal) this.log.info("Ordinal's webhook takes the reconciler for the reconciler again: ready");
       this.refusal = undefined;
+      this.logged = undefined;
     } else if (probe.ok === false) {
-      this.refusal = probe.refusal;
+      const { refusal } = probe;
+      this.refusal = refusal;
       this.onProbeRefused();
-      this.log.error(identityMismatchMessage(probe.refusal), { reconciler: probe.refusal.actual, expected: probe.refusal.expected });
+      this.once(`refused ${refusal.expected} ${refusal.actual}`, (f) =>
+        this.log.error(identityMismatchMessage(refusal), { reconciler: refusal.actual, expected: refusal.expected, ...f }),
+      );
     } else {
-      this.log.warn("could not ask Ordinal's webhook whether it takes this process for the reconciler (a dry-run pod create)", { error: probe.error });
+      const { error } = probe;
+      this.once(`unknown ${error}`, (f) =>
+        this.log.warn("could not ask Ordinal's webhook whether it takes this process for the reconciler (a dry-run pod create)", { error, ...f }),
+      );
     }
+  }
+
+  /**
+   * once calls `write` for the probe's answer `key` when it differs from the last one logged or
+   * REPEAT_LOG_MS have passed since that line (with `repeats`: the probes that said the same
+   * meanwhile, unlogged); otherwise it only counts the answer.
+   */
+  private once(key: string, write: (fields: { repeats?: number }) => void): void {
+    const now = this.nowMs();
+    const last = this.logged;
+    if (last && last.key === key && now - last.atMs < REPEAT_LOG_MS) {
+      last.unlogged++;
+      return;
+    }
+    write(last?.key === key && last.unlogged > 0 ? { repeats: last.unlogged } : {});
+    this.logged = { key, atMs: now, unlogged: 0 };
   }
 
   /** response is the /readyz answer: 200 "ok", or 503 with the mismatch and its fix. */

@@ -5,7 +5,7 @@
  * RECONCILE_HEAP_MB: a pass that runs out of heap (or throws out of the loop) ends the thread only,
  * the webhooks keep answering, and the thread is started again after a backoff (1 s doubling to
  * 30 s; reset once a thread has lived a minute). Wakes cross to the thread as messages; the
- * thread's metrics come back as Prometheus text for /metrics. The new thread keeps the holder
+ * thread's metrics come back as data, merged with the main thread's for /metrics. The new thread keeps the holder
  * identity of the old one, so it renews the Lease at once instead of waiting for it to expire
  * (the old thread is dead by then: no two writers).
  */
@@ -14,7 +14,7 @@ import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { Metrics, recordRun } from "../metrics/metrics.ts";
+import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
 import { ReconcileScheduler, type SchedulerOptions, type SetWake } from "../reconciler/scheduler.ts";
 import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
@@ -36,7 +36,7 @@ interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-type FromThread = { type: "metrics"; text: string } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -63,7 +63,7 @@ export async function reconcileThreadMain(): Promise<number> {
       port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
       if (Date.now() - lastPost >= 1000) {
         lastPost = Date.now();
-        port.postMessage({ type: "metrics", text: metrics.prometheus() } satisfies FromThread);
+        port.postMessage({ type: "metrics", state: metrics.state() } satisfies FromThread);
       }
     },
   });
@@ -96,8 +96,8 @@ export class ReconcileThread {
   private stopping = false;
   private backoffMs = FIRST_BACKOFF_MS;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The thread's latest metrics (Prometheus text), "" before its first pass. */
-  metricsText = "";
+  /** The thread's latest metrics (a copy of its registry), undefined before its first pass; /metrics merges them with the main thread's (prometheusOf). */
+  metrics: MetricsState | undefined;
   /** Thread restarts so far (for tests and the log). */
   restarts = 0;
 
@@ -120,7 +120,7 @@ export class ReconcileThread {
     });
     this.worker = worker;
     worker.on("message", (m: FromThread) => {
-      if (m.type === "metrics") this.metricsText = m.text;
+      if (m.type === "metrics") this.metrics = m.state;
       else if (m.type === "pass") this.onPass(m.summary);
     });
     worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));

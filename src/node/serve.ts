@@ -26,7 +26,7 @@ import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 import type { Simulation } from "./simulation.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { countIdentityRefusals, Metrics, metricsLogger, recordRun } from "../metrics/metrics.ts";
+import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
 
@@ -191,7 +191,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
   const fetchWithMetrics = (req: Request, env?: unknown) => {
     const path = req.method === "GET" ? new URL(req.url).pathname : "";
-    if (path === "/metrics") return new Response(metrics.prometheus() + (thread?.metricsText ?? ""), { headers: { "content-type": "text/plain; version=0.0.4" } });
+    if (path === "/metrics") return new Response(prometheusOf(metrics.state(), thread?.metrics), { headers: { "content-type": "text/plain; version=0.0.4" } });
     if (path === "/readyz") return readiness.response();
     return app.fetch(req, env);
   };

@@ -17,6 +17,7 @@ import type { ServerVersion } from "../kube/client.ts";
 
 export const WEBHOOK_PATHS = {
   mutatePods: "/mutate/pods",
+  mutateStatefulSets: "/mutate/statefulsets",
   validatePods: "/validate/pods",
   validateStatefulSets: "/validate/statefulsets",
   validateImageLists: "/validate/imagelists",
@@ -250,6 +251,20 @@ export const HOOKS: readonly HookSpec[] = [
     why:
       "Ignore: the apiserver validates apps/v1 StatefulSets itself; Ordinal only adds checks and\n" +
       "warnings, which must not block the built-in controller's users while the webhook is down.",
+  },
+  {
+    config: "mutating",
+    hook: {
+      name: "statefulsets.mutate.ordinal.dev",
+      path: WEBHOOK_PATHS.mutateStatefulSets,
+      rules: [{ apiGroups: [GROUP], apiVersions: [VERSION], operations: ["CREATE", "UPDATE"], resources: ["statefulsets"], scope: "Namespaced" }],
+      failurePolicy: "Ignore",
+      timeoutSeconds: 5,
+      ...common,
+    },
+    why:
+      "Ignore: it only writes the defaults of a RollingUpdate strategy given without rollingUpdate (what\n" +
+      "the reconciler assumes anyway), so kubectl get osts shows PAUSED false; never worth refusing a set.",
   },
 ];
 

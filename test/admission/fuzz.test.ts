@@ -74,6 +74,7 @@ const reviewArb = fc.record(
 
 const ROUTE_KINDS: Record<string, { group: string; version: string; kind: string }[]> = {
   [WEBHOOK_PATHS.mutatePods]: [podKind],
+  [WEBHOOK_PATHS.mutateStatefulSets]: [osts],
   [WEBHOOK_PATHS.validatePods]: [podKind],
   [WEBHOOK_PATHS.validateStatefulSets]: [osts, appsSts],
   [WEBHOOK_PATHS.validateImageLists]: [imageListKind],

@@ -1,8 +1,10 @@
 /**
  * What each `ordinal` command loads from the Node bundle (src/cli/build-node.ts, code splitting):
  * the embedded simulated cluster (src/sim) only when `serve` runs without a cluster, so neither
- * `ordinal --help` nor `ordinal serve` against a real cluster parses it; and the commands import
- * the command type (src/cli/command.ts), never main.ts, which imports them.
+ * `ordinal --help` nor `ordinal serve` against a real cluster parses it; `ordinal --help` loads
+ * the command table and nothing heavy (each command imports the code that does its work when it
+ * runs); and the commands import the command type (src/cli/command.ts), never main.ts, which
+ * imports them. Speed itself is a benchmark: `npm run bench:cli`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { build, type Metafile } from "esbuild";
@@ -21,9 +23,36 @@ function staticClosure(meta: Metafile, start: string): Set<string> {
   return seen;
 }
 
+/**
+ * What `ordinal --help` must not load: any package, and the code that does a command's work.
+ * Small pure readers and constants (src/core/update-strategy.ts, src/deploy/identity.ts) are fine;
+ * HELP_MAX_BYTES bounds what is loaded in all.
+ */
+const HEAVY = /^(node_modules\/|src\/(sim|reconciler|node|admission|http|webhook-config|validation|kube\/http)|src\/core\/(planner|rollout-state)\.ts$|src\/api\/(crd|statefulset|imagelist|zod)\.ts$|src\/auth\/(token|webhook-auth|settings)\.ts$|src\/deploy\/(manifests|rbac)\.ts$)/;
+const HELP_MAX_BYTES = 80 * 1024;
+
+/** bundleMeta returns the metafile of the Node bundle, built in memory once. */
+let built: Promise<Metafile> | undefined;
+const bundleMeta = () => (built ??= build({ ...nodeBuildOptions("/tmp/ordinal-node-bundle-test"), write: false, sourcemap: false, logLevel: "silent" }).then((r) => r.metafile));
+
 describe("the Node bundle", () => {
+  it("ordinal --help loads the command table only: no package, none of the code a command runs", async () => {
+    const metafile = await bundleMeta();
+    const entry = Object.keys(metafile.outputs).find((o) => metafile.outputs[o].entryPoint === "src/cli/node-entry.ts")!;
+    // The entry's static imports, then the command modules main.ts imports to list them, with theirs
+    // (not the cluster connection, src/node/kubeconfig.ts, which a command loads when it needs a client).
+    const commands = metafile.outputs[entry].imports
+      .filter((i) => i.kind === "dynamic-import" && metafile.outputs[i.path].entryPoint?.startsWith("src/cli/"))
+      .map((i) => i.path);
+    expect(commands.length).toBeGreaterThanOrEqual(7);
+    const loaded = new Set([entry, ...commands].flatMap((o) => [...staticClosure(metafile, o)]));
+    const heavy = [...loaded].flatMap((o) => Object.keys(metafile.outputs[o].inputs).filter((p) => HEAVY.test(p)));
+    expect(heavy).toEqual([]);
+    expect([...loaded].reduce((n, o) => n + metafile.outputs[o].bytes, 0)).toBeLessThanOrEqual(HELP_MAX_BYTES);
+  }, 60_000);
+
   it("loads src/sim only through the simulation's own chunk", async () => {
-    const { metafile } = await build({ ...nodeBuildOptions("/tmp/ordinal-node-bundle-test"), write: false, sourcemap: false, logLevel: "silent" });
+    const metafile = await bundleMeta();
     const outputOf = (entry: string) => Object.keys(metafile.outputs).find((o) => metafile.outputs[o].entryPoint === entry)!;
     const simIn = (outs: Set<string>) => [...outs].flatMap((o) => Object.keys(metafile.outputs[o].inputs).filter((p) => p.startsWith("src/sim/")));
     // `ordinal --help` and every other command: the entry and the command modules it loads.

@@ -2,9 +2,6 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importPKC
 import { describe, expect, it } from "vitest";
 import {
   createTokenVerifier,
-  DEFAULT_TOKEN_AUDIENCE,
-  DEFAULT_TOKEN_ISSUER,
-  DEFAULT_TOKEN_SUBJECT,
   checkTokenVerifierKeys,
   CLOCK_SKEW_SECONDS,
   generateWebhookKeys,
@@ -12,6 +9,7 @@ import {
   TOKEN_ALGORITHMS,
   VERIFIED_TOKEN_CACHE_SIZE,
 } from "../../src/auth/token.ts";
+import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT } from "../../src/auth/token-defaults.ts";
 
 /** signClaims signs the default claims with some replaced or (undefined) removed, as a forger would. */
 async function signClaims(k: Awaited<ReturnType<typeof generateWebhookKeys>>, overrides: Record<string, unknown>): Promise<string> {

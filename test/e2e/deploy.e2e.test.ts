@@ -158,6 +158,11 @@ describe("kubectl apply -k deploy/ with the shipped defaults", () => {
     }
     expect(text).toMatch(/^ordinal_reconcile_passes_total \d+$/m);
     expect(text).toMatch(/^ordinal_apiserver_requests_total\{code="200",resource="statefulsets",verb="LIST"\} \d+$/m);
+    // The reconcile thread's registry and the main thread's (webhook lookups, the identity probe)
+    // are served as one: each family's HELP and TYPE once.
+    const heads = text.split("\n").filter((l) => l.startsWith("# "));
+    expect(heads.filter((l, i) => heads.indexOf(l) !== i)).toEqual([]);
+    expect(heads).toContain("# TYPE ordinal_apiserver_requests_total counter");
   });
 
   it("a new set adopts the existing pod (identity labels repaired through the webhook) and converges", async () => {
@@ -229,6 +234,30 @@ spec:
     expect(kubectl(["get", "osts", "-n", ns, "-o", "wide"])).toMatch(/IMAGES[\s\S]*nginx:1\.25/);
     expect(kubectl(["explain", "osts.spec.updateStrategy.rollingUpdate.paused", "--api-version=apps.ordinal.dev/v1"])).toMatch(/Stops the rollout/);
     expect(kubectl(["explain", "osts.spec.replicas", "--api-version=apps.ordinal.dev/v1"])).toMatch(/kubectl\s+scale/);
+  });
+  it("a set written with updateStrategy {type: RollingUpdate} alone shows PAUSED false (the mutating hook's defaults); applied with OnDelete later, it drops them", async () => {
+    const typed = (strategy: string) => `apiVersion: apps.ordinal.dev/v1
+kind: StatefulSet
+metadata: {name: typed, namespace: ${ns}}
+spec:
+  replicas: 0
+  serviceName: typed
+  selector: {matchLabels: {app: typed}}
+  updateStrategy: ${strategy}
+  template:
+    metadata: {labels: {app: typed}}
+    spec: {containers: [{name: nginx, image: "nginx:1.25"}]}
+`;
+    kubectl(["apply", "-f", "-"], typed("{type: RollingUpdate}"));
+    const getTyped = async () => (await admin.get<StatefulSet>(R.statefulSets, ns, "typed"))!;
+    expect((await getTyped()).spec.updateStrategy).toEqual({ type: "RollingUpdate", rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: "ReCreate" } });
+    const [header, row] = kubectl(["get", "osts", "typed", "-n", ns]).split("\n");
+    expect(row.slice(header.indexOf("PAUSED")).split(/\s+/)[0]).toBe("false");
+    // kubectl apply merges into the stored strategy (a CRD has no retainKeys): the hook drops the
+    // rollingUpdate carried over, which OnDelete must not have, as apps/v1's apply does.
+    const onDelete = kubectlResult(["apply", "-f", "-"], typed("{type: OnDelete}"));
+    expect(onDelete.code, onDelete.stderr).toBe(0);
+    expect((await getTyped()).spec.updateStrategy).toEqual({ type: "OnDelete" });
   });
 });
 

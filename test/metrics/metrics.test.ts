@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { jsonLogger, silentLogger } from "../../src/log/log.ts";
 import { instrumentClient } from "../../src/metrics/instrument.ts";
-import { Metrics, metricsLogger, recordRun } from "../../src/metrics/metrics.ts";
+import { Metrics, metricsLogger, prometheusOf, recordRun } from "../../src/metrics/metrics.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -52,6 +52,41 @@ describe("instrumentClient + recordRun", () => {
     expect(lines[0]).toMatchObject({ action: "PATCH pods", pod: "web-0", set: "default/web", outcome: "error", code: 404 });
     expect(await client.delete(pods, "default", "web-0")).toBe(false);
     expect(lines[1]).toMatchObject({ action: "DELETE pods", outcome: "ok", code: 404 });
+  });
+});
+
+describe("prometheusOf", () => {
+  /** familyHeads returns each `# HELP`/`# TYPE` line of the text with how often it appears. */
+  const familyHeads = (text: string) => {
+    const counts = new Map<string, number>();
+    for (const l of text.split("\n")) if (l.startsWith("# ")) counts.set(l, (counts.get(l) ?? 0) + 1);
+    return counts;
+  };
+  it("the main thread's and the reconcile thread's registries: each family once, series of the same labels summed", () => {
+    const main = new Metrics();
+    const thread = new Metrics();
+    const get = { verb: "GET", resource: "statefulsets", code: "200" };
+    main.inc("ordinal_apiserver_requests_total", get, 2, "Apiserver requests");
+    thread.inc("ordinal_apiserver_requests_total", get, 5, "Apiserver requests");
+    thread.inc("ordinal_apiserver_requests_total", { ...get, verb: "LIST" }, 1, "Apiserver requests");
+    main.observe("ordinal_webhook_duration_seconds", { path: "/mutate/pods" }, 0.02, "Time to answer");
+    thread.observe("ordinal_reconcile_invocation_duration_seconds", {}, 0.3, "Wall time");
+    main.observe("ordinal_reconcile_invocation_duration_seconds", {}, 2, "Wall time");
+    // What the thread posts is a structured clone of its state.
+    const text = prometheusOf(main.state(), structuredClone(thread.state()), undefined);
+    const heads = familyHeads(text);
+    expect([...heads.values()].every((n) => n === 1)).toBe(true);
+    expect([...heads.keys()]).toEqual(
+      expect.arrayContaining(["# HELP ordinal_apiserver_requests_total Apiserver requests", "# TYPE ordinal_apiserver_requests_total counter"]),
+    );
+    expect(text).toMatch(/^ordinal_apiserver_requests_total\{code="200",resource="statefulsets",verb="GET"\} 7$/m);
+    expect(text).toMatch(/^ordinal_apiserver_requests_total\{code="200",resource="statefulsets",verb="LIST"\} 1$/m);
+    expect(text).toMatch(/^ordinal_reconcile_invocation_duration_seconds_bucket\{le="0\.5"\} 1$/m);
+    expect(text).toMatch(/^ordinal_reconcile_invocation_duration_seconds_bucket\{le="\+Inf"\} 2$/m);
+    expect(text).toMatch(/^ordinal_reconcile_invocation_duration_seconds_sum 2\.3$/m);
+    expect(text).toMatch(/^ordinal_webhook_duration_seconds_count\{path="\/mutate\/pods"\} 1$/m);
+    // The registries themselves are unchanged.
+    expect(main.snapshot()['ordinal_apiserver_requests_total{code="200",resource="statefulsets",verb="GET"}']).toBe(2);
   });
 });
 

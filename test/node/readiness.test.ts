@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
-import { ReconcilerReadiness } from "../../src/node/readiness.ts";
+import { ReconcilerReadiness, REPEAT_LOG_MS } from "../../src/node/readiness.ts";
 import { identityMismatchMessage, reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { probeReconcilerIdentity, type IdentityProbe } from "../../src/reconciler/identity-probe.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -16,20 +16,23 @@ const refusal = { expected: SA, actual: "admin" };
 const denial = `admission webhook "pods.validate.ordinal.dev" denied the request: Pod "ordinal-identity-probe-x" is invalid: metadata.annotations[ordinal.dev/inplace-update-state]: Forbidden: added "{}": ${reconcilerOnly(SA, "admin")}`;
 
 function setup(answers: IdentityProbe[]) {
-  const lines: { level: string; msg: string }[] = [];
-  const log: Logger = { info: (msg) => void lines.push({ level: "info", msg }), warn: (msg) => void lines.push({ level: "warn", msg }), error: (msg) => void lines.push({ level: "error", msg }) };
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const line = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, ...(fields?.repeats ? { fields } : {}) });
+  const log: Logger = { info: line("info"), warn: line("warn"), error: line("error") };
   let probes = 0;
   let counted = 0;
+  const clock = { ms: 0 };
   const readiness = new ReconcilerReadiness(
     async () => answers[Math.min(probes++, answers.length - 1)],
     log,
     () => void counted++,
+    () => clock.ms,
   );
   const status = async () => {
     const r = readiness.response();
     return [r.status, await r.text()] as const;
   };
-  return { readiness, lines, status, probes: () => probes, counted: () => counted };
+  return { readiness, lines, status, clock, probes: () => probes, counted: () => counted };
 }
 const invocation = (r?: typeof refusal) => ({ passes: [{ sets: [{}, ...(r ? [{ identityRefusal: r }] : [])] }] });
 
@@ -59,6 +62,29 @@ describe("ReconcilerReadiness", () => {
     await s.readiness.observe(invocation());
     expect(await s.status()).toEqual([200, "ok\n"]);
     expect(s.probes()).toBe(3);
+  });
+  it("a refusal that lasts is logged once per change and every REPEAT_LOG_MS at most, and counted at every probe", async () => {
+    const other = { expected: SA, actual: "system:serviceaccount:ci:deployer" };
+    const s = setup([...Array<IdentityProbe>(60).fill({ ok: false, refusal }), { ok: false, refusal: other }, { ok: true }, { ok: false, refusal }]);
+    const error = { level: "error", msg: identityMismatchMessage(refusal) };
+    await s.readiness.observe();
+    for (let i = 1; i < 30; i++) {
+      s.clock.ms = i * 1000; // a quiet pass a second
+      await s.readiness.observe(invocation());
+    }
+    expect(s.lines).toEqual([error]);
+    s.clock.ms = REPEAT_LOG_MS; // five minutes after the first line: said again, with the probes since
+    await s.readiness.observe(invocation());
+    expect(s.lines).toEqual([error, { ...error, fields: { reconciler: "admin", expected: SA, repeats: 29 } }]);
+    for (let i = 31; i < 60; i++) await s.readiness.observe(invocation());
+    expect(s.lines).toHaveLength(2);
+    await s.readiness.observe(invocation()); // another identity: a change, said at once
+    expect(s.lines.at(-1)).toEqual({ level: "error", msg: identityMismatchMessage(other) });
+    await s.readiness.observe(invocation()); // ready
+    await s.readiness.observe(invocation(refusal)); // a refused write: unready again
+    await s.readiness.observe(invocation()); // the probe refuses: a change since ready, said at once
+    expect(s.lines.slice(3)).toEqual([{ level: "info", msg: "Ordinal's webhook takes the reconciler for the reconciler again: ready" }, error]);
+    expect(s.counted()).toBe(62);
   });
   it("a probe that cannot tell (RBAC, no namespace) warns and changes nothing", async () => {
     const s = setup([{ ok: undefined, error: "namespaces \"ordinal-system\" not found" }]);

@@ -5,14 +5,30 @@
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
+import { Metrics, prometheusOf } from "../../src/metrics/metrics.ts";
 import { ReconcileThread } from "../../src/node/reconcile-thread.ts";
 import { memoryLogger } from "../admission/helpers.ts";
 
+const data = { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } };
+
 describe("ReconcileThread", () => {
+  it("the thread's metrics and the main thread's serve as one exposition: apiserver requests once, summed", async () => {
+    const script = fileURLToPath(new URL("./fixtures/metrics-thread.mjs", import.meta.url));
+    const thread = new ReconcileThread(memoryLogger(), 32, data, undefined, { script, argv: [] });
+    thread.start();
+    await vi.waitFor(() => expect(thread.metrics).toBeDefined(), { timeout: 20_000, interval: 50 });
+    await thread.stop(1000);
+    const main = new Metrics();
+    main.inc("ordinal_apiserver_requests_total", { verb: "GET", resource: "statefulsets", code: "200" }, 2, "Apiserver requests");
+    const text = prometheusOf(main.state(), thread.metrics);
+    expect(text).toBe(
+      ["# HELP ordinal_apiserver_requests_total Apiserver requests", "# TYPE ordinal_apiserver_requests_total counter", 'ordinal_apiserver_requests_total{code="200",resource="statefulsets",verb="GET"} 7', ""].join("\n"),
+    );
+  });
   it("an out-of-memory thread is logged and restarted; this thread keeps running", async () => {
     const log = memoryLogger();
     const script = fileURLToPath(new URL("./fixtures/oom-thread.mjs", import.meta.url));
-    const thread = new ReconcileThread(log, 16, { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } }, undefined, { script, argv: [] });
+    const thread = new ReconcileThread(log, 16, data, undefined, { script, argv: [] });
     thread.start();
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);

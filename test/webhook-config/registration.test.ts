@@ -91,7 +91,7 @@ describe("ensureWebhookRegistration", () => {
       missing: [],
       left: [],
     });
-    expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev"]);
+    expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev", "statefulsets.mutate.ordinal.dev"]);
     expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", ...WAKE_HOOKS]);
     expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA });
     const writes = c.writes.length;
