@@ -4,6 +4,7 @@ import { PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { isObject } from "../validation/json.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from "../validation/names.ts";
 import { ordinalSetOf } from "./membership.ts";
+import type { AnnouncedResource, AnnouncedWrite } from "../objects/announced-write.ts";
 import type { AdmissionRequest } from "./types.ts";
 
 /**
@@ -23,6 +24,8 @@ export interface Wake {
   /** The set's name; "" for a wake of the namespace's ImageLists (an ImageList or a puller pod changed). */
   name: string;
   reason: WakeReason;
+  /** The write this admission announces (a pod, claim or set by name), so a pass can tell whether it read it yet. */
+  write?: AnnouncedWrite;
 }
 
 /** wakeKey returns `namespace/name`, the key wakes are coalesced and rate-limited by. */
@@ -45,6 +48,30 @@ const setLabelOf = (obj: unknown): string | undefined => {
 };
 
 /**
+ * Pod status fields no plan reads (addresses, QoS class, scheduling hints): a status write that
+ * changes only these wakes nothing. Everything else (phase, conditions, container statuses,
+ * startTime, reason, message, …) may change a plan or a status Ordinal reports.
+ */
+const STATUS_FIELDS_NO_PLAN_READS = new Set(["hostIP", "hostIPs", "podIP", "podIPs", "qosClass", "nominatedNodeName"]);
+
+/** planRelevantStatus returns the pod's status without the fields no plan reads, as comparable JSON. */
+function planRelevantStatus(pod: unknown): string {
+  const status: unknown = isObject(pod) ? pod.status : undefined;
+  if (!isObject(status)) return "";
+  return JSON.stringify(Object.entries(status).filter(([k]) => !STATUS_FIELDS_NO_PLAN_READS.has(k)));
+}
+
+/**
+ * statusWriteMatters is false for a pod status write that cannot change a plan: the new object's
+ * metadata (labels, annotations, deletion) and plan-relevant status equal the old one's (a
+ * kubelet rewriting the same status, an IP appearing).
+ */
+function statusWriteMatters(req: AdmissionRequest): boolean {
+  const meta = (o: unknown) => (isObject(o) && isObject(o.metadata) ? JSON.stringify([o.metadata.labels, o.metadata.annotations, o.metadata.deletionTimestamp]) : "");
+  return meta(req.oldObject) !== meta(req.object) || planRelevantStatus(req.oldObject) !== planRelevantStatus(req.object);
+}
+
+/**
  * wakeTarget returns the set (or, reason "imagelist", the namespace) a request concerns, before
  * its names are checked; undefined when nothing Ordinal plans from changed.
  */
@@ -63,7 +90,8 @@ function wakeTarget(req: AdmissionRequest): { name: string | undefined; reason: 
     if (sub !== "" && sub !== "status") return undefined; // bindings, ephemeral containers: a status write follows
     if (objects.some((o) => labelsOf(o)?.[PULLER_LABEL] === "true")) return { name: "", reason: "imagelist" };
     const name = ordinalSetOf(req.oldObject as Pod | undefined) ?? ordinalSetOf(req.object as Pod | undefined);
-    return name === undefined ? undefined : { name, reason: sub === "status" ? "pod-status" : "pod" };
+    if (name === undefined || (sub === "status" && req.operation === "UPDATE" && !statusWriteMatters(req))) return undefined;
+    return { name, reason: sub === "status" ? "pod-status" : "pod" };
   }
   if (resource === "persistentvolumeclaims" && sub === "") {
     const name = setLabelOf(req.oldObject) ?? setLabelOf(req.object);
@@ -93,5 +121,23 @@ export function wakeOf(req: AdmissionRequest, allowed: boolean, o: WakeOptions):
   if (isDNS1123Label(namespace).length > 0) return undefined;
   const { name, reason } = target;
   if (name !== "" && (isDNS1123Subdomain(name).length > 0 || isValidLabelValue(name).length > 0)) return undefined;
-  return { namespace, name, reason };
+  const write = name === "" ? undefined : announcedWrite(req);
+  return write ? { namespace, name, reason, write } : { namespace, name, reason };
+}
+
+const ANNOUNCED: Record<string, AnnouncedResource | undefined> = { pods: "pods", persistentvolumeclaims: "persistentvolumeclaims", statefulsets: "statefulsets" };
+
+/**
+ * announcedWrite returns the write a wake's request makes (the object by name, the operation and,
+ * for updates and deletes, the resourceVersion before it), or undefined when its name or version
+ * is not a plain one (hostile callers: the pass only compares them, but they stay small).
+ */
+function announcedWrite(req: AdmissionRequest): AnnouncedWrite | undefined {
+  const resource = ANNOUNCED[req.resource.resource];
+  const operation = req.operation;
+  const name = req.name || stringAt(req.object, "name") || stringAt(req.oldObject, "name");
+  if (!resource || !name || isDNS1123Subdomain(name).length > 0 || (operation !== "CREATE" && operation !== "UPDATE" && operation !== "DELETE")) return undefined;
+  if (operation === "CREATE") return { resource, name, operation };
+  const rv: unknown = isObject(req.oldObject) && isObject(req.oldObject.metadata) ? req.oldObject.metadata.resourceVersion : undefined;
+  return typeof rv === "string" && /^[0-9A-Za-z._-]{1,64}$/.test(rv) ? { resource, name, operation, resourceVersion: rv } : { resource, name, operation };
 }

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import type { PersistentVolumeClaimSpec, PodSpec } from "./k8s-extra.ts";
 import { conditionSchema, int32, integer, intOrString, objectMeta, opaque, stringMap } from "./schema-meta.ts";
-import { described } from "./zod.ts";
+import { annotated, described } from "./zod.ts";
 
 /**
  * The `apps.ordinal.dev/v1` StatefulSet: apps/v1 StatefulSet plus Ordinal's update-strategy
@@ -95,7 +95,7 @@ const ImagePrewarmSchema = described(
 
 const RollingUpdateSchema = described(
   z.object({
-    partition: described(count(0), "Pods with an ordinal below start+partition keep the current revision."),
+    partition: described(count(0), "The lowest `partition` replicas keep the current revision: ordinals below start+partition, reserveOrdinals not counted (Kruise v1.8)."),
     maxUnavailable: described(z.optional(intOrString()), "Pods that may be unavailable during the update: a number or a percentage. Defaults to 1."),
     paused: described(z._default(z.boolean(), false), "Stops the rollout where it is; pods missing are still created."),
     podUpdatePolicy: described(
@@ -167,6 +167,16 @@ const LifecycleSchema = described(
 
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
+/**
+ * MAX_RESERVE_ORDINALS is how many entries spec.reserveOrdinals may have (a range "a-b" is one
+ * entry however many ordinals it reserves): far beyond any real list, and it bounds the work of
+ * every question the ordinal range answers (objects/ordinal-range.ts).
+ */
+export const MAX_RESERVE_ORDINALS = 1000;
+
+/** An entry of reserveOrdinals: an ordinal, or an inclusive range "a-b" (Kruise's format). */
+const ReserveOrdinal = annotated(z.union([int32().check(z.minimum(0)), z.string().check(z.regex(/^[0-9]+-[0-9]+$/))]), { "x-kubernetes-int-or-string": true });
+
 const StatefulSetSpecSchema = described(
   z.object({
     replicas: described(
@@ -195,6 +205,10 @@ const StatefulSetSpecSchema = described(
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
     lifecycle: z.optional(LifecycleSchema),
+    reserveOrdinals: described(
+      z.optional(z.array(ReserveOrdinal).check(z.maxLength(MAX_RESERVE_ORDINALS))),
+      `Ordinals that never get a pod, as OpenKruise's Advanced StatefulSet: integers and inclusive ranges "a-b" (at most ${MAX_RESERVE_ORDINALS} entries, no duplicates or overlaps). The replicas are the first spec.replicas ordinals from ordinals.start that are not reserved (replicas 3, reserveOrdinals [1]: NAME-0, NAME-2, NAME-3). Reserving the ordinal of an existing pod deletes that pod as a scale-down does (OrderedReady or Parallel, its claims per persistentVolumeClaimRetentionPolicy.whenScaled). The partition counts replicas, not ordinals (Kruise v1.8): with partition 1 the lowest existing replica keeps the current revision.`,
+    ),
   }),
   "The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.",
 );

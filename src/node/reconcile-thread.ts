@@ -139,7 +139,7 @@ export class ReconcileThread {
 
   /** wake forwards a wake to the thread (dropped while it restarts: the thread's first pass is a full one). */
   wake(w: SetWake): void {
-    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name } } satisfies ToThread);
+    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) } } satisfies ToThread);
   }
 
   /** stop asks the thread to finish its pass and release the Lease; terminates it after `graceMs`. */

@@ -5,6 +5,7 @@ import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
+import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
 import { INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
@@ -190,10 +191,12 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "setClaimOwners":
       await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid, ownerReferences: a.ownerReferences } }, "merge");
       return;
-    case "createPod":
-      await client.create<Pod>(R.pods, ns, a.pod);
+    case "createPod": {
+      const created = await client.create<Pod>(R.pods, ns, a.pod);
       events.record(set, "Normal", "SuccessfulCreate", `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} successful`);
+      await openGate(client, ns, created);
       return;
+    }
     case "deletePod":
       await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
       if (a.reason === "failed") events.record(set, "Warning", "RecreatingFailedPod", `StatefulSet ${ns}/${setName} is recreating failed Pod ${a.name}`);
@@ -203,14 +206,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, labels: a.labels } }, "merge");
       return;
     case "setPodCondition":
-      await client.patch(
-        R.pods,
-        ns,
-        a.name,
-        { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } },
-        "merge",
-        "status",
-      );
+      await setPodConditions(client, ns, a);
       return;
     case "updatePodInPlace":
       await client.patch(R.pods, ns, a.name, a.patch, "merge");
@@ -247,6 +243,26 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       return assertNever(a);
   }
 }
+
+/**
+ * openGate sets the InPlaceUpdateReady condition True on a pod just created with the gate, from
+ * the create's answer (its uid and resourceVersion as preconditions), so the kubelet's first
+ * status can already say Ready; otherwise the pod waits for the next pass to set it, and that
+ * write races the kubelet's. Best effort: a failure (the kubelet wrote first) is left to the next
+ * pass, whose plan sets it (replica-fixes.ts: ensureGateCondition). The condition's time is the
+ * pod's creation.
+ */
+async function openGate(client: KubeClient, ns: string | undefined, created: Pod): Promise<void> {
+  const at = created.metadata?.creationTimestamp;
+  if (!at) return;
+  for (const a of ensureGateCondition(created, new Date(at as unknown as string))) {
+    if (a.type === "setPodCondition") await setPodConditions(client, ns, a).catch(() => undefined);
+  }
+}
+
+/** setPodConditions writes the pod's status conditions, its uid and resourceVersion as preconditions (a stale read conflicts). */
+const setPodConditions = (client: KubeClient, ns: string | undefined, a: Extract<Action, { type: "setPodCondition" }>) =>
+  client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } }, "merge", "status");
 
 /** statusPatch returns a merge patch that makes the stored status equal `next` (nulls remove keys). */
 function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<string, unknown> {

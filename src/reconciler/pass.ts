@@ -16,6 +16,7 @@ import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
+import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
  * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
@@ -38,6 +39,8 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
+  /** Targeted pass: the writes its wakes announced; the result says which of them its reads did not include yet. */
+  awaiting?: readonly AnnouncedWrite[];
   /**
    * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
    * events are flushed once, after the set, so nothing is left to close).
@@ -76,6 +79,8 @@ export interface PassResult {
   cursor?: string;
   /** What the ImageList actuator did (puller pods created and deleted, statuses written). */
   imageListActions?: string[];
+  /** Of the `awaiting` writes, those this pass's reads did not include yet (it read before they were stored). */
+  unseenWrites?: AnnouncedWrite[];
 }
 
 /**
@@ -102,7 +107,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
   }
   // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
-  if (rawSets.length === 0 && o.setName) return result;
+  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.awaiting, { statefulsets: rawSets });
   if (rawSets.length === 0) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
@@ -120,6 +125,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     client.list<ControllerRevision & KubeObject>(R.controllerRevisions, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     listImageLists(client, o.setName ? ns : listNs),
   ]);
+  withUnseen(result, o.awaiting, { statefulsets: rawSets, pods, persistentvolumeclaims: claims });
   const index = indexObjects(pods, claims, revisions, imageLists);
   const events = o.events ?? new EventRecorder(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
@@ -166,6 +172,17 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
     await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
   }
+  return result;
+}
+
+/**
+ * withUnseen sets result.unseenWrites to the awaited writes that what the pass read (by kind) does
+ * not include yet (objects/announced-write.ts); none awaited, nothing set. Returns the result.
+ */
+function withUnseen(result: PassResult, awaiting: readonly AnnouncedWrite[] | undefined, read: Partial<Record<AnnouncedResource, KubeObject[]>>): PassResult {
+  if (!awaiting?.length) return result;
+  const find = (w: AnnouncedWrite) => read[w.resource]?.find((obj) => obj.metadata?.name === w.name);
+  result.unseenWrites = awaiting.filter((w) => read[w.resource] && !writeLanded(w, find(w)));
   return result;
 }
 

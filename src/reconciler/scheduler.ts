@@ -5,6 +5,7 @@ import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { WakeLimiter } from "./wake-limiter.ts";
+import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
  * ReconcileScheduler is Node's reconcile loop (`ordinal serve`): event-driven passes under a held
@@ -14,9 +15,11 @@ import { WakeLimiter } from "./wake-limiter.ts";
  *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
  *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
  *   bound how often (wake-limiter.ts);
- * - a set's pass that acted is followed at once by another of that set; one that waits with nothing
- *   to do is looked at again after 50 and 250 ms (RECHECK_MS: its wake may have come before the
- *   write it announced was stored) and at its earliest requeueAfter (grace periods, minReadySeconds);
+ * - a set's pass that acted is followed at once by another of that set; one that read before a
+ *   write its wakes announced was stored (a wake comes from admission, before the write) is looked
+ *   at again after 10, 50 and 250 ms (UNSEEN_MS) while it still does not see it; one that waits
+ *   with nothing to do after wakes that announced no write (ImageLists) is looked at again after
+ *   50 and 250 ms (RECHECK_MS); and each at its earliest requeueAfter (grace periods, minReadySeconds);
  * - a full pass of every set runs every `intervalMs` (the safety net for lost wakes), every
  *   `idleMs` while one is pending, at once while one acts;
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
@@ -48,10 +51,11 @@ export interface SchedulerOptions {
   onPass?: (pass: PassResult, seconds: number) => void;
 }
 
-/** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists. */
+/** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists; and the write it announces, if known. */
 export interface SetWake {
   namespace: string;
   name: string;
+  write?: AnnouncedWrite;
 }
 
 const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
@@ -62,11 +66,21 @@ const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
  */
 const RECHECK_MS = [50, 250] as const;
 
+/** A pass that did not see a write its wakes announced looks again after these delays (ms), one after the other. */
+const UNSEEN_MS = [10, 50, 250] as const;
+
+/** Announced writes kept per due set; beyond, its wakes count as announcing none (blind rechecks). */
+const MAX_AWAITED = 32;
+
 interface Due {
   wake: SetWake;
   at: number;
   /** How many rechecks of a woken set's pass came before this one (0: the wake itself). */
   recheck: number;
+  /** The writes its wakes announced that no pass has seen yet. */
+  awaiting: AnnouncedWrite[];
+  /** False when a wake announced no write (or too many): then a waiting pass is rechecked blindly. */
+  announced: boolean;
 }
 
 export class ReconcileScheduler {
@@ -96,16 +110,27 @@ export class ReconcileScheduler {
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
-  /** wake schedules a targeted pass of the wake's set (coalesced; never later than one already due) and cuts an idle wait short. */
+  /**
+   * wake schedules a targeted pass of the wake's set (coalesced; never later than one already
+   * due), notes the write it announces, and cuts an idle wait short.
+   */
   wake(w: SetWake): void {
     if (this.stopped) return;
     const key = wakeKey(w);
     const at = this.clock() + (this.o.coalesceMs ?? 15);
     const cur = this.due.get(key);
-    if (cur && cur.at <= at) return;
-    // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
-    if (!cur && this.due.size >= 10_000) return;
-    this.due.set(key, { wake: w, at, recheck: 0 });
+    if (cur) {
+      noteWrite(cur, w.write);
+      if (cur.at <= at) return;
+      cur.at = at;
+      cur.recheck = 0;
+    } else {
+      // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
+      if (this.due.size >= 10_000) return;
+      const d: Due = { wake: { namespace: w.namespace, name: w.name }, at, recheck: 0, awaiting: [], announced: true };
+      noteWrite(d, w.write);
+      this.due.set(key, d);
+    }
     this.kick?.();
   }
 
@@ -225,17 +250,29 @@ export class ReconcileScheduler {
     }
     this.due.delete(key);
     const { namespace, name } = d.wake;
+    const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, shouldStop: () => !this.elector.isLeader() }),
+      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.elector.isLeader() }),
     );
-    if (!pass || this.due.has(key)) return; // failed (logged; the full pass retries), or woken again meanwhile
+    const again = this.due.get(key);
+    if (again) {
+      // Woken again meanwhile: that pass also looks for what this one did not see.
+      for (const w of pass?.unseenWrites ?? []) noteWrite(again, w);
+      if (!d.announced) again.announced = false;
+      return;
+    }
+    if (!pass) return; // failed (logged; the full pass retries)
     const t = this.clock();
-    const rechecks = this.o.recheckMs ?? RECHECK_MS;
+    const unseen = pass.unseenWrites ?? [];
     let after: number | undefined;
-    if (pass.actionCount > 0) after = 0;
-    else if (pass.pending) after = rechecks[d.recheck];
+    let recheck = d.recheck + 1;
+    if (pass.actionCount > 0) {
+      after = 0;
+      recheck = 0;
+    } else if (unseen.length) after = UNSEEN_MS[d.recheck];
+    else if (pass.pending && !d.announced) after = (this.o.recheckMs ?? RECHECK_MS)[d.recheck];
     after = earlierMs(after, pass.requeueAfterMs);
-    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck: pass.actionCount > 0 ? 0 : d.recheck + 1 });
+    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck, awaiting: unseen, announced: d.announced });
   }
 
   /** run runs a pass and reports it; a failed pass is logged and returns undefined. */
@@ -250,4 +287,10 @@ export class ReconcileScheduler {
       return undefined;
     }
   }
+}
+
+/** noteWrite adds a wake's announced write to what its due pass looks for; a wake that announced none (or one too many) makes the set's rechecks blind. */
+function noteWrite(d: Due, w: AnnouncedWrite | undefined): void {
+  if (!w || d.awaiting.length >= MAX_AWAITED) d.announced = false;
+  else if (!d.awaiting.some((a) => a.resource === w.resource && a.name === w.name && a.operation === w.operation && a.resourceVersion === w.resourceVersion)) d.awaiting.push(w);
 }

@@ -14,15 +14,20 @@
  *   StatefulSets.
  * - replicas ≤ MAX_REPLICAS (the CRD's `maximum`, which also holds for the scale subresource that
  *   no webhook sees): the webhook says what the limit is for.
+ * - reserveOrdinals (Kruise's field): each entry an int32 ≥ 0 or "a-b" with a ≤ b ≤ 2147483647; no
+ *   entry may repeat or overlap another (Kruise accepts both silently; a duplicate is almost always
+ *   a mistake in a hand-edited list, and refusing it keeps `kubectl edit` diffs meaningful); at most
+ *   MAX_RESERVE_ORDINALS entries; the highest replica's ordinal must stay ≤ 2147483647. An entry
+ *   below ordinals.start reserves nothing: a warning.
  */
 import type { FieldPath} from "./field-error.ts";
-import { type FieldError, invalid, notSupported } from "./field-error.ts";
+import { type FieldError, duplicate, invalid, notSupported, tooMany } from "./field-error.ts";
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
-import { MAX_REPLICAS } from "../api/statefulset.ts";
+import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
+import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
-import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -34,6 +39,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
   errs.push(...validateLifecycle(r, spec.lifecycle, p.child("lifecycle")));
+  errs.push(...validateReserveOrdinals(r, spec, p));
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");
   const ru = r.obj(us.rollingUpdate, ruPath);
@@ -51,6 +57,42 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     const pp = ruPath.child("imagePrewarm", "parallelism");
     const parallelism = r.int32(prewarm.parallelism, pp);
     if (parallelism !== undefined && parallelism < 1) errs.push(invalid(pp, parallelism, "must be greater than or equal to 1"));
+  }
+  return errs;
+}
+
+const MAX_ORDINAL = 2147483647;
+const RESERVE_FORMAT = 'must be an ordinal (an integer ≥ 0) or a range "a-b" of ordinals with a ≤ b, each at most 2147483647';
+
+/** validateReserveOrdinals checks spec.reserveOrdinals (see the decisions above). */
+function validateReserveOrdinals(r: Reader, spec: JsonObject, p: FieldPath): FieldError[] {
+  const path = p.child("reserveOrdinals");
+  const list = r.arr(spec.reserveOrdinals, path);
+  if (!list) return [];
+  if (list.length > MAX_RESERVE_ORDINALS) return [tooMany(path, list.length, MAX_RESERVE_ORDINALS)];
+  const errs: FieldError[] = [];
+  const spans: { lo: number; hi: number; index: number }[] = [];
+  list.forEach((entry, index) => {
+    const span = typeof entry === "number" || typeof entry === "string" ? parseReserveOrdinal(entry) : undefined;
+    if (!span || span[1] > MAX_ORDINAL) errs.push(invalid(path.index(index), entry, RESERVE_FORMAT));
+    else spans.push({ lo: span[0], hi: span[1], index });
+  });
+  spans.sort((a, b) => a.lo - b.lo || a.index - b.index);
+  // Sorted by lower bound, an entry overlaps an earlier one exactly when it starts at or below the highest end so far.
+  let reach: (typeof spans)[number] | undefined;
+  for (const s of spans) {
+    if (reach && s.lo <= reach.hi) {
+      const [first, later] = reach.index < s.index ? [reach, s] : [s, reach];
+      const value = list[later.index];
+      if (JSON.stringify(value) === JSON.stringify(list[first.index]) || (first.lo === later.lo && first.hi === later.hi)) errs.push(duplicate(path.index(later.index), value));
+      else errs.push(invalid(path.index(later.index), value, `overlaps spec.reserveOrdinals[${first.index}] (${JSON.stringify(list[first.index])})`));
+    }
+    if (!reach || s.hi > reach.hi) reach = s;
+  }
+  if (errs.length === 0) {
+    const range = rawOrdinalRange(spec, 0);
+    if (range.end - 1 > MAX_ORDINAL)
+      errs.push(invalid(path, `${spans.length} entries`, `leave the highest replica at ordinal ${range.end - 1}, beyond ${MAX_ORDINAL}: reserve fewer ordinals or lower spec.replicas or spec.ordinals.start`));
   }
   return errs;
 }
@@ -92,6 +134,12 @@ export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
       "spec.template.spec.terminationGracePeriodSeconds is 0: pods are killed without a graceful shutdown, which is unsafe for stateful workloads (the same identity may run twice); use a positive value",
     );
   else if (grace !== undefined && grace < 0) warnings.push("spec.template.spec.terminationGracePeriodSeconds is negative: the apiserver treats it as 1 second");
+  if (group === "apps.ordinal.dev" && Array.isArray(spec.reserveOrdinals)) {
+    const start = rawOrdinalRange(spec, 0).start;
+    const below = spec.reserveOrdinals.filter((entry) => (parseReserveOrdinal(entry)?.[1] ?? Infinity) < start);
+    if (below.length)
+      warnings.push(`spec.reserveOrdinals ${below.slice(0, 5).map((e) => JSON.stringify(e)).join(", ")}${below.length > 5 ? ", …" : ""} below spec.ordinals.start (${start}) reserve nothing`);
+  }
   if (type === "RollingUpdate" && ru) {
     const mu = ru.maxUnavailable;
     // Percentages scale with replicas, rounding up (GetScaledValueFromIntOrPercent).

@@ -10,7 +10,7 @@ import { newSet } from "../support/fixtures.ts";
 export const RECONCILER = "ordinal-reconciler";
 
 /** sampleSet is `default/web`: serviceName web, claim template `data`, 3 replicas. */
-export function sampleSet(overrides: { serviceName?: string; claims?: string[]; replicas?: number; start?: number } = {}): StatefulSet {
+export function sampleSet(overrides: { serviceName?: string; claims?: string[]; replicas?: number; start?: number; reserveOrdinals?: (number | string)[] } = {}): StatefulSet {
   return newSet({
     replicas: overrides.replicas ?? 3,
     metadata: { uid: "uid-web" },
@@ -18,6 +18,7 @@ export function sampleSet(overrides: { serviceName?: string; claims?: string[]; 
     spec: {
       serviceName: overrides.serviceName ?? "web",
       ...(overrides.start !== undefined ? { ordinals: { start: overrides.start } } : {}),
+      ...(overrides.reserveOrdinals ? { reserveOrdinals: overrides.reserveOrdinals } : {}),
       template: {
         metadata: { labels: { app: "web" } },
         spec: {

@@ -318,10 +318,10 @@ describe("createApp: admission", () => {
     const onWake = vi.fn((_wake: Wake, waitUntil: (p: Promise<unknown>) => void) => waitUntil(Promise.reject(new Error("pass failed"))));
     const t = await testApp({ onWake });
     const pod = newStatefulSetPod(sampleSet(), 0);
-    const body = review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }));
+    const body = review(request({ operation: "UPDATE", subResource: "status", name: "web-0", object: { ...pod, status: { phase: "Running" } }, oldObject: pod }));
     const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, body));
     expect(r.response.allowed).toBe(true);
-    expect(onWake).toHaveBeenCalledWith({ namespace: "default", name: "web", reason: "pod-status" }, expect.any(Function));
+    expect(onWake).toHaveBeenCalledWith({ namespace: "default", name: "web", reason: "pod-status", write: { resource: "pods", name: "web-0", operation: "UPDATE" } }, expect.any(Function));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "wake failed" }));
   });
@@ -333,7 +333,7 @@ describe("createApp: admission", () => {
       },
     });
     const pod = newStatefulSetPod(sampleSet(), 0);
-    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod }))));
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ operation: "UPDATE", subResource: "status", object: { ...pod, status: { phase: "Running" } }, oldObject: pod }))));
     expect(r.response.allowed).toBe(true);
     expect(t.log.lines).toContainEqual(expect.objectContaining({ level: "error", msg: "onWake failed" }));
   });

@@ -60,6 +60,24 @@ describe("the ordinal range [start, start + replicas)", () => {
   });
 });
 
+describe("the ordinal range with reserveOrdinals", () => {
+  // start 2, replicas 3, reserve 3 and 5-6: the replicas are web-2, web-4, web-7.
+  const set = sampleSet({ start: 2, replicas: 3, reserveOrdinals: [3, "5-6"] });
+  it.each<[string, string, boolean]>([
+    ["the start", "web-2", false],
+    ["a reserved ordinal", "web-3", true],
+    ["between two reservations", "web-4", false],
+    ["inside a reserved range", "web-6", true],
+    ["the last, after the reservations", "web-7", false],
+    ["one past the last", "web-8", true],
+  ])("%s", async (_, name, warned) => {
+    const { response, ops } = await run(handMadePod(name), {}, set);
+    // Identity either way (the pod exists): the reconciler deletes a pod outside the range.
+    expect(ops.length).toBeGreaterThan(0);
+    expect(response.warnings ?? []).toEqual(warned ? [`pod ${name}: ordinal ${name.slice(4)} is outside StatefulSet web's range [2, 8) without 3, 5-6; the reconciler will not keep it`] : []);
+  });
+});
+
 describe("readiness gates and purity", () => {
   it("an existing gate is kept, ours appended, and the request's pod is left as it was", async () => {
     const pod = handMadePod("web-1");

@@ -14,21 +14,26 @@ const node = { userInfo: { username: "system:node:n1" } };
 const scaleKind = { group: "autoscaling", version: "v1", kind: "Scale" };
 const setsResource = { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" };
 const claim = (labels: Record<string, string>) => ({ metadata: { name: "data-web-0", namespace: "default", labels } });
+/** readyPod returns pod web-0 as the kubelet reports it Ready. */
+const readyPod = () => ({ ...pod(), status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } });
+const withRv = <T extends { metadata?: object }>(o: T, resourceVersion: string): T => ({ ...o, metadata: { ...o.metadata, resourceVersion } });
 const puller = { metadata: { name: "pull-x", namespace: "default", labels: { [PULLER_LABEL]: "true" } } };
 
 describe("wakeOf: which set an admission wakes", () => {
   it.each<[string, Fields, Wake | undefined]>([
-    ["a set's create", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
-    ["a set's update", { kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
-    ["a set's delete (oldObject only)", { kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set" }],
-    ["a set's scale", { kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }, { namespace: "default", name: "web", reason: "scale" }],
+    ["a set's create", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "CREATE" } }],
+    ["a set's update", { kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: withRv(sampleSet(), "41") }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "41" } }],
+    ["a set's delete (oldObject only)", { kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "DELETE" } }],
+    ["a set's scale", { kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web", resourceVersion: "7" } } }, { namespace: "default", name: "web", reason: "scale", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "7" } }],
     ["a set's status (someone else's write): none", { kind: osts, subResource: "status", operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }, undefined],
-    ["a managed pod's create", { name: "web-0", object: pod() }, { namespace: "default", name: "web", reason: "pod" }],
-    ["a managed pod's status, in the pod's namespace", { ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, { namespace: "default", name: "web", reason: "pod-status" }],
-    ["a managed pod's delete", { operation: "DELETE", name: "web-0", oldObject: pod() }, { namespace: "default", name: "web", reason: "pod" }],
+    ["a managed pod's create", { name: "web-0", object: pod() }, { namespace: "default", name: "web", reason: "pod", write: { resource: "pods", name: "web-0", operation: "CREATE" } }],
+    ["a managed pod's status, in the pod's namespace", { ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", name: "web-0", object: readyPod(), oldObject: withRv(pod(), "12") }, { namespace: "default", name: "web", reason: "pod-status", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "12" } }],
+    ["a managed pod's status that changes only what no plan reads (an IP): none", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: { ...readyPod(), status: { ...readyPod().status, podIP: "10.0.0.9" } }, oldObject: readyPod() }, undefined],
+    ["a managed pod's status written again unchanged: none", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: readyPod(), oldObject: readyPod() }, undefined],
+    ["a managed pod's delete", { operation: "DELETE", name: "web-0", oldObject: withRv(pod(), "13") }, { namespace: "default", name: "web", reason: "pod", write: { resource: "pods", name: "web-0", operation: "DELETE", resourceVersion: "13" } }],
     ["a pod's binding: none (the kubelet's status write follows)", { kind: { group: "", version: "v1", kind: "Binding" }, resource: { group: "", version: "v1", resource: "pods" }, subResource: "binding", object: { metadata: { name: "web-0" } } }, undefined],
     ["a pod that is not Ordinal's: none", { ...node, operation: "UPDATE", subResource: "status", object: { metadata: { name: "x" } }, oldObject: { metadata: { name: "x" } } }, undefined],
-    ["a claim's create", { kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({ [SET_NAME_LABEL]: "web" }) }, { namespace: "default", name: "web", reason: "claim" }],
+    ["a claim's create", { kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({ [SET_NAME_LABEL]: "web" }) }, { namespace: "default", name: "web", reason: "claim", write: { resource: "persistentvolumeclaims", name: "data-web-0", operation: "CREATE" } }],
     ["a claim without the label: none", { kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({}) }, undefined],
     ["an ImageList's delete: its namespace", { kind: imageListKind, operation: "DELETE", name: "node-1", namespace: "team", oldObject: { metadata: { name: "node-1", namespace: "team" } } }, { namespace: "team", name: "", reason: "imagelist" }],
     ["a puller pod's status: its namespace's ImageLists", { ...node, operation: "UPDATE", subResource: "status", object: puller, oldObject: puller }, { namespace: "default", name: "", reason: "imagelist" }],
@@ -40,14 +45,15 @@ describe("wakeOf: which set an admission wakes", () => {
   it("the pod's namespace, else the request's, else default", () => {
     const p = pod();
     delete p.metadata!.namespace;
-    expect(wake({ ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", object: p, oldObject: p })?.namespace).toBe("ns-of-request");
-    expect(wake({ ...node, namespace: undefined, operation: "UPDATE", subResource: "status", object: p, oldObject: p })?.namespace).toBe("default");
+    const ready = { ...p, status: { phase: "Running" } };
+    expect(wake({ ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", object: ready, oldObject: p })?.namespace).toBe("ns-of-request");
+    expect(wake({ ...node, namespace: undefined, operation: "UPDATE", subResource: "status", object: ready, oldObject: p })?.namespace).toBe("default");
   });
 
   it.each<[string, Fields, boolean]>([
-    ["a dry run", { ...node, dryRun: true, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, true],
-    ["a denied request", { ...node, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, false],
-    ["the reconciler's own write (its pass goes on anyway)", { userInfo: { username: RECONCILER }, operation: "UPDATE", subResource: "status", object: pod(), oldObject: pod() }, true],
+    ["a dry run", { ...node, dryRun: true, operation: "UPDATE", subResource: "status", object: readyPod(), oldObject: pod() }, true],
+    ["a denied request", { ...node, operation: "UPDATE", subResource: "status", object: readyPod(), oldObject: pod() }, false],
+    ["the reconciler's own write (its pass goes on anyway)", { userInfo: { username: RECONCILER }, operation: "UPDATE", subResource: "status", object: readyPod(), oldObject: pod() }, true],
     ["a name that is not an object name (selector syntax)", { kind: osts, operation: "DELETE", name: "web,metadata.namespace=x", oldObject: { metadata: { name: "web,metadata.namespace=x" } } }, true],
     ["a set label too long for a label value", { operation: "DELETE", name: "x", oldObject: { metadata: { labels: { [SET_NAME_LABEL]: "a".repeat(64) } } } }, true],
     ["a namespace that is not a DNS label", { kind: osts, operation: "DELETE", name: "web", namespace: "Bad_NS", oldObject: { metadata: { name: "web" } } }, true],
@@ -63,7 +69,7 @@ describe("the wake route", () => {
     const body = review(request({ kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }));
     const r = await readReview(await t.post(WEBHOOK_PATHS.wake, body));
     expect(r.response).toEqual({ uid: expect.any(String), allowed: true });
-    expect(wakes).toEqual([{ namespace: "default", name: "web", reason: "scale" }]);
+    expect(wakes).toEqual([{ namespace: "default", name: "web", reason: "scale", write: { resource: "statefulsets", name: "web", operation: "UPDATE" } }]);
   });
   it("a denied set wakes nothing", async () => {
     const wakes: Wake[] = [];

@@ -73,8 +73,18 @@ function setup(o: { status?: Record<string, unknown>; pods?: number; claims?: nu
   fake.onRequest((r) => {
     if (r.method !== "GET") requests.push(`${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ""} ${nameOf(r)}`);
   });
-  /** writes lists the write requests made but status writes: "verb resource[/sub] name". */
-  const writes = () => requests.filter((w) => !w.includes("statefulsets/status"));
+  /**
+   * writes lists the write requests made but status writes and the gate opened right after a
+   * create (asserted on their own): "verb resource[/sub] name".
+   */
+  const writes = () => {
+    const created = new Set<string>();
+    return requests.filter((w) => {
+      if (w.startsWith("create pods ")) created.add(w.slice("create pods ".length));
+      const gate = w.startsWith("patch pods/status ") && created.delete(w.slice("patch pods/status ".length));
+      return !gate && !w.includes("statefulsets/status");
+    });
+  };
   const fail = (name: string, fault: Fault = "internal") => fake.faults.add({ fault, when: (r) => r.method !== "GET" && nameOf(r) === name });
   const uid = (path: string) => fake.get<{ metadata: { uid: string } }>(path)!.metadata.uid;
   return { fake, set, exec, writes, recorded, logged, errors, fail, uid };
@@ -270,6 +280,31 @@ describe("executePlan: one action of each kind", () => {
     expect(again.unseenPods).toEqual(["web-0"]);
     expect((again.error as ApiError).code).toBe(409);
     expect(recorded).toEqual([{ type: "Warning", reason: "FailedCreate", message: `create Pod web-0 in StatefulSet web failed error: ${again.error!.message}` }]);
+  });
+
+  it("createPod opens the new pod's InPlaceUpdateReady gate at once (uid and resourceVersion of the create as preconditions), so the kubelet's first status can say Ready", async () => {
+    const { fake, set, exec } = setup();
+    const p = newPod(set, 0, "web-1");
+    delete p.metadata!.uid;
+    delete p.metadata!.resourceVersion;
+    const ex = await exec([{ type: "createPod", pod: p, reason: "create" }]);
+    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ""}`).slice(0, 2)).toEqual(["create pods", "patch pods/status"]);
+    const stored = fake.get<Pod>(`${NS}/pods/web-0`)!;
+    expect(stored.status?.conditions?.find((c) => c.type === "InPlaceUpdateReady")).toMatchObject({ status: "True", lastTransitionTime: stored.metadata!.creationTimestamp });
+    expect(ex.done.map(describeAction)).toEqual(["createPod web-0"]);
+  });
+
+  it("createPod whose gate write fails (the kubelet wrote first) is still done: the next pass sets the gate", async () => {
+    const { fake, set, exec, errors } = setup();
+    fake.faults.add({ fault: "conflict", when: (r) => r.method === "PATCH" && r.subresource === "status" && r.resource === "pods" });
+    const p = newPod(set, 0, "web-1");
+    delete p.metadata!.uid;
+    delete p.metadata!.resourceVersion;
+    const ex = await exec([{ type: "createPod", pod: p, reason: "create" }]);
+    expect(ex.error).toBeUndefined();
+    expect(ex.done.map(describeAction)).toEqual(["createPod web-0"]);
+    expect(fake.get<Pod>(`${NS}/pods/web-0`)!.status?.conditions?.some((c) => c.type === "InPlaceUpdateReady")).toBeFalsy();
+    expect(errors).toEqual([]);
   });
 
   it("createPod failing with something else than AlreadyExists leaves unseenPods empty", async () => {
@@ -483,7 +518,7 @@ describe("executePlan: order", () => {
   it("the plan's own updateStatus is not run: the status is written once, last, from the writes done", async () => {
     const { fake, set, exec } = setup();
     await exec([{ type: "updateStatus", status: { replicas: 7 } }, pod(set, 0)]);
-    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ""}`)).toEqual(["create pods", "patch statefulsets/status"]);
+    expect(fake.log.entries.map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ""}`)).toEqual(["create pods", "patch pods/status", "patch statefulsets/status"]);
     expect(fake.get<StatefulSet>(`${SETS}/web`)!.status!.replicas).toBe(1);
   });
 

@@ -119,11 +119,11 @@ describe("runReconcile", () => {
     fake.seed(setManifest({ name: "s0", replicas: 1, policy: "OrderedReady" }));
     const sleeps: number[] = [];
     const r = await runReconcile(client, { ...base, idleMs: 7, maxPasses: 4, budgetMs: 3_600_000, sleep: async (ms) => void sleeps.push(ms) });
-    // The first passes create web-0 and write status (they acted); the later ones wait for it to be Ready.
+    // The first pass creates web-0 (its gate opened at once) and writes status (it acted); the later ones wait for it to be Ready.
     const acted = r.passes.map((p) => p.actionCount > 0);
-    expect(acted).toEqual([true, true, false, false]);
-    // No pause after passes 1 and 2 (they acted), idleMs after pass 3, none after the last.
-    expect(sleeps).toEqual([7]);
+    expect(acted).toEqual([true, false, false, false]);
+    // No pause after pass 1 (it acted), idleMs after passes 2 and 3, none after the last.
+    expect(sleeps).toEqual([7, 7]);
   });
 
   it("without a sleep option an idle pause is a timer of idleMs: the next pass waits for it", async () => {
@@ -131,7 +131,7 @@ describe("runReconcile", () => {
     vi.useFakeTimers({ toFake: ["setTimeout"] });
     try {
       let finished = false;
-      const run = runReconcile(client, { ...base, sleep: undefined, idleMs: 5_000, now: clock.now, budgetMs: 3_600_000, maxPasses: 3 }).then((r) => {
+      const run = runReconcile(client, { ...base, sleep: undefined, idleMs: 5_000, now: clock.now, budgetMs: 3_600_000, maxPasses: 2 }).then((r) => {
         finished = true;
         return r;
       });
@@ -141,8 +141,8 @@ describe("runReconcile", () => {
       expect(finished).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
       const r = await run;
-      // The first pass acted (no pause); the second waited on web-0, then paused.
-      expect(r.passes.map((p) => p.actionCount > 0)).toEqual([true, false, false]);
+      // Both passes wait on web-0 (world's pass created it, its gate open): one pause between them.
+      expect(r.passes.map((p) => p.actionCount > 0)).toEqual([false, false]);
     } finally {
       vi.useRealTimers();
     }

@@ -48,7 +48,7 @@ describe("reconcilePass", () => {
     ["a claim create", { method: "POST", resource: "persistentvolumeclaims" }],
     ["a pod create", { method: "POST", resource: "pods" }],
     ["the revision create", { method: "POST", resource: "controllerrevisions" }],
-    ["the status write", { method: "PATCH", subresource: "status" }],
+    ["the status write", { method: "PATCH", resource: "statefulsets", subresource: "status" }],
   ])("stops the set at the first failure (%s) and the next pass finishes the job", async (_, match) => {
     const { fake, client, pods, claims } = setup();
     await fake.seed(setObj("web"));
@@ -62,6 +62,24 @@ describe("reconcilePass", () => {
     expect(claims()).toEqual(["data-web-0", "data-web-1"]);
     const set = fake.get<{ status?: { replicas?: number } }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
     expect(set?.status?.replicas).toBe(2);
+  });
+
+  it("a targeted pass says which writes its wakes announced it did not read yet", async () => {
+    const { fake, client } = setup();
+    await fake.seed(setObj("web"));
+    await reconcilePass(client, { now, log: silentLogger });
+    const rv = (name: string) => fake.get<Pod>(`/api/v1/namespaces/default/pods/${name}`)!.metadata!.resourceVersion!;
+    const stored = { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "1" } as const;
+    const pending = { resource: "pods", name: "web-1", operation: "UPDATE", resourceVersion: rv("web-1") } as const;
+    const created = { resource: "pods", name: "web-0", operation: "CREATE" } as const;
+    const notYetCreated = { resource: "persistentvolumeclaims", name: "data-web-9", operation: "CREATE" } as const;
+    const deleted = { resource: "pods", name: "web-7", operation: "DELETE", resourceVersion: "3" } as const;
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", awaiting: [stored, pending, created, notYetCreated, deleted] });
+    expect(r.unseenWrites).toEqual([pending, notYetCreated]);
+    const gone = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "db", awaiting: [{ resource: "statefulsets", name: "db", operation: "CREATE" }, pending] });
+    // The set is not stored yet (one read): its create is unseen; its pods are not looked at.
+    expect(gone.unseenWrites).toEqual([{ resource: "statefulsets", name: "db", operation: "CREATE" }]);
+    expect((await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web" })).unseenWrites).toBeUndefined();
   });
 
   it("a failure of one set does not stop the others", async () => {

@@ -74,6 +74,49 @@ describe("ReconcileScheduler", () => {
     expect(w.requests.slice(before)).toEqual(["GET /apis/apps.ordinal.dev/v1/namespaces/default/statefulsets?fieldSelector=metadata.name=nope&limit=500"]);
   });
 
+  /** waitingOnWeb0 returns a world whose scheduler runs and has created web-0 of an OrderedReady set of 2 (the set then waits on it), and a counter of web's targeted passes. */
+  async function waitingOnWeb0() {
+    const w = world();
+    w.fake.seed(setManifest({ name: "web", replicas: 2, policy: "OrderedReady" }));
+    running = w.scheduler;
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 400));
+    const before = w.requests.length;
+    const passes = () => w.requests.slice(before).filter((r) => r.includes("fieldSelector=metadata.name=web")).length;
+    const web0 = () => w.fake.get<Pod>("/api/v1/namespaces/default/pods/web-0")!;
+    return { ...w, passes, web0 };
+  }
+
+  it("a wake whose announced write the pass already reads: a set that still waits costs that one pass, no blind rechecks", async () => {
+    const w = await waitingOnWeb0();
+    const old = w.web0().metadata!.resourceVersion!;
+    // The kubelet's write is stored (Running, not Ready yet): the set still waits on web-0.
+    w.fake.put({ ...w.web0(), status: { ...w.web0().status, phase: "Running" } });
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: old } });
+    await vi.waitFor(() => expect(w.passes()).toBe(1), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(w.passes()).toBe(1);
+  });
+
+  it("a wake whose announced write is not stored yet: the set is looked at again soon, a bounded number of times, and acts once it is", async () => {
+    const w = await waitingOnWeb0();
+    const rv = w.web0().metadata!.resourceVersion!;
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: rv } });
+    // Never stored (refused later, say): the wake's pass and three looks (10, 50, 250 ms), then no more.
+    await vi.waitFor(() => expect(w.passes()).toBe(4), { timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(w.passes()).toBe(4);
+    // Stored after the wake's pass read (as the set's look that follows starts): that look sees web-0 Ready and creates web-1.
+    const ready = { ...w.web0(), status: { phase: "Running", conditions: [...(w.web0().status?.conditions ?? []), { type: "Ready", status: "True" }] } };
+    let looks = 0;
+    w.fake.onRequest((r) => {
+      if (r.method === "GET" && r.resource === "statefulsets" && ++looks === 2) w.fake.put(ready);
+    });
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: w.web0().metadata!.resourceVersion! } });
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0", "web-1"]), { timeout: 10_000 });
+  });
+
   it("wakes of one set faster than its rate are coalesced and limited, never dropped", async () => {
     const w = world();
     w.fake.seed(setManifest({ name: "web", replicas: 1, policy: "Parallel" }));

@@ -85,7 +85,7 @@ describe("in workerd", () => {
         ),
     });
     const pod = newStatefulSetPod(sampleSet(), 0);
-    const body = JSON.stringify(review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod })));
+    const body = JSON.stringify(review(request({ operation: "UPDATE", subResource: "status", object: { ...pod, status: { phase: "Running" } }, oldObject: pod })));
     const ctx = createExecutionContext();
     const res = await t.app.fetch(
       new Request(`https://ordinal.test${WEBHOOK_PATHS.validatePods}`, { method: "POST", headers: { authorization: `Bearer ${t.token}` }, body }),

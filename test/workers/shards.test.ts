@@ -67,7 +67,7 @@ describe("the webhook forwards wakes to the shard's object", () => {
     const later = Date.now() + 3_600_000;
     await seedSchedule(index, { due: {}, nextFullPassAt: later }, later);
     const pod = newStatefulSetPod(sampleSet(), 0);
-    const body = JSON.stringify(review(request({ operation: "UPDATE", subResource: "status", object: pod, oldObject: pod })));
+    const body = JSON.stringify(review(request({ operation: "UPDATE", subResource: "status", object: { ...pod, status: { phase: "Running" } }, oldObject: pod })));
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request(`https://ordinal.test${WEBHOOK_PATHS.validatePods}`, { method: "POST", body }), { ...bindings, WEBHOOK_AUTH: "none" }, ctx);
     expect(res.status).toBe(200);
