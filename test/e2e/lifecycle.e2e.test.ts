@@ -14,7 +14,7 @@ import { R } from "../../src/kube/resources.ts";
 import { LIFECYCLE_STATE_LABEL } from "../../src/objects/constants.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { admin, env, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
+import { admin, env, kubectl, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const DRAIN = "example.io/drain";
 const template = (image: string) => ({ metadata: { labels: { app: "web", [DRAIN]: "true" } }, spec: { containers: [{ name: "nginx", image }] } });
@@ -50,6 +50,14 @@ function rolloutStatus(ns: string): string {
 }
 
 beforeAll(setupCluster);
+
+describe("the CRD", () => {
+  it("kubectl explain describes spec.lifecycle and its handlers", () => {
+    expect(kubectl(["explain", "osts.spec.lifecycle", "--api-version=apps.ordinal.dev/v1"])).toMatch(/Lifecycle hooks/);
+    expect(kubectl(["explain", "osts.spec.lifecycle.preDelete.labelsHandler", "--api-version=apps.ordinal.dev/v1"])).toMatch(/hold the pod in\s+PreparingDelete/);
+    expect(kubectl(["explain", "osts.spec.lifecycle.inPlaceUpdate.markPodNotReady", "--api-version=apps.ordinal.dev/v1"])).toMatch(/InPlaceUpdateReady/);
+  });
+});
 
 describe("preDelete hook held by a label", () => {
   it("a scale-in waits in PreparingDelete, out of traffic, until the label is removed; then the pod goes and the others stay", async () => {
