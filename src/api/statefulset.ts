@@ -111,6 +111,10 @@ const RollingUpdateSchema = described(
       "Options of in-place updates (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).",
     ),
     imagePrewarm: z.optional(ImagePrewarmSchema),
+    rollbackOnFailure: described(
+      z.optional(z.boolean()),
+      "When true, a rollout that exceeds spec.progressDeadlineSeconds is rolled back: the template of the last fully available revision (status.currentRevision) is written back into spec.template, as `ordinal rollout undo` does, the failed revision is recorded in the annotation ordinal.dev/failed-revisions and an event, and its pods that never became Ready are replaced. Never twice for one revision, never to a revision that failed; needs progressDeadlineSeconds.",
+    ),
   }),
   "Options of the RollingUpdate strategy.",
 );
@@ -194,6 +198,10 @@ const StatefulSetSpecSchema = described(
     updateStrategy: z._default(UpdateStrategySchema, { type: "RollingUpdate", rollingUpdate: { ...ROLLING_UPDATE_DEFAULTS } }),
     revisionHistoryLimit: described(count(10), "ControllerRevisions kept for `ordinal rollout undo` beyond the current and update ones."),
     minReadySeconds: described(count(0), "Seconds a pod must be Ready before it counts as available."),
+    progressDeadlineSeconds: described(
+      z.optional(int32().check(z.minimum(1))),
+      "As on a Deployment: seconds a rollout may go without progress (a pod newly updated and Ready) before the Progressing condition turns False with reason ProgressDeadlineExceeded and a Warning event names the pod holding it and why. Must be greater than minReadySeconds. Not counted while paused. Unset: no deadline.",
+    ),
     persistentVolumeClaimRetentionPolicy: described(
       z.optional(
         z.object({
@@ -213,7 +221,12 @@ const StatefulSetSpecSchema = described(
   "The desired state: as apps/v1 StatefulSet, plus Ordinal's update-strategy fields.",
 );
 
-const ConditionSchema = conditionSchema("the set");
+const ConditionSchema = described(
+  z.extend(conditionSchema("the set"), {
+    lastUpdateTime: described(z.optional(z.string()), "Progressing, with spec.progressDeadlineSeconds: when the rollout last made progress (RFC 3339); the deadline counts from it."),
+  }),
+  "A condition of the set.",
+);
 
 const StatefulSetStatusSchema = described(
   z.object({

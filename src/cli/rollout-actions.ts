@@ -9,6 +9,7 @@ import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { rolloutState } from "../core/rollout-state.ts";
 import { revisionTemplate } from "../core/revisions.ts";
+import { templatePatch } from "../core/rollback.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { updateStrategyOf } from "../core/update-strategy.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -118,18 +119,7 @@ async function undoOnce(client: KubeClient, ctx: CliContext, set: StatefulSet, t
     return 0;
   }
   // JSON Patch: replace the whole template (a merge patch would keep keys the revision lacks), guarded by resourceVersion.
-  await client.patch(
-    R.statefulSets,
-    ns,
-    name,
-    [
-      { op: "test", path: "/metadata/resourceVersion", value: set.metadata.resourceVersion },
-      { op: "replace", path: "/spec/template", value: template },
-    ],
-    "json",
-    undefined,
-    dryRun === "server" ? { dryRun: true } : undefined,
-  );
+  await client.patch(R.statefulSets, ns, name, templatePatch(set, template), "json", undefined, dryRun === "server" ? { dryRun: true } : undefined);
   ctx.out(dryRun === "server" ? `${SET_RESOURCE}/${name} rolled back to revision ${target.revision} (server dry run)\n${stringify(template).trimEnd()}` : `${SET_RESOURCE}/${name} rolled back`);
   return 0;
 }

@@ -31,6 +31,8 @@ export type Action =
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }
+  /** rollbackOnFailure: put the last fully available revision's template back (JSON Patch of the set, guarded by its resourceVersion). */
+  | { type: "rollbackTemplate"; from: string; to: string; patch: JsonPatchOp[] }
   /** Pre-warm: create the ImageList named after `node` in the set's namespace, or merge-patch it. */
   | { type: "writeImageList"; node: string; create?: ImageList; patch?: ImageListPatch }
   | { type: "event"; eventType: "Normal" | "Warning"; reason: string; message: string };
@@ -62,4 +64,11 @@ export interface InPlacePodPatch {
 export interface ImageListPatch {
   metadata: { resourceVersion: string; annotations: Record<string, string | null> };
   spec: { images: Record<string, { alwaysPull: boolean } | null> };
+}
+
+/** One RFC 6902 operation (the set's template rollback, rollback.ts). */
+export interface JsonPatchOp {
+  op: "add" | "replace" | "test";
+  path: string;
+  value: unknown;
 }

@@ -1,13 +1,16 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { INPLACE_BLOCKED_CONDITION, LIFECYCLE_HELD_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
+import { DEADLINE_EXCEEDED_REASON, INPLACE_BLOCKED_CONDITION, LIFECYCLE_HELD_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
+import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
  * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
- * Unknown while paused, False while InPlaceOnly blocks it), Paused (present once a
+ * Unknown while paused, False while InPlaceOnly blocks it or, with progressDeadlineSeconds, once the
+ * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
+ * progress —), Paused (present once a
  * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
  * the JSON pointers), LifecycleHookHeld (present once a lifecycle hook held a pod, naming the pods
  * and what holds them) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
@@ -20,6 +23,10 @@ export interface RolloutFacts {
   blocked: string[];
   /** Pods a lifecycle hook holds this pass ("pod web-2 PreparingDelete: label example.io/drain=true"). */
   held?: string[];
+  /** The progress deadline's clock and verdict (progress-deadline.ts); absent without a clock. */
+  progress?: ProgressFacts;
+  /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
+  rollback?: string;
 }
 
 /**
@@ -31,18 +38,23 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const events: Action[] = [];
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const progress = `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
-  // Complete: every pod the strategy updates by itself is at the update revision and all are ready
-  // (with a partition, the ordinals below it are not the rollout's to update).
-  const { type, partition } = updateStrategyOf(set);
-  const toUpdate = Math.max(0, set.spec.replicas - partition);
-  const complete = (status.updatedReplicas ?? 0) >= toUpdate && (status.readyReplicas ?? 0) === set.spec.replicas && (status.replicas ?? 0) === set.spec.replicas;
+  const { type } = updateStrategyOf(set);
+  const complete = isRolloutComplete(set, status);
   const next = new Map<string, Condition>();
+  const exceeded = facts.progress?.exceeded;
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
   else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
+  else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
   else if (type === "OnDelete") next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
   else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RollingUpdate", progress));
+
+  const progressing = next.get(PROGRESSING_CONDITION);
+  if (progressing && facts.progress && !complete) progressing.lastUpdateTime = facts.progress.lastUpdateTime;
+  const wasProgressing = prev.find((c) => c.type === PROGRESSING_CONDITION);
+  if (exceeded && progressing?.reason === DEADLINE_EXCEEDED_REASON && wasProgressing?.reason !== DEADLINE_EXCEEDED_REASON)
+    events.push(event("Warning", DEADLINE_EXCEEDED_REASON, `${progressing.message}${facts.rollback ? `; ${facts.rollback}` : ""}`));
 
   const wasPaused = prev.find((c) => c.type === PAUSED_CONDITION);
   if (facts.paused) {
@@ -83,7 +95,9 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const stamp = (c: Condition): Condition => {
     const old = prev.find((p) => p.type === c.type);
     const lastTransitionTime = old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : ts;
-    return { type: c.type, status: c.status, lastTransitionTime, reason: c.reason, message: c.message };
+    const stamped: Condition = { type: c.type, status: c.status, lastTransitionTime, reason: c.reason, message: c.message };
+    if (c.lastUpdateTime) stamped.lastUpdateTime = c.lastUpdateTime;
+    return stamped;
   };
   for (const p of prev) {
     const n = next.get(p.type);

@@ -11,6 +11,9 @@ import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
+import { checkProgress } from "./progress-deadline.ts";
+import { earlierMs } from "./requeue.ts";
+import { planRollback } from "./rollback.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 
@@ -23,7 +26,9 @@ import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
  *   (inplace-refresh.ts: refreshInPlaceUpdates) → create and recreate in order, healing a stuck
  *   rollout (replicas.ts: planReplicas) → scale down (scale-down.ts: planScaleDown) →
  *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate) → image pre-warm
- *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus).
+ *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus). Before the pod
+ *   phases, the progress deadline (progress-deadline.ts: checkProgress); once it is exceeded with
+ *   rollbackOnFailure, the rollback (rollback.ts: planRollback) replaces the pod phases this pass.
  * It reads the observed set, pods, claims and revisions and `now`, and returns the writes to
  * make, in order, and the status to report. It never does I/O and never reads the clock, so any
  * pass may stop after any action and the next plan finishes the job.
@@ -70,8 +75,14 @@ export function plan(input: PlanInput): Plan {
   const observed = countReplicas(pods.owned, revisions.currentName, revisions.updateName, set.spec.minReadySeconds, now);
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
-  const synced: Omit<PhaseResult, "halt"> = deleting ? { actions: [], counts: observed, waiting: false } : syncReplicas(ctx, pods.owned, observed);
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [] }, now);
+  const progress = checkProgress(set, observed, revisions.updateName, pods.owned, now);
+  const rollback = progress?.exceeded ? planRollback(set, revisions) : undefined;
+  const rollbackActions = rollback && "actions" in rollback ? rollback.actions : [];
+  // A rollback replaces this pass's pod writes: they would only move pods towards the failed revision.
+  const synced: Omit<PhaseResult, "halt"> =
+    deleting || rollbackActions.length ? { actions: rollbackActions, counts: observed, waiting: rollbackActions.length > 0 } : syncReplicas(ctx, pods.owned, observed);
+  const rollbackNote = rollback && "refused" in rollback ? rollback.refused : rollbackActions.length ? `rolled back to revision ${revisions.currentName}` : "";
+  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote }, now);
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -89,7 +100,8 @@ export function plan(input: PlanInput): Plan {
     },
     monotonic: ctx.monotonic,
   };
-  if (synced.requeueAfterMs !== undefined) result.requeueAfterMs = synced.requeueAfterMs;
+  const requeueAfterMs = earlierMs(synced.requeueAfterMs, progress?.requeueAfterMs);
+  if (requeueAfterMs !== undefined) result.requeueAfterMs = requeueAfterMs;
   return result;
 }
 

@@ -40,3 +40,18 @@ export const isHealthy = (pod: Pod): boolean => isRunningAndReady(pod) && !isTer
 
 /** getPodRevision returns the pod's controller-revision-hash label ("" when unset). */
 export const getPodRevision = (pod: Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? "";
+
+/** Container waiting reasons that do not go away by waiting (a bad image, a crash loop, a bad config). */
+const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
+
+/**
+ * failingContainer returns the first container (init containers first) whose waiting reason does
+ * not go away by waiting, as "container NAME REASON: message"; undefined when none is.
+ */
+export function failingContainer(pod: Pod): string | undefined {
+  for (const cs of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    const waiting = cs.state?.waiting;
+    if (waiting?.reason && FAILING_REASONS.has(waiting.reason)) return `container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}`;
+  }
+  return undefined;
+}

@@ -6,11 +6,9 @@ import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
 import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
-import { getPodRevision, isTerminating } from "./pod-state.ts";
+import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
-/** Container waiting reasons that do not go away by waiting. */
-const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
 const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked"]);
 
@@ -49,12 +47,8 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const updateRevision = s.updateRevision;
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;
-    for (const cs of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
-      const waiting = cs.state?.waiting;
-      if (waiting?.reason && FAILING_REASONS.has(waiting.reason)) {
-        return { done: false, blocked: "failing", message: `pod ${nameOf(p)} container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}` };
-      }
-    }
+    const failing = failingContainer(p);
+    if (failing) return { done: false, blocked: "failing", message: `pod ${nameOf(p)} ${failing}` };
   }
   const replicas = set.spec.replicas;
   const ready = s.readyReplicas ?? 0;

@@ -19,6 +19,8 @@ export interface UpdateStrategy {
   podUpdatePolicy: "ReCreate" | "InPlaceIfPossible" | "InPlaceOnly";
   /** inPlaceUpdateStrategy.gracePeriodSeconds (0 when unset). */
   gracePeriodSeconds: number;
+  /** rollbackOnFailure: a rollout past spec.progressDeadlineSeconds is rolled back (RollingUpdate only). */
+  rollbackOnFailure: boolean;
   /** imagePrewarm.parallelism, undefined when the set does not pre-warm (or is OnDelete). */
   prewarmParallelism?: number;
 }
@@ -52,6 +54,7 @@ export function updateStrategyOf(set: StatefulSet): UpdateStrategy {
     maxUnavailable: scaledMaxUnavailable(ru?.maxUnavailable, set.spec.replicas),
     podUpdatePolicy: ru?.podUpdatePolicy ?? "ReCreate",
     gracePeriodSeconds: ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+    rollbackOnFailure: rollingType && ru?.rollbackOnFailure === true,
   };
   if (rollingType && ru?.imagePrewarm) s.prewarmParallelism = ru.imagePrewarm.parallelism;
   return s;

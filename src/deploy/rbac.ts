@@ -43,7 +43,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },

@@ -16,6 +16,13 @@ export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
 export const PROGRESSING_CONDITION = "Progressing";
 export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
+/** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
+export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
+/**
+ * On a set: the revisions a rollbackOnFailure rolled back from, comma-separated, oldest first (at
+ * most MAX_FAILED_REVISIONS kept). Ordinal never rolls back from, nor to, a revision listed here.
+ */
+export const FAILED_REVISIONS_ANNOTATION = "ordinal.dev/failed-revisions";
 /** True while the set cannot be planned: its stored spec does not parse, or planning it failed (src/reconciler/set-error.ts). */
 export const RECONCILE_ERROR_CONDITION = "ReconcileError";
 

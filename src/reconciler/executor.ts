@@ -7,7 +7,7 @@ import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
-import { INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
+import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -233,6 +233,15 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "event":
       events.record(set, a.eventType, a.reason, a.message);
       return;
+    case "rollbackTemplate":
+      await client.patch(R.statefulSets, ns, setName, a.patch, "json");
+      events.record(
+        set,
+        "Warning",
+        "RolledBack",
+        `StatefulSet ${ns}/${setName} rolled back from revision ${a.from} (ProgressDeadlineExceeded) to revision ${a.to}, the last fully available; ${a.from} is recorded in ${FAILED_REVISIONS_ANNOTATION}`,
+      );
+      return;
     case "writeImageList":
       ex.imageLists.push(
         a.create ? await client.create<ImageList>(R.imageLists, ns, a.create) : await client.patch<ImageList>(R.imageLists, ns, a.node, a.patch, "merge"),
@@ -284,6 +293,9 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+    case "rollbackTemplate":
+      // The set changed since it was read (a failed resourceVersion test is a 422): the next pass sees the change.
+      return isConflict(e) || (e instanceof ApiError && e.code === 422) ? undefined : { reason: "FailedRollback", message: `roll back StatefulSet ${setName} from revision ${a.from} to ${a.to} failed error: ${why}` };
     case "updatePodInPlace":
       return { reason: "FailedUpdatePodInPlace", message: `failed to update pod ${a.name} in-place(revision ${a.revision}): ${why}` };
     case "repairPodLabels":
@@ -317,6 +329,8 @@ export function describe(a: Action): string {
       return `event ${a.reason}`;
     case "writeImageList":
       return `${a.create ? "createImageList" : "patchImageList"} ${a.node}`;
+    case "rollbackTemplate":
+      return `rollbackTemplate ${a.from} -> ${a.to}`;
     default:
       return `${a.type} ${a.name}`;
   }

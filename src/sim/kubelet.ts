@@ -171,6 +171,11 @@ export class KubeletPlayer {
       return;
     }
     if (phase !== "Running") {
+      const pulls = this.failedPulls(pod);
+      if (pulls) {
+        if (JSON.stringify(pulls.statuses) !== JSON.stringify(pod.status?.containerStatuses ?? [])) await this.writeStatus(pod, pulls.phase, false, pulls.statuses);
+        return;
+      }
       await this.writeStatus(pod, "Running", true);
       r.started++;
       return;
@@ -213,6 +218,7 @@ export class KubeletPlayer {
         } as ContainerStatus;
       }
       if (s.state?.waiting) {
+        if (this.o.pullFails?.(c.image ?? "")) return pullFailure(c.name, c.image ?? "", s);
         if (s.image !== c.image) {
           this.pulls.set(key, this.pullDue(pod.spec?.nodeName, c.image ?? "", now));
           return { ...s, image: c.image ?? "" };
@@ -286,6 +292,23 @@ export class KubeletPlayer {
     await this.client.update(R.pods, pod.metadata!.namespace, { ...pod, status } as unknown as Pod, "status");
   }
 
+  /**
+   * failedPulls returns the statuses of a pod not yet running one of whose images cannot be pulled
+   * (pullFails): those containers wait with ErrImagePull, then ImagePullBackOff, and never run; the
+   * pod stays Pending unless another container runs. Undefined when every image can be pulled.
+   */
+  private failedPulls(pod: Pod): { phase: "Pending" | "Running"; statuses: ContainerStatus[] } | undefined {
+    const containers = pod.spec?.containers ?? [];
+    if (!containers.some((c) => this.o.pullFails?.(c.image ?? ""))) return undefined;
+    const old = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
+    const statuses = containers.map((c) => {
+      const prev = old.get(c.name);
+      if (this.o.pullFails?.(c.image ?? "")) return pullFailure(c.name, c.image ?? "", prev);
+      return prev ?? this.runningStatus(pod, c.name, c.image ?? "", 0, this.now());
+    });
+    return { phase: statuses.some((s) => s.state?.running) ? "Running" : "Pending", statuses };
+  }
+
   private unready(image: string): boolean {
     return this.o.unreadyImages?.(image) ?? false;
   }
@@ -308,7 +331,7 @@ export class KubeletPlayer {
   }
 
   /** writeStatus PUTs the pod's status as a kubelet would, keeping conditions it does not own. */
-  private async writeStatus(pod: Pod, phase: "Running" | "Failed", containersReady: boolean, containers?: ContainerStatus[]): Promise<void> {
+  private async writeStatus(pod: Pod, phase: "Pending" | "Running" | "Failed", containersReady: boolean, containers?: ContainerStatus[]): Promise<void> {
     const now = seconds(this.now());
     const prev = pod.status?.conditions ?? [];
     const keep = prev.filter((c) => !KUBELET_OWNED.has(c.type));
@@ -345,6 +368,17 @@ export class KubeletPlayer {
     };
     await this.client.update(R.pods, pod.metadata!.namespace, { ...pod, status } as unknown as Pod, "status");
   }
+}
+
+/**
+ * pullFailure returns a container's status while its image cannot be pulled: waiting with
+ * ErrImagePull, then ImagePullBackOff (as a kubelet alternates them), not ready, no imageID.
+ */
+function pullFailure(name: string, image: string, prev: ContainerStatus | undefined): ContainerStatus {
+  const first = prev?.image !== image || !["ErrImagePull", "ImagePullBackOff"].includes(prev?.state?.waiting?.reason ?? "");
+  const reason = first ? "ErrImagePull" : "ImagePullBackOff";
+  const message = first ? `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": not found` : `Back-off pulling image "${image}"`;
+  return { name, image, imageID: "", ready: false, started: false, restartCount: prev?.restartCount ?? 0, state: { waiting: { reason, message } } } as ContainerStatus;
 }
 
 function normalized(image: string): string {

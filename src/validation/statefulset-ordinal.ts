@@ -12,6 +12,9 @@
  *   (the images go to the pods' current nodes) with a warning: a recreated pod may move.
  * - revisionHistoryLimit ≥ 0 is Ordinal's (the CRD schema's): upstream does not check it for
  *   StatefulSets.
+ * - progressDeadlineSeconds > 0 and > minReadySeconds (Deployment's rule: a pod must be able to
+ *   become available within the deadline); rollbackOnFailure: true needs it (the rollback happens
+ *   only once the deadline passed).
  * - replicas ≤ MAX_REPLICAS (the CRD's `maximum`, which also holds for the scale subresource that
  *   no webhook sees): the webhook says what the limit is for.
  * - reserveOrdinals (Kruise's field): each entry an int32 ≥ 0 or "a-b" with a ≤ b ≤ 2147483647; no
@@ -43,6 +46,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");
   const ru = r.obj(us.rollingUpdate, ruPath);
+  errs.push(...validateProgressDeadline(r, spec, ru, p));
   if (!ru) return errs;
   r.bool(ru.paused, ruPath.child("paused"));
   const policy = r.str(ru.podUpdatePolicy, ruPath.child("podUpdatePolicy"));
@@ -58,6 +62,21 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     const parallelism = r.int32(prewarm.parallelism, pp);
     if (parallelism !== undefined && parallelism < 1) errs.push(invalid(pp, parallelism, "must be greater than or equal to 1"));
   }
+  return errs;
+}
+
+/** validateProgressDeadline checks progressDeadlineSeconds and rollingUpdate.rollbackOnFailure. */
+function validateProgressDeadline(r: Reader, spec: JsonObject, ru: JsonObject | undefined, p: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const dp = p.child("progressDeadlineSeconds");
+  const deadline = r.int32(spec.progressDeadlineSeconds, dp);
+  const minReady = num(spec.minReadySeconds) ?? 0;
+  if (deadline !== undefined && deadline <= 0) errs.push(invalid(dp, deadline, "must be greater than 0"));
+  else if (deadline !== undefined && deadline <= minReady) errs.push(invalid(dp, deadline, "must be greater than minReadySeconds"));
+  const rp = p.child("updateStrategy", "rollingUpdate", "rollbackOnFailure");
+  const rollback = ru ? r.bool(ru.rollbackOnFailure, rp) : undefined;
+  if (rollback && deadline === undefined)
+    errs.push(invalid(rp, true, "needs spec.progressDeadlineSeconds: a rollout is rolled back once that deadline passes without progress"));
   return errs;
 }
 

@@ -363,6 +363,24 @@ describe("validateStatefulSet", () => {
     expect(pairs(create(lc({ inPlaceUpdate: { markPodNotReady: "yes" } })).errors)).toEqual([["spec.lifecycle.inPlaceUpdate.markPodNotReady", "FieldValueTypeInvalid"]]);
   });
 
+  it("progressDeadlineSeconds and rollbackOnFailure (issue 23)", () => {
+    const deadline = (seconds: unknown, more: (s: { spec: Record<string, unknown> }) => void = () => {}) =>
+      set((s) => {
+        s.spec.progressDeadlineSeconds = seconds;
+        more(s);
+      });
+    expect(create(deadline(600)).errors).toEqual([]);
+    expect(create(deadline(600, (s) => (s.spec.updateStrategy = { rollingUpdate: { rollbackOnFailure: true } }))).errors).toEqual([]);
+    expect(messages(create(deadline(0)).errors)).toEqual(["spec.progressDeadlineSeconds: Invalid value: 0: must be greater than 0"]);
+    expect(messages(create(deadline(10, (s) => (s.spec.minReadySeconds = 10))).errors)).toEqual(["spec.progressDeadlineSeconds: Invalid value: 10: must be greater than minReadySeconds"]);
+    expect(pairs(create(deadline("10m")).errors)).toEqual([["spec.progressDeadlineSeconds", "FieldValueTypeInvalid"]]);
+    expect(messages(create(deadline(undefined, (s) => (s.spec.updateStrategy = { rollingUpdate: { rollbackOnFailure: true } }))).errors)).toEqual([
+      "spec.updateStrategy.rollingUpdate.rollbackOnFailure: Invalid value: true: needs spec.progressDeadlineSeconds: a rollout is rolled back once that deadline passes without progress",
+    ]);
+    expect(pairs(create(deadline(60, (s) => (s.spec.updateStrategy = { rollingUpdate: { rollbackOnFailure: "yes" } }))).errors)).toEqual([["spec.updateStrategy.rollingUpdate.rollbackOnFailure", "FieldValueTypeInvalid"]]);
+    expect(pairs(create(deadline(60, (s) => (s.spec.updateStrategy = { type: "OnDelete", rollingUpdate: { rollbackOnFailure: true } }))).errors)).toEqual([["spec.updateStrategy.rollingUpdate", "FieldValueInvalid"]]);
+  });
+
   it("warns about valid but risky settings", () => {
     const w = (edit: (s: Raw) => void, group: "apps" | "apps.ordinal.dev" = "apps.ordinal.dev") => create(set(edit), { group }).warnings;
     expect(w((s) => (s.spec.serviceName = ""))).toEqual([expect.stringMatching(/^spec\.serviceName is empty: .*stable network identity/)]);

@@ -57,6 +57,8 @@ export function brief(actions: Action[], withEvents = false): string[] {
       }
       case "writeImageList":
         return [`${a.create ? "createImageList" : "patchImageList"} ${a.node}`];
+      case "rollbackTemplate":
+        return [`rollbackTemplate ${a.from} -> ${a.to}`];
       default:
         return [`${a.type} ${a.name}`];
     }

@@ -1,0 +1,113 @@
+/** The progress deadline (src/core/progress-deadline.ts): the clock, the verdict and the pod named, driven by `now`. */
+import { describe, expect, it } from "vitest";
+import type { Pod } from "../../src/api/k8s.ts";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
+import { checkProgress, holdingPod, whyUnavailable } from "../../src/core/progress-deadline.ts";
+import type { ReplicaCounts } from "../../src/core/status.ts";
+import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
+import { newPod, newSet } from "../support/fixtures.ts";
+
+const T0 = "2026-11-21T12:00:00Z";
+const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
+
+/** A set rolling from web-a to web-b with a 60 s deadline, its stored Progressing condition as given. */
+function rolling(progressing: Record<string, unknown> | undefined, o: { spec?: Record<string, unknown>; updateRevision?: string; updatedReady?: number } = {}): StatefulSet {
+  const conditions = progressing ? [{ type: "Progressing", status: "True", reason: "RollingUpdate", lastTransitionTime: T0, lastUpdateTime: T0, ...progressing }] : undefined;
+  return newSet(
+    { spec: { progressDeadlineSeconds: 60, ...o.spec } },
+    { replicas: 3, readyReplicas: 2, updatedReplicas: 1, updatedReadyReplicas: o.updatedReady ?? 0, currentRevision: "web-a", updateRevision: o.updateRevision ?? "web-b", conditions },
+  );
+}
+
+const counts = (c: Partial<ReplicaCounts> = {}): ReplicaCounts => ({ replicas: 3, readyReplicas: 2, availableReplicas: 2, currentReplicas: 2, updatedReplicas: 1, updatedReadyReplicas: 0, ...c });
+
+/** web-0 and web-1 Ready at web-a; web-2 at web-b, started at T0 and never Ready. */
+function pods(set: StatefulSet, stuck: (p: Pod) => void = () => {}): Pod[] {
+  const bad = newPod(set, 2, "web-b", "running", T0);
+  bad.status!.startTime = T0 as unknown as Date;
+  stuck(bad);
+  return [newPod(set, 0, "web-a"), newPod(set, 1, "web-a"), bad];
+}
+
+describe("checkProgress", () => {
+  const running = {};
+  it.each<[string, StatefulSet, ReplicaCounts, number, ReturnType<typeof checkProgress>]>([
+    ["no progressDeadlineSeconds: no clock", rolling(running, { spec: { progressDeadlineSeconds: undefined } }), counts(), 90, undefined],
+    ["paused: no clock", rolling(running, { spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } } }), counts(), 90, undefined],
+    ["complete: no clock", rolling(running), counts({ updatedReplicas: 3, readyReplicas: 3, updatedReadyReplicas: 3 }), 90, undefined],
+    ["a rollout starts (the stored update revision is another): the clock starts now", rolling(running, { updateRevision: "web-z" }), counts(), 30, { lastUpdateTime: "2026-11-21T12:00:30Z", requeueAfterMs: 60_000 }],
+    ["no stored condition: the clock starts now", rolling(undefined), counts(), 5, { lastUpdateTime: "2026-11-21T12:00:05Z", requeueAfterMs: 60_000 }],
+    ["a stored condition without lastUpdateTime (before the deadline was set): starts now", rolling({ lastUpdateTime: undefined }), counts(), 5, { lastUpdateTime: "2026-11-21T12:00:05Z", requeueAfterMs: 60_000 }],
+    ["resumed (the stored condition says paused): starts now", rolling({ status: "Unknown", reason: "RolloutPaused" }), counts(), 100, { lastUpdateTime: "2026-11-21T12:01:40Z", requeueAfterMs: 60_000 }],
+    ["after a completed rollout (a pod failed since): starts now", rolling({ reason: "RolloutComplete" }), counts(), 100, { lastUpdateTime: "2026-11-21T12:01:40Z", requeueAfterMs: 60_000 }],
+    ["under way, 30 s without progress: due in 30 s", rolling(running), counts(), 30, { lastUpdateTime: T0, requeueAfterMs: 30_000 }],
+    ["under way, 59.5 s: due in half a second", rolling(running), counts(), 59.5, { lastUpdateTime: T0, requeueAfterMs: 500 }],
+    [
+      "under way, 60 s without progress: exceeded, naming the pod and why",
+      rolling(running),
+      counts(),
+      60,
+      { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
+    ],
+    ["a pod newly updated and Ready: progress, the clock restarts", rolling(running), counts({ updatedReadyReplicas: 1 }), 90, { lastUpdateTime: "2026-11-21T12:01:30Z", requeueAfterMs: 60_000 }],
+    [
+      "already exceeded, still no progress: stays exceeded",
+      rolling({ status: "False", reason: "ProgressDeadlineExceeded" }),
+      counts(),
+      600,
+      { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
+    ],
+    ["exceeded, then progress: running again", rolling({ status: "False", reason: "ProgressDeadlineExceeded" }, { updatedReady: 0 }), counts({ updatedReadyReplicas: 1 }), 600, { lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 }],
+    [
+      "OnDelete waits for deletions: the deadline holds too",
+      rolling({ reason: "WaitingForPodDeletion" }, { spec: { updateStrategy: { type: "OnDelete" } } }),
+      counts(),
+      61,
+      { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
+    ],
+  ])("%s", (_, set, c, seconds, want) => {
+    expect(checkProgress(set, c, "web-b", pods(set), at(seconds))).toEqual(want);
+  });
+
+  it("a set being deleted has no clock", () => {
+    const set = rolling({}, {});
+    set.metadata.deletionTimestamp = T0;
+    expect(checkProgress(set, counts(), "web-b", pods(set), at(600))).toBeUndefined();
+  });
+});
+
+describe("holdingPod and whyUnavailable", () => {
+  const set = rolling({});
+  const failing = (reason: string, message?: string) => (p: Pod) => {
+    p.status!.containerStatuses = [{ name: "app", ready: false, restartCount: 3, image: "img:2", imageID: "", state: { waiting: { reason, message } } }];
+  };
+  it.each<[string, (p: Pod) => void, string]>([
+    ["a bad image", failing("ErrImagePull", "pull access denied"), "pod web-2 container app: ErrImagePull: pull access denied"],
+    ["a crash loop", failing("CrashLoopBackOff"), "pod web-2 container app: CrashLoopBackOff"],
+    ["never Ready", () => {}, "pod web-2 was never Ready (Running)"],
+    ["never Ready, with the kubelet's message", (p) => (p.status!.conditions![0].message = "containers with unready status: [app]"), "pod web-2 was never Ready (Running): containers with unready status: [app]"],
+    ["Ready before, not now", (p) => (p.status!.conditions![0].lastTransitionTime = "2026-11-21T12:05:00Z" as unknown as Date), "pod web-2 is not Ready (Running)"],
+    ["not scheduled", (p) => {
+      p.status!.phase = "Pending";
+      p.status!.conditions!.push({ type: "PodScheduled", status: "False", message: "0/3 nodes are available" });
+    }, "pod web-2 is not scheduled: 0/3 nodes are available"],
+    ["terminating", (p) => (p.metadata!.deletionTimestamp = T0 as unknown as Date), "pod web-2 is terminating"],
+    ["an in-place update holds it", (p) => (p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: "{}" }), "pod web-2 has an in-place update that has not finished"],
+  ])("%s", (_, stuck, want) => {
+    expect(holdingPod(set, pods(set, stuck), "web-b", at(60))).toBe(want);
+  });
+
+  it("prefers a pod at the update revision, then the lowest ordinal", () => {
+    const old = newPod(set, 0, "web-a", "running");
+    const updated = [newPod(set, 2, "web-b", "running"), newPod(set, 1, "web-b", "running")];
+    expect(holdingPod(set, [old, ...updated], "web-b", at(60))).toMatch(/^pod web-1 /);
+    expect(holdingPod(set, [newPod(set, 1, "web-a", "running"), old], "web-b", at(60))).toMatch(/^pod web-0 /);
+    expect(holdingPod(set, [newPod(set, 0, "web-a")], "web-b", at(60))).toBe("every pod is available");
+  });
+
+  it("Ready for less than minReadySeconds", () => {
+    const slow = newSet({ spec: { minReadySeconds: 30, progressDeadlineSeconds: 60 } });
+    expect(whyUnavailable(newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z"), 30)).toBe("has been Ready for less than minReadySeconds (30s)");
+    expect(holdingPod(slow, [newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z")], "web-b", at(60))).toBe("pod web-0 has been Ready for less than minReadySeconds (30s)");
+  });
+});

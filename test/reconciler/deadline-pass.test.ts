@@ -1,0 +1,134 @@
+/**
+ * Progress deadline and automatic rollback through reconcile passes on the fake apiserver with the
+ * kubelet player (issue 23): a bad image rolls back by itself and the set ends Ready at the old
+ * revision with no person acting; a person's change wins; pause stops the clock; OnDelete only
+ * reports.
+ */
+import { describe, expect, it } from "vitest";
+import type { Pod } from "../../src/api/k8s.ts";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { R } from "../../src/kube/resources.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { FAILED_REVISIONS_ANNOTATION } from "../../src/objects/constants.ts";
+import { runReconcile } from "../../src/reconciler/loop.ts";
+import { KubeletPlayer } from "../../src/sim/kubelet.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { setManifest } from "../support/fixtures.ts";
+
+const BAD = "img:bad";
+
+async function cluster(spec: Record<string, unknown>, o: { policy?: "OrderedReady" | "Parallel"; bad?: "pull" | "unready" } = {}) {
+  let clock = Date.parse("2026-11-27T01:00:00Z");
+  const now = () => new Date(clock);
+  const fake = createFakeApiServer({ now, namespaces: ["default", "ordinal-system"] });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
+  const isBad = (image: string) => image === BAD;
+  const kubelet = new KubeletPlayer(client, { namespace: "default", now, ...(o.bad === "unready" ? { unreadyImages: isBad } : { pullFails: isBad }) });
+  await client.create(R.statefulSets, "default", setManifest({ replicas: 3, policy: o.policy, spec: { progressDeadlineSeconds: 10, ...spec } }));
+  const get = async () => (await client.get<StatefulSet>(R.statefulSets, "default", "web"))!;
+  const pods = async () => await client.list<Pod>(R.pods, "default");
+  let requeues: (number | undefined)[] = [];
+  /** step: one reconcile pass, then one kubelet step, then a second passes. */
+  const step = async () => {
+    const r = await runReconcile(client, { log: silentLogger, holder: "t", leaseNamespace: "ordinal-system", budgetMs: 60_000, idleMs: 0, maxPasses: 1, now, sleep: async () => {} });
+    requeues.push(...r.passes.map((p) => p.requeueAfterMs));
+    await kubelet.step();
+    clock += 1000;
+  };
+  const allReadyAt = async (image: string) => {
+    const ps = await pods();
+    return ps.length === 3 && ps.every((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0].image === image && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+  };
+  for (let i = 0; i < 15 && !(await allReadyAt("img:1")); i++) await step();
+  expect(await allReadyAt("img:1")).toBe(true);
+  for (let i = 0; i < 3; i++) await step();
+  requeues = [];
+  const setImage = (image: string) => client.patch(R.statefulSets, "default", "web", { spec: { template: { spec: { containers: [{ name: "c", image }] } } } }, "merge");
+  const progressing = async () => (await get()).status?.conditions?.find((c) => c.type === "Progressing");
+  return { client, step, get, pods, allReadyAt, setImage, progressing, requeues: () => requeues, events: () => client.list<{ reason?: string; message?: string }>(R.events, "default") };
+}
+
+const rolling = (rollingUpdate: Record<string, unknown>) => ({ updateStrategy: { type: "RollingUpdate", rollingUpdate } });
+
+describe("progress deadline and rollbackOnFailure through passes", () => {
+  it.each<[string, Record<string, unknown>, "OrderedReady" | "Parallel", "pull" | "unready"]>([
+    ["recreate, OrderedReady, ErrImagePull", rolling({ rollbackOnFailure: true }), "OrderedReady", "pull"],
+    ["recreate, OrderedReady, never Ready", rolling({ rollbackOnFailure: true }), "OrderedReady", "unready"],
+    ["recreate, Parallel, maxUnavailable 2", rolling({ rollbackOnFailure: true, maxUnavailable: 2 }), "Parallel", "pull"],
+    ["in place (InPlaceIfPossible)", rolling({ rollbackOnFailure: true, podUpdatePolicy: "InPlaceIfPossible" }), "OrderedReady", "pull"],
+    ["partition 1", rolling({ rollbackOnFailure: true, partition: 1 }), "OrderedReady", "unready"],
+  ])("%s: a bad image rolls back by itself and the set ends Ready at the old revision", async (_, spec, policy, bad) => {
+    const c = await cluster(spec, { policy, bad });
+    const before = (await c.get()).status!.currentRevision!;
+    await c.setImage(BAD);
+    let rolledBack = false;
+    for (let i = 0; i < 60 && !(rolledBack && (await c.allReadyAt("img:1"))); i++) {
+      await c.step();
+      rolledBack ||= (await c.get()).spec.template.spec.containers[0].image === "img:1";
+    }
+    expect(rolledBack).toBe(true);
+    expect(await c.allReadyAt("img:1")).toBe(true);
+    for (let i = 0; i < 3; i++) await c.step();
+    const set = await c.get();
+    expect(set.status).toMatchObject({ currentRevision: before, updateRevision: before, readyReplicas: 3, updatedReplicas: 3 });
+    const failed = set.metadata.annotations?.[FAILED_REVISIONS_ANNOTATION];
+    expect(failed).toMatch(/^web-[0-9a-z]+$/);
+    expect(failed).not.toBe(before);
+    expect(await c.progressing()).toMatchObject({ status: "True", reason: "RolloutComplete" });
+    const reasons = (await c.events()).map((e) => e.reason);
+    expect(reasons).toContain("ProgressDeadlineExceeded");
+    expect(reasons.filter((r) => r === "RolledBack")).toHaveLength(1);
+    const exceeded = (await c.events()).find((e) => e.reason === "ProgressDeadlineExceeded")!;
+    expect(exceeded.message).toMatch(bad === "pull" ? /pod web-[12] container c: (ErrImagePull|ImagePullBackOff)/ : /pod web-2 was never Ready/);
+    // The deadline woke the set: some pass asked to be looked at again within the 10 s deadline.
+    expect(c.requeues().some((ms) => ms !== undefined && ms > 0 && ms <= 10_000)).toBe(true);
+  });
+
+  it("never rolls back twice for one revision: the failed template applied again stays, reported", async () => {
+    const c = await cluster(rolling({ rollbackOnFailure: true }));
+    await c.setImage(BAD);
+    for (let i = 0; i < 40 && (await c.get()).spec.template.spec.containers[0].image === BAD; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:1");
+    for (let i = 0; i < 20 && !(await c.allReadyAt("img:1")); i++) await c.step();
+    await c.setImage(BAD);
+    for (let i = 0; i < 30; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+    expect(await c.progressing()).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
+    expect((await c.events()).filter((e) => e.reason === "RolledBack")).toHaveLength(1);
+  });
+
+  it("a person's change before the deadline wins: a fixed image rolls out and nothing is rolled back", async () => {
+    const c = await cluster(rolling({ rollbackOnFailure: true }));
+    await c.setImage(BAD);
+    for (let i = 0; i < 6; i++) await c.step();
+    await c.setImage("img:2");
+    for (let i = 0; i < 60 && !(await c.allReadyAt("img:2")); i++) await c.step();
+    expect(await c.allReadyAt("img:2")).toBe(true);
+    expect((await c.get()).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION]).toBeUndefined();
+  });
+
+  it("pause stops the clock: a paused bad rollout is never rolled back, and resuming starts a fresh deadline", async () => {
+    const c = await cluster(rolling({ rollbackOnFailure: true }));
+    await c.setImage(BAD);
+    for (let i = 0; i < 4; i++) await c.step();
+    await c.client.patch(R.statefulSets, "default", "web", { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }, "merge");
+    for (let i = 0; i < 30; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+    expect(await c.progressing()).toMatchObject({ status: "Unknown", reason: "RolloutPaused" });
+    await c.client.patch(R.statefulSets, "default", "web", { spec: { updateStrategy: { rollingUpdate: { paused: false } } } }, "merge");
+    for (let i = 0; i < 5; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+    for (let i = 0; i < 30 && (await c.get()).spec.template.spec.containers[0].image === BAD; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:1");
+  });
+
+  it("OnDelete: the deadline is reported, nothing is rolled back", async () => {
+    const c = await cluster({ updateStrategy: { type: "OnDelete" } });
+    await c.setImage(BAD);
+    await c.client.delete(R.pods, "default", "web-2");
+    for (let i = 0; i < 30; i++) await c.step();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+    expect(await c.progressing()).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
+  });
+});
