@@ -56,7 +56,7 @@ const SETTINGS = {
    * that thread only; the webhooks keep answering (src/node/reconcile-thread.ts). 0: no thread.
    */
   RECONCILE_HEAP_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 128 },
-  /** The Worker's shards: Durable Objects the namespaces are hashed onto, one writer each. */
+  /** Shards the namespaces are hashed onto, one writer each: the Worker's Durable Objects; `ordinal serve`'s Leases (one elector each). */
   RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },

@@ -213,6 +213,17 @@ const StatefulSetSpecSchema = described(
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
     lifecycle: z.optional(LifecycleSchema),
+    scaleStrategy: described(
+      z.optional(
+        z.object({
+          maxUnavailable: described(
+            z.optional(intOrString()),
+            "With podManagementPolicy Parallel, at most this many pods (a number, or a percentage of replicas rounded up) may be not yet available while the set scales up: new pods are created as earlier ones become available (minReadySeconds). Unset: no limit. OrderedReady creates one at a time anyway.",
+          ),
+        }),
+      ),
+      "How fast the set scales (OpenKruise's scaleStrategy).",
+    ),
     reserveOrdinals: described(
       z.optional(z.array(ReserveOrdinal).check(z.maxLength(MAX_RESERVE_ORDINALS))),
       `Ordinals that never get a pod, as OpenKruise's Advanced StatefulSet: integers and inclusive ranges "a-b" (at most ${MAX_RESERVE_ORDINALS} entries, no duplicates or overlaps). The replicas are the first spec.replicas ordinals from ordinals.start that are not reserved (replicas 3, reserveOrdinals [1]: NAME-0, NAME-2, NAME-3). Reserving the ordinal of an existing pod deletes that pod as a scale-down does (OrderedReady or Parallel, its claims per persistentVolumeClaimRetentionPolicy.whenScaled). The partition counts replicas, not ordinals (Kruise v1.8): with partition 1 the lowest existing replica keeps the current revision.`,

@@ -17,7 +17,7 @@ export type Action =
   | { type: "createClaim"; claim: PersistentVolumeClaim; pod: string }
   | { type: "setClaimOwners"; name: string; uid: string; ownerReferences: OwnerReference[]; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
-  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
+  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
   /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */

@@ -6,6 +6,7 @@ import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
 import { getPodRevision, isTerminating } from "./pod-state.ts";
 import { planPodUpdate } from "./pod-update.ts";
 import { isPreparingDelete, settleStep } from "./lifecycle.ts";
+import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 import { earlierMs } from "./requeue.ts";
 import type { ReplicaSlots } from "./slots.ts";
 
@@ -65,6 +66,15 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
       // Condemned: the scale-down phase goes on with it. A replica: its recreate goes on while the
       // rollout wants it, else it goes back to Normal (lifecycle.ts).
       if (index === undefined) return;
+      if (isSpecifiedDelete(pod)) {
+        // A chosen deletion (specified-delete.ts) goes on while the rollout runs, else waits.
+        if (!r.rolling) return;
+        const chosen = planChosenDelete(r.set, pod, r.now);
+        out.actions.push(...chosen.actions);
+        if (chosen.deleted) out.deleted.push(index);
+        if (chosen.held) out.held.push(chosen.held);
+        return;
+      }
       if (!wanted) {
         out.actions.push(...settleStep(r.set, pod, false, r.now).actions);
         return;

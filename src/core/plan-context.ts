@@ -4,7 +4,7 @@ import type { Action } from "./actions.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
 import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetRevisions } from "./revisions.ts";
-import { updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
+import { scaleMaxUnavailableOf, updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
@@ -36,6 +36,8 @@ export interface PlanContext extends SetView {
   readonly claims: ReadonlyMap<string, PersistentVolumeClaim>;
   /** OrderedReady: a phase halts the plan at the first pod that is not Running, Ready and available. */
   readonly monotonic: boolean;
+  /** Parallel scale-up: at most this many replicas not yet available (spec.scaleStrategy.maxUnavailable); undefined: no limit. */
+  readonly scaleMaxUnavailable: number | undefined;
 }
 
 /** newPlanContext returns the context of one plan. */
@@ -46,6 +48,7 @@ export function newPlanContext(set: StatefulSet, revisions: SetRevisions, claims
     revisions,
     claims: new Map(claims.map((c) => [nameOf(c), c])),
     monotonic: set.spec.podManagementPolicy !== "Parallel",
+    scaleMaxUnavailable: scaleMaxUnavailableOf(set),
   };
 }
 

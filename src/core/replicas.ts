@@ -16,6 +16,7 @@ import {
   isTerminating,
 } from "./pod-state.ts";
 import { createClaims, fixClaimOwners, missingClaims, repairIdentity } from "./replica-fixes.ts";
+import { isUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { missingCount, missingOffsets, newSlots, withPods, type ReplicaSlots } from "./slots.ts";
 
@@ -84,8 +85,9 @@ export const MAX_CREATES_PER_PLAN = 500;
  * visiting the pods that exist and the lowest MAX_CREATES_PER_PLAN missing ordinals (the others
  * are left to later passes, `waiting`): deletes a failed or succeeded pod (recreated next pass),
  * creates a missing pod with its claims, plans a pending pod's missing claims, identity and storage repairs and claim owners.
- * OrderedReady halts at the first creation, deletion or pod that is not yet Running, Ready and
- * available (replacing it first when it is stuck at an abandoned revision and `templates` is
+ * Parallel creates while fewer than scaleStrategy.maxUnavailable replicas are not yet available
+ * (the others wait for a later pass). OrderedReady halts at the first creation, deletion or pod
+ * that is not yet Running, Ready and available (replacing it first when it is stuck at an abandoned revision and `templates` is
  * given: healing.ts); Parallel goes on. Indexes in `replacing` were deleted by an earlier phase
  * of this pass.
  */
@@ -105,6 +107,13 @@ export function planReplicas(
   let waiting = missingCount(slots) > MAX_CREATES_PER_PLAN;
   const result = (halt: boolean): ReplicasResult => ({ actions, counts: c, waiting, halt, replicas: withPods(slots, created), blocked });
   const offsets = [...slots.pods.keys(), ...missingOffsets(slots, MAX_CREATES_PER_PLAN)].sort((a, b) => a - b);
+  // scaleStrategy.maxUnavailable: the replicas not yet available spend it, each creation too.
+  let scaleBudget = Infinity;
+  if (ctx.scaleMaxUnavailable !== undefined) {
+    let unavailable = 0;
+    for (const p of slots.pods.values()) if (isUnavailable(p, set.spec.minReadySeconds, now)) unavailable++;
+    scaleBudget = ctx.scaleMaxUnavailable - unavailable;
+  }
   for (const i of offsets) {
     const ordinal = ordinalAt(ctx.range, i);
     const pod = slots.pods.get(i);
@@ -118,6 +127,10 @@ export function planReplicas(
       continue;
     }
     if (!pod) {
+      if (scaleBudget <= 0) {
+        waiting = true;
+        continue;
+      }
       const { create, stale } = missingClaims(ctx, ordinal);
       if (stale) {
         waiting = true;
@@ -129,6 +142,7 @@ export function planReplicas(
       actions.push({ type: "createPod", pod: fresh, reason: "create" });
       c = adjustCounts(c, ctx, fresh, +1, true);
       created.push([i, fresh]);
+      scaleBudget--;
       if (monotonic) {
         waiting = true;
         return result(true);

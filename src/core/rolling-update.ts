@@ -11,6 +11,7 @@ import { isUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
 import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
+import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 
 /**
  * The rolling-update phase of upstream's updateStatefulSet, split as Kruise splits it: a pure
@@ -19,6 +20,12 @@ import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
 
 /** Which pods a rolling update should update, and how many of them now. */
 export interface PodsToUpdate {
+  /**
+   * Replicas labelled ordinal.dev/specified-delete to delete this pass (specified-delete.ts),
+   * highest ordinal first: each counts against maxUnavailable like an update, the partition does
+   * not hold them back, and a paused rollout takes none (as Kruise).
+   */
+  chosen: Pod[];
   /**
    * Replicas at or above the partition that are not at the update revision and not terminating,
    * in the order they are to be updated: highest ordinal first.
@@ -51,32 +58,47 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const unavailable = new Set<number>();
   for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now)) unavailable.add(i);
   let unavailableCount = missingCount(replicas) + unavailable.size;
+  const max = strategy.maxUnavailable;
+  /** take spends the budget on the replica at `t`: free when it is unavailable already, else while the budget lasts. */
+  const take = (t: number): boolean => {
+    if (unavailable.has(t)) return true;
+    if (unavailableCount >= max) return false;
+    unavailable.add(t);
+    unavailableCount++;
+    return true;
+  };
+  // Chosen pods first, highest ordinal first, skipping (not stopping at) one that does not fit (Kruise).
+  const chosen: Pod[] = [];
+  const chosenAt = new Set<number>();
+  if (!strategy.paused) {
+    for (const [t, pod] of [...replicas.pods].reverse()) {
+      // One preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
+      if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || isPreparingDelete(pod) || !take(t)) continue;
+      chosen.push(pod);
+      chosenAt.add(t);
+    }
+  }
   const candidates: number[] = [];
   const pods: Pod[] = [];
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
     // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
-    if (isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && getPodRevision(pod) !== updateRevision) {
+    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && getPodRevision(pod) !== updateRevision) {
       candidates.push(t);
       pods.push(pod);
     }
   }
-  if (strategy.paused) return pods.length ? { pods, limit: 0, blockedBy: "paused" } : { pods, limit: 0 };
-  const max = strategy.maxUnavailable;
+  if (strategy.paused) return pods.length ? { chosen, pods, limit: 0, blockedBy: "paused" } : { chosen, pods, limit: 0 };
   let limit = 0;
   for (const t of candidates) {
-    if (!unavailable.has(t)) {
-      if (unavailableCount >= max) break;
-      unavailable.add(t);
-      unavailableCount++;
-    }
+    if (!take(t)) break;
     limit++;
   }
-  if (limit > 0 || pods.length === 0) return { pods, limit };
+  if (limit > 0 || pods.length === 0) return { chosen, pods, limit };
   let first = highestMissing(replicas) ?? -1;
   for (const i of unavailable) if (i > first) first = i;
   const holder = replicas.pods.get(first);
-  return { pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
+  return { chosen, pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
 }
 
 /**
@@ -87,12 +109,18 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
  */
 export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
-  const { pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now);
+  const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now);
   const actions: Action[] = [];
   const blocked: string[] = [];
   const held: string[] = [];
   let requeueAfterMs: number | undefined;
   let c = counts;
+  for (const pod of chosen) {
+    const d = planChosenDelete(set, pod, now);
+    actions.push(...d.actions);
+    if (d.deleted) c = adjustCounts(c, ctx, pod, -1);
+    if (d.held) held.push(d.held);
+  }
   for (const pod of pods.slice(0, limit)) {
     const p = planPodUpdate(set, pod, revisions.updateName, templates, now);
     actions.push(...p.actions);
@@ -113,7 +141,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     }
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
-  const waiting = blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
+  const waiting = chosen.length > 0 || blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
   const r: PhaseResult = { actions, counts: c, waiting: waiting || held.length > 0, halt: false, blocked, held };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;

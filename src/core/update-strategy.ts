@@ -59,3 +59,14 @@ export function updateStrategyOf(set: StatefulSet): UpdateStrategy {
   if (rollingType && ru?.imagePrewarm) s.prewarmParallelism = ru.imagePrewarm.parallelism;
   return s;
 }
+
+/**
+ * scaleMaxUnavailableOf returns spec.scaleStrategy.maxUnavailable as a pod count (rounded up, at
+ * least 1), or undefined when the set does not limit its scale-up (unset, or OrderedReady, which
+ * creates one pod at a time anyway).
+ */
+export function scaleMaxUnavailableOf(set: StatefulSet): number | undefined {
+  const mu = set.spec.scaleStrategy?.maxUnavailable;
+  if (mu === undefined || set.spec.podManagementPolicy !== "Parallel") return undefined;
+  return scaledMaxUnavailable(mu, set.spec.replicas);
+}

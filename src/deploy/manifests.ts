@@ -60,6 +60,9 @@ const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] =>
   // The reconciler's own heap (a worker thread) within the 256Mi limit: a pass that needs more
   // restarts that thread, never the webhooks (src/node/reconcile-thread.ts).
   { name: "RECONCILE_HEAP_MB", value: "128" },
+  // Namespaces hashed onto 8 shards, one Lease each (ordinal-reconciler-<i>-of-8): the replicas share
+  // them, and one takes a dead one's over when its Leases expire (src/reconciler/shard-schedulers.ts).
+  { name: "RECONCILE_SHARDS", value: "8" },
 ];
 
 /** serverManifests returns the Deployment (2 replicas, non-root, read-only root), the Service and the PDB. */

@@ -14,12 +14,15 @@
  *   created, once empty); status patched.
  *   Puller pods use the pod verbs above (list by label or by node, create, delete).
  * - ServiceAccounts: read by name (get), for the imagePullSecrets of a pre-warmed set's account.
+ * - Namespaces: listed (names only used) by a shard of several (RECONCILE_SHARDS > 1), to read its
+ *   own namespaces' sets and never another shard's.
  * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator).
  * - Webhook configurations: only Ordinal's, by name (get/update). `create` cannot be limited by name
  *   in RBAC and would let a pass re-create a configuration an operator deleted in an emergency, so
  *   it is not here: deploy/ runs WEBHOOK_REGISTRATION=update, and only `create` mode (the Worker's
  *   WEBHOOK_URL path) needs the optional deploy/rbac-webhook-create.yaml (webhookCreateRbacManifests).
- * - In its own namespace only (Role): the Lease that elects one active reconciler, and the
+ * - In its own namespace only (Role): the Leases that elect one active reconciler per shard (listed:
+ *   a shard waits while another shard count's Lease is live, shard-leases.ts), and the
  *   Secret holding the webhook serving certificate (get by name; create once).
  */
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME } from "../webhook-config/webhook-configs.ts";
@@ -42,6 +45,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
+  { apiGroups: [""], resources: ["namespaces"], verbs: ["list"] },
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
@@ -61,7 +65,7 @@ const WEBHOOK_CREATE_RULES: Rule[] = [
 ];
 
 const NAMESPACE_RULES: Rule[] = [
-  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update"] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: [TLS_SECRET] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
 ];

@@ -38,6 +38,11 @@ export interface ListOptions {
   fieldSelector?: string;
   /** Page size; the client follows `continue` until the list is complete. */
   limit?: number;
+  /**
+   * Applied to each page as it arrives: only the items it returns true for are kept, so a list
+   * whose pages hold what the caller drops (other shards' sets) costs one page of heap, not all.
+   */
+  keep?: (item: KubeObject) => boolean;
 }
 
 export interface DeleteOptions {

@@ -1,4 +1,4 @@
-import { ApiError, type DeleteOptions, type KubeClient, type ListOptions, type Named, type PatchType, type ServerVersion, type WriteOptions } from "./client.ts";
+import { ApiError, type DeleteOptions, type KubeClient, type KubeObject, type ListOptions, type Named, type PatchType, type ServerVersion, type WriteOptions } from "./client.ts";
 import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
@@ -108,7 +108,7 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
       do {
         const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
         const page = await json<{ items?: T[]; metadata?: { continue?: string } }>(await request("GET", path));
-        for (const item of page.items ?? []) items.push(item);
+        for (const item of page.items ?? []) if (!o?.keep || o.keep(item as KubeObject)) items.push(item);
         cont = page.metadata?.continue || undefined;
       } while (cont);
       return items;

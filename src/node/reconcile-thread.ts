@@ -15,7 +15,8 @@ import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
 import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
-import { ReconcileScheduler, type SchedulerOptions, type SetWake } from "../reconciler/scheduler.ts";
+import type { SchedulerOptions, SetWake } from "../reconciler/scheduler.ts";
+import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
@@ -52,7 +53,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const client = instrumentClient(clientFor(cluster), metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;
-  const scheduler = new ReconcileScheduler(client, {
+  const scheduler = new ShardSchedulers(client, {
     ...data.scheduler,
     log,
     leaseNamespace: settings.leaseNamespace,
@@ -66,7 +67,7 @@ export async function reconcileThreadMain(): Promise<number> {
         port.postMessage({ type: "metrics", state: metrics.state() } satisfies FromThread);
       }
     },
-  });
+  }, setting(data.vars, "RECONCILE_SHARDS"));
   const stopped = new Promise<void>((resolve) => {
     port.on("message", (m: ToThread) => {
       if (m.type === "wake") scheduler.wake(m.wake);

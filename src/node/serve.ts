@@ -16,7 +16,7 @@ import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger } from "../log/log.ts";
-import { ReconcileScheduler } from "../reconciler/scheduler.ts";
+import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { setting } from "../settings.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
@@ -152,12 +152,14 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     idleMs: Math.min(1000, flags.intervalMs),
   };
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
+  // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
+  const shards = setting(vars, "RECONCILE_SHARDS");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }, (summary) => void readiness.observe(summary)) : undefined;
   const loop =
     thread ??
-    new ReconcileScheduler(client, {
+    new ShardSchedulers(client, {
       ...scheduling,
       log,
       leaseNamespace: settings.leaseNamespace,
@@ -166,7 +168,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
         recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
         void readiness.observe({ passes: [pass] });
       },
-    });
+    }, shards);
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),

@@ -50,3 +50,9 @@ export const LIFECYCLE_STATE_LABEL = "ordinal.dev/lifecycle-state";
 export const LIFECYCLE_TIMESTAMP_ANNOTATION = "ordinal.dev/lifecycle-timestamp";
 /** Set condition: True while a lifecycle hook holds one or more pods (PreparingDelete, PreparingUpdate). */
 export const LIFECYCLE_HELD_CONDITION = "LifecycleHookHeld";
+
+/**
+ * A pod label (Kruise's `apps.kruise.io/specified-delete`): the pod is deleted and recreated at
+ * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".
+ */
+export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";

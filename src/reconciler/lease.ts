@@ -13,6 +13,11 @@ export interface LeaseOptions {
   name?: string;
   holder: string;
   durationSeconds?: number;
+  /**
+   * Asked before taking a lease that no one holds (never created, or released): false leaves it
+   * (a replica holding shards already lets one holding fewer take it first). Default: take it.
+   */
+  mayTakeFree?: () => boolean;
   /** Filled by acquireLease with the lease's cursor annotation; written back by releaseLease. */
   cursor?: { value?: string };
 }
@@ -55,6 +60,7 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
   const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
   const existing = await client.get<Lease & { metadata: { resourceVersion?: string } }>(R.leases, o.namespace, name);
   if (o.cursor) o.cursor.value = existing?.metadata.annotations?.[CURSOR_ANNOTATION] || undefined;
+  if (o.mayTakeFree && !existing?.spec?.holderIdentity && !o.mayTakeFree()) return false;
   try {
     if (!existing) {
       await client.create(R.leases, o.namespace, {

@@ -19,17 +19,20 @@ import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } f
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
- * One level-triggered pass. Reads: the sets, then pods, claims and revisions carrying Ordinal's
- * `ordinal.dev/statefulset` label (paged lists, each kind once, whatever the number of sets;
- * unrelated pods are never read). Indexes them once (pass-index.ts), plans every set with its
- * own objects and executes its plan (executor.ts); then makes the ImageLists so (prewarm.ts: puller
- * pods, one more list when ImageLists exist). A pod that exists without our label (an
- * orphan named `<set>-<n>` to adopt) is met when its create answers AlreadyExists: it is read by
- * name and the set is planned again at once. A set that owns no revision yet (new, or migrated
- * from apps/v1) also lists its namespace's pods and revisions by its own selector, once, before
- * planning: so it adopts the revision its orphaned pods are labelled with instead of rolling them
- * onto a revision of its own. Cost: O(managed objects + sets) reads and CPU; orphans cost one GET
- * each, once, when their ordinal is wanted; a new set two selector lists, once.
+ * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
+ * namespaces' sets), then, one namespace at a time, the pods, claims and revisions of that
+ * namespace carrying Ordinal's `ordinal.dev/statefulset` label (paged lists; claims only where a
+ * set has a claim template; unrelated pods are never read). What it read of a namespace is let go
+ * before the next: its peak heap is bounded by the largest namespace, not the cluster. Indexes them
+ * once (pass-index.ts), plans every set with its own objects and executes its plan (executor.ts);
+ * then makes the ImageLists so (prewarm.ts: puller pods, one more list when ImageLists exist). A pod
+ * that exists without our label (an orphan named `<set>-<n>` to adopt) is met when its create
+ * answers AlreadyExists: it is read by name and the set is planned again at once. A set that owns
+ * no revision yet (new, or migrated from apps/v1) also lists its namespace's pods and revisions by
+ * its own selector, once, before planning: so it adopts the revision its orphaned pods are
+ * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
+ * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
+ * their ordinal is wanted; a new set two selector lists, once.
  */
 
 export interface PassOptions {
@@ -101,78 +104,165 @@ const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.n
 export async function reconcilePass(client: KubeClient, o: PassOptions): Promise<PassResult> {
   const ns = o.namespace;
   const result: PassResult = { sets: [], pending: false, actionCount: 0 };
-  let rawSets = await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
-  if (o.shard) {
-    const { index, count } = o.shard;
-    rawSets = rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", count) === index);
-  }
+  const shard = o.shard;
+  const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
+  // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
+  const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
+  if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
   // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
   if (rawSets.length === 0 && o.setName) return withUnseen(result, o.awaiting, { statefulsets: rawSets });
-  if (rawSets.length === 0) {
+  if (rawSets.length === 0 && !sharded) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
     if (!o.setName) lists = replaceWritten(lists, await releaseGoneSets(client, lists, new Set(), o.log));
     await actuate(client, lists, ns, o, result, new Map());
     return result;
   }
-  rawSets = inCursorOrder(rawSets, o.startAfter);
+  const setIds = new Set<string>();
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  // A sharded pass over one namespace lists that namespace only.
-  const listNs = ns ?? (o.shard && new Set(rawSets.map((s) => s.metadata?.namespace)).size === 1 ? rawSets[0].metadata?.namespace : undefined);
-  const [pods, claims, revisions, imageLists] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, listNs, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    listImageLists(client, o.setName ? ns : listNs),
-  ]);
-  withUnseen(result, o.awaiting, { statefulsets: rawSets, pods, persistentvolumeclaims: claims });
-  const index = indexObjects(pods, claims, revisions, imageLists);
+  // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a shard's only).
+  const listNs = ns;
+  const lists = indexObjects([], [], [], await listImageLists(client, o.setName ? ns : listNs));
   const events = o.events ?? new EventRecorder(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
-  for (const raw of rawSets) {
-    await o.beforeSet?.();
-    if (o.shouldStop?.()) {
-      result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
-      result.pending = true;
-      break;
-    }
-    const id = setId(raw);
-    const parsed = StatefulSetSchema.safeParse(raw);
-    // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
-    const setError = async (reason: SetErrorReason, why: string) => {
-      await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
-      result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
-      await events.flush(o.now());
-    };
-    if (!parsed.success) {
-      await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
-      continue;
-    }
-    parsedSets.set(id, parsed.data);
-    let r: Awaited<ReturnType<typeof reconcileSet>>;
-    try {
-      r = await reconcileSet(client, parsed.data, index, o, events);
-    } catch (e) {
-      if (!(e instanceof PlanFailed)) throw e;
-      await setError("PlanFailed", e.message);
-      continue;
-    }
-    result.sets.push(r.result);
-    result.actionCount += r.done;
-    if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
-    const after = r.result.requeueAfterMs;
-    if (after !== undefined) {
-      result.pending = true;
-      result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
-    }
-    await events.flush(o.now());
+  const groups = sharded ? shardGroups(client, shard, o.startAfter) : fromList(namespaceGroups(inCursorOrder(rawSets, o.startAfter)));
+  rawSets.length = 0;
+  for await (const group of groups) {
+    for (const s of group.sets) setIds.add(setId(s));
+    const r = await reconcileNamespace(client, group, selector, lists, { ...o, events }, result);
+    group.sets = [];
+    // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
+    if (lists.imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
+    if (result.cursor !== undefined) break;
   }
   if (result.cursor === undefined) {
     // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
-    if (!o.setName) for (const l of await releaseGoneSets(client, inShard(index.imageLists(), o), new Set(rawSets.map(setId)), o.log)) index.putImageList(l);
-    await actuate(client, inShard(index.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
+    if (!o.setName) for (const l of await releaseGoneSets(client, inShard(lists.imageLists(), o), setIds, o.log)) lists.putImageList(l);
+    await actuate(client, inShard(lists.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
   }
   return result;
+}
+
+/** The sets of one namespace a pass visits in a row (in cursor order). */
+interface NamespaceGroup {
+  namespace: string;
+  sets: KubeObject[];
+}
+
+/** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
+function hasClaimTemplates(set: KubeObject): boolean {
+  const templates = (set.spec as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
+  return templates !== undefined && templates !== null && !(Array.isArray(templates) && templates.length === 0);
+}
+
+/** fromList yields the groups of a list. */
+async function* fromList(groups: NamespaceGroup[]): AsyncGenerator<NamespaceGroup> {
+  yield* groups;
+}
+
+/** keyOrder compares namespaces as the apiserver orders its keys and the cursor orders sets (`namespace/`). */
+const keyOrder = (a: string, b: string): number => (`${a}/` < `${b}/` ? -1 : `${a}/` > `${b}/` ? 1 : 0);
+
+/**
+ * shardGroups yields a shard's sets one namespace at a time: it lists the cluster's namespaces
+ * (small objects; other shards' dropped page by page), then each of its own namespaces' sets, in
+ * cursor order (from the namespace of `startAfter`, whose sets after it come first; wrapping
+ * around). A shard never reads another shard's sets: the cluster's sets are read once over all shards.
+ */
+async function* shardGroups(client: KubeClient, shard: { index: number; count: number }, startAfter: string | undefined): AsyncGenerator<NamespaceGroup> {
+  const names = (await client.list<KubeObject>(R.namespaces, undefined, { limit: LIST_PAGE_SIZE, keep: (n) => shardOf(n.metadata?.name ?? "", shard.count) === shard.index }))
+    .map((n) => n.metadata?.name ?? "")
+    .sort(keyOrder);
+  const from = startAfter ? startAfter.slice(0, startAfter.indexOf("/")) : undefined;
+  const first = from === undefined ? 0 : Math.max(0, names.findIndex((n) => keyOrder(n, from) >= 0));
+  for (const namespace of [...names.slice(first), ...names.slice(0, first)]) {
+    const sets = await client.list<KubeObject>(R.statefulSets, namespace, { limit: LIST_PAGE_SIZE });
+    if (sets.length) yield { namespace, sets: inCursorOrder(sets, namespace === from ? startAfter : undefined) };
+  }
+}
+
+/** namespaceGroups returns the sets cut into runs of one namespace, in their order. */
+function namespaceGroups(sets: readonly KubeObject[]): NamespaceGroup[] {
+  const groups: NamespaceGroup[] = [];
+  for (const s of sets) {
+    const namespace = s.metadata?.namespace ?? "";
+    const last = groups[groups.length - 1];
+    if (last?.namespace === namespace) last.sets.push(s);
+    else groups.push({ namespace, sets: [s] });
+  }
+  return groups;
+}
+
+/**
+ * reconcileNamespace lists one namespace's managed pods, claims and revisions (by `selector`),
+ * plans and executes its sets, and returns the sets it parsed. What it read is garbage once it
+ * returns: a pass holds one namespace's objects at a time, so its peak heap is bounded by the
+ * largest namespace, not by the cluster. ImageLists written go to `lists` (the pass's store).
+ */
+async function reconcileNamespace(
+  client: KubeClient,
+  group: NamespaceGroup,
+  selector: string,
+  lists: PassIndex,
+  o: PassOptions & { events: EventRecorder },
+  result: PassResult,
+): Promise<Map<string, StatefulSet>> {
+  const { namespace } = group;
+  // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
+  const withClaims = group.sets.some((s) => hasClaimTemplates(s));
+  const [pods, claims, revisions] = await Promise.all([
+    client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    withClaims ? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }) : [],
+    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+  ]);
+  // A targeted pass says which of the writes its wakes announced it read too early to include.
+  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods, ...(withClaims ? { persistentvolumeclaims: claims } : {}) });
+  const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
+  const { events } = o;
+  const parsedSets = new Map<string, StatefulSet>();
+  try {
+    for (const raw of group.sets) {
+      await o.beforeSet?.();
+      if (o.shouldStop?.()) {
+        result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
+        result.pending = true;
+        return parsedSets;
+      }
+      const id = setId(raw);
+      const parsed = StatefulSetSchema.safeParse(raw);
+      // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
+      const setError = async (reason: SetErrorReason, why: string) => {
+        await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
+        result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
+        await events.flush(o.now());
+      };
+      if (!parsed.success) {
+        await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
+        continue;
+      }
+      parsedSets.set(id, parsed.data);
+      let r: Awaited<ReturnType<typeof reconcileSet>>;
+      try {
+        r = await reconcileSet(client, parsed.data, index, o, events);
+      } catch (e) {
+        if (!(e instanceof PlanFailed)) throw e;
+        await setError("PlanFailed", e.message);
+        continue;
+      }
+      result.sets.push(r.result);
+      result.actionCount += r.done;
+      if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
+      const after = r.result.requeueAfterMs;
+      if (after !== undefined) {
+        result.pending = true;
+        result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
+      }
+      await events.flush(o.now());
+    }
+    return parsedSets;
+  } finally {
+    for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
+import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { WakeLimiter } from "./wake-limiter.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
@@ -23,8 +24,11 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  * - a full pass of every set runs every `intervalMs` (the safety net for lost wakes), every
  *   `idleMs` while one is pending, at once while one acts;
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
- *   is fenced by it (fence.ts); passes re-check it between sets.
- * Passes never overlap within the process.
+ *   is fenced by it (fence.ts); passes re-check it between sets. With `shard`, the scheduler is
+ *   one shard's (shard-schedulers.ts runs one per shard): its Lease is the shard's, its full
+ *   passes cover the shard's namespaces. Either way it acts only while no reconciler Lease of
+ *   another shard count is live (shard-leases.ts), looking before taking its own and after.
+ * Passes never overlap within the process (`passLock` makes that so across shards).
  */
 
 export interface SchedulerOptions {
@@ -49,6 +53,24 @@ export interface SchedulerOptions {
   beforePass?: () => Promise<void>;
   /** After each pass, with its wall seconds (metrics). */
   onPass?: (pass: PassResult, seconds: number) => void;
+  /** The shard this scheduler acts for (default: every namespace, Lease `ordinal-reconciler`). */
+  shard?: { index: number; count: number };
+  /** Shared by the schedulers of one process so that their passes run one at a time. */
+  passLock?: PassLock;
+  /** Asked before taking a Lease no one holds (lease.ts); default: take it. */
+  mayTakeFree?: () => boolean;
+}
+
+/** PassLock runs tasks one at a time, in the order they asked. */
+export class PassLock {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /** run returns what `task` returns once every task asked before it has settled. */
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
 }
 
 /** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists; and the write it announces, if known. */
@@ -86,6 +108,11 @@ interface Due {
 export class ReconcileScheduler {
   private readonly due = new Map<string, Due>();
   private readonly elector: LeaderElector;
+  private readonly others: OtherCountLeases;
+  /** True once no other count's Lease was live before and after this scheduler took its own; false after yielding. */
+  private clear = false;
+  /** The other counts' Leases last yielded to (logged when they change). */
+  private yieldedTo = "";
   private readonly limiter: WakeLimiter;
   private readonly client: KubeClient;
   private readonly clock: () => number;
@@ -104,9 +131,12 @@ export class ReconcileScheduler {
   ) {
     this.clock = o.clock ?? (() => performance.now());
     this.now = o.now ?? (() => new Date());
-    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder }, this.clock, this.now, o.election ?? DEFAULT_ELECTION);
+    const count = o.shard?.count ?? 1;
+    const timing = o.election ?? DEFAULT_ELECTION;
+    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree }, this.clock, this.now, timing);
+    this.others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.limiter = new WakeLimiter(this.clock);
-    this.client = fencedClient(client, () => this.elector.isLeader());
+    this.client = fencedClient(client, () => this.acting());
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
@@ -138,6 +168,11 @@ export class ReconcileScheduler {
     this.loops = Promise.all([this.electLoop(), this.passLoop()]);
   }
 
+  /** acts is true while this scheduler holds its Lease and may act. */
+  acts(): boolean {
+    return this.acting();
+  }
+
   /** stop ends both loops after the pass in flight and releases the lease. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -163,28 +198,65 @@ export class ReconcileScheduler {
     });
   }
 
-  /** electLoop acquires, then renews the lease every retry period (retrying sooner after a failure). */
+  /** acting is true while this scheduler may act: it holds its Lease and no other count's Lease was live. */
+  private acting(): boolean {
+    return this.clear && this.elector.isLeader();
+  }
+
+  /**
+   * electLoop acquires, then renews the lease every retry period (retrying sooner after a failure).
+   * Before each attempt, and after the attempt that took the lease, it looks at the other shard
+   * counts' Leases: while one is live it does not act and gives its own lease back.
+   */
   private async electLoop(): Promise<void> {
     const { retryPeriodMs } = this.elector.timing;
     while (!this.stopped) {
       const wait = this.elector.msUntilRenew();
       if (wait > 0) {
-        await this.sleep(wait);
+        // A candidate's retries are jittered, as client-go's: candidates started together do not meet at every retry.
+        await this.sleep(wait + (this.elector.isLeader() ? 0 : Math.random() * 0.2 * retryPeriodMs));
         continue;
       }
-      const was = this.elector.isLeader();
+      const was = this.acting();
       try {
+        if (await this.yieldsToOtherCounts()) {
+          // Jittered, as client-go's retry: two candidates that yielded to each other do not meet again.
+          await this.sleep(retryPeriodMs * (1 + Math.random() * 0.2));
+          continue;
+        }
         const leading = await this.elector.tryAcquireOrRenew();
-        if (leading && !was) {
-          this.o.log.info("lease acquired", { holder: this.o.holder });
+        if (leading && !this.clear) {
+          if (await this.yieldsToOtherCounts()) continue;
+          this.clear = true;
+        }
+        if (this.acting() && !was) {
+          this.o.log.info("lease acquired", { holder: this.o.holder, ...this.shardFields() });
           this.nextFull = 0;
           this.kick?.();
         }
       } catch (e) {
-        this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...errorFields(e) });
+        this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...this.shardFields(), ...errorFields(e) });
         await this.sleep(Math.min(2_000, retryPeriodMs));
       }
     }
+  }
+
+  /** yieldsToOtherCounts returns true (and gives up this scheduler's lease) when another shard count's Lease is live. */
+  private async yieldsToOtherCounts(): Promise<boolean> {
+    const live = await this.others.live();
+    const names = live.join(", ");
+    if (names !== this.yieldedTo) {
+      this.yieldedTo = names;
+      if (names) this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { ...this.shardFields(), leases: live });
+    }
+    if (!live.length) return false;
+    this.clear = false;
+    if (this.elector.isLeader()) await this.elector.release();
+    return true;
+  }
+
+  private shardFields(): Record<string, string> {
+    return this.o.shard ? { shard: `${this.o.shard.index}-of-${this.o.shard.count}` } : {};
   }
 
   /** sleep waits `ms`, or less when stopping. */
@@ -196,7 +268,7 @@ export class ReconcileScheduler {
 
   private async passLoop(): Promise<void> {
     while (!this.stopped) {
-      const leading = this.elector.isLeader();
+      const leading = this.acting();
       const t = this.clock();
       if (leading && t >= this.nextFull) {
         await this.fullPass();
@@ -206,7 +278,7 @@ export class ReconcileScheduler {
         const ready = [...this.due.values()].filter((d) => d.at <= t).sort((a, b) => a.at - b.at);
         if (ready.length > 0) {
           for (const d of ready) {
-            if (this.stopped || !this.elector.isLeader()) break;
+            if (this.stopped || !this.acting()) break;
             await this.targetedPass(d);
           }
           continue;
@@ -221,15 +293,18 @@ export class ReconcileScheduler {
   /** fullPass passes over every set (resuming at the cursor) and sets when the next one is due. */
   private async fullPass(): Promise<void> {
     if (this.o.beforePass) await this.o.beforePass().catch((e: unknown) => this.o.log.warn("beforePass failed", errorFields(e)));
-    const started = this.clock();
-    const pass = await this.run(() =>
-      reconcilePass(this.client, {
+    let started = this.clock();
+    // The budget counts from when the pass starts, not from when it waited for another shard's.
+    const pass = await this.run(() => {
+      started = this.clock();
+      return reconcilePass(this.client, {
         now: this.now,
         log: this.o.log,
         startAfter: this.cursor,
-        shouldStop: () => this.stopped || !this.elector.isLeader() || this.clock() - started >= this.o.budgetMs,
-      }),
-    );
+        shard: this.o.shard,
+        shouldStop: () => this.stopped || !this.acting() || this.clock() - started >= this.o.budgetMs,
+      });
+    });
     const t = this.clock();
     if (!pass) {
       this.nextFull = t + this.o.idleMs;
@@ -252,7 +327,7 @@ export class ReconcileScheduler {
     const { namespace, name } = d.wake;
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.elector.isLeader() }),
+      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
     );
     const again = this.due.get(key);
     if (again) {
@@ -277,6 +352,11 @@ export class ReconcileScheduler {
 
   /** run runs a pass and reports it; a failed pass is logged and returns undefined. */
   private async run(pass: () => Promise<PassResult>): Promise<PassResult | undefined> {
+    const lock = this.o.passLock;
+    return lock ? lock.run(() => this.runNow(pass)) : this.runNow(pass);
+  }
+
+  private async runNow(pass: () => Promise<PassResult>): Promise<PassResult | undefined> {
     const started = this.clock();
     try {
       const r = await pass();

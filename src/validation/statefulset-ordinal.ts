@@ -28,6 +28,7 @@ import { type FieldError, duplicate, invalid, notSupported, tooMany } from "./fi
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { nonNegative } from "./pod-fields.ts";
+import { validateMaxUnavailable } from "./statefulset-spec.ts";
 import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
@@ -43,6 +44,8 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
   errs.push(...validateLifecycle(r, spec.lifecycle, p.child("lifecycle")));
   errs.push(...validateReserveOrdinals(r, spec, p));
+  const ss = r.obj(spec.scaleStrategy, p.child("scaleStrategy"));
+  if (ss) errs.push(...validateMaxUnavailable(r, ss.maxUnavailable, p.child("scaleStrategy", "maxUnavailable")));
   const us = r.obj(spec.updateStrategy, p.child("updateStrategy")) ?? {};
   const ruPath = p.child("updateStrategy", "rollingUpdate");
   const ru = r.obj(us.rollingUpdate, ruPath);
@@ -153,6 +156,8 @@ export function statefulSetWarnings(spec: JsonObject, group: string): string[] {
       "spec.template.spec.terminationGracePeriodSeconds is 0: pods are killed without a graceful shutdown, which is unsafe for stateful workloads (the same identity may run twice); use a positive value",
     );
   else if (grace !== undefined && grace < 0) warnings.push("spec.template.spec.terminationGracePeriodSeconds is negative: the apiserver treats it as 1 second");
+  if (group === "apps.ordinal.dev" && isObject(spec.scaleStrategy) && spec.scaleStrategy.maxUnavailable != null && pmp === "OrderedReady")
+    warnings.push("spec.scaleStrategy.maxUnavailable has effect only with podManagementPolicy Parallel: an OrderedReady set creates one pod at a time");
   if (group === "apps.ordinal.dev" && Array.isArray(spec.reserveOrdinals)) {
     const start = rawOrdinalRange(spec, 0).start;
     const below = spec.reserveOrdinals.filter((entry) => (parseReserveOrdinal(entry)?.[1] ?? Infinity) < start);

@@ -56,8 +56,14 @@ function intOrPercentValue(v: number | string): number {
 
 function validateRollingUpdate(r: Reader, ru: JsonObject, path: FieldPath): FieldError[] {
   const errs = nonNegative(r.int32(ru.partition, path.child("partition")), path.child("partition"));
-  const mp = path.child("maxUnavailable");
-  const mu = r.intOrString(ru.maxUnavailable, mp);
+  errs.push(...validateMaxUnavailable(r, ru.maxUnavailable, path.child("maxUnavailable")));
+  return errs;
+}
+
+/** validateMaxUnavailable is upstream's rule for an int-or-percent maxUnavailable: ≥ 0, a valid percent ≤ 100%, not 0. */
+export function validateMaxUnavailable(r: Reader, value: unknown, mp: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const mu = r.intOrString(value, mp);
   if (mu !== undefined) {
     if (typeof mu === "string") errs.push(...isValidPercent(mu).map((m) => invalid(mp, mu, m)));
     else errs.push(...nonNegative(mu, mp));

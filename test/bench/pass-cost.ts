@@ -63,15 +63,19 @@ function meteredClient(fake: FakeApiServer): { client: KubeClient; meter: Meter;
   };
 }
 
-/** convergedCluster puts `sets` sets of `pods` Running and Ready pods each (and their revisions) in one namespace, plus unrelated pods. */
-function convergedCluster(sets: number, pods: number, unrelated = 0): FakeApiServer {
-  const fake = createFakeApiServer({ namespaces: [NS, "other", "ordinal-system"], autoGc: false, serviceAccounts: false, logLimit: 10 });
+/**
+ * convergedCluster puts `sets` sets of `pods` Running and Ready pods each (and their revisions) in
+ * one namespace (or spread over `namespaces` namespaces `ns-<i>`, round robin), plus unrelated pods.
+ */
+export function convergedCluster(sets: number, pods: number, unrelated = 0, namespaces = 0): FakeApiServer {
+  const spread = Array.from({ length: namespaces }, (_, i) => `ns-${i}`);
+  const fake = createFakeApiServer({ namespaces: [NS, "other", "ordinal-system", ...spread], autoGc: false, serviceAccounts: false, logLimit: 10 });
   for (let s = 0; s < sets; s++) {
     const name = `s${s}`;
     const set: StatefulSet = StatefulSetSchema.parse({
       apiVersion: "apps.ordinal.dev/v1",
       kind: "StatefulSet",
-      metadata: { name, namespace: NS, uid: `uid-${s}`, generation: 1, resourceVersion: "1" },
+      metadata: { name, namespace: namespaces ? spread[s % namespaces] : NS, uid: `uid-${s}`, generation: 1, resourceVersion: "1" },
       spec: { replicas: pods, serviceName: name, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "img:1" }] } } },
     });
     const rev = newRevision(set, 1, 0);
@@ -124,7 +128,7 @@ async function legacyPass(client: KubeClient): Promise<number> {
   return actions;
 }
 
-interface Figures {
+export interface Figures {
   cpuMs: number;
   fakeMs: number;
   requests: Record<string, number>;
@@ -136,7 +140,7 @@ interface Figures {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** measure runs `pass` once to warm up, then `runs` times, and returns median figures. */
-async function measure(fake: FakeApiServer, pass: (c: KubeClient) => Promise<unknown>, runs: number): Promise<Figures> {
+export async function measure(fake: FakeApiServer, pass: (c: KubeClient) => Promise<unknown>, runs: number): Promise<Figures> {
   const { client, meter, reset } = meteredClient(fake);
   await pass(client);
   const all: Figures[] = [];
@@ -154,7 +158,7 @@ async function measure(fake: FakeApiServer, pass: (c: KubeClient) => Promise<unk
   return mid;
 }
 
-const fmt = (f: Figures) =>
+export const fmt = (f: Figures) =>
   `CPU ${f.cpuMs.toFixed(0).padStart(6)} ms (fake apiserver ${f.fakeMs.toFixed(0)} ms, reconciler ${(f.cpuMs - f.fakeMs).toFixed(0)} ms)  requests ${JSON.stringify(f.requests)}  read ${(f.bytes / 2 ** 20).toFixed(2)} MiB  peak heap +${f.heapMiB.toFixed(0)} MiB  writes ${f.writes}`;
 
 const newPass = (c: KubeClient) => reconcilePass(c, { now, log: silentLogger });
@@ -177,6 +181,7 @@ export async function runPassCostBench(): Promise<void> {
     }
   }
   if (after[10_000]) console.log(`  linearity: 10,000 sets cost ${(after[10_000].cpuMs / after[1000].cpuMs).toFixed(1)}× the 1,000-set CPU (target ≤ 12×)`);
+  if (large) await (await import("./shard-cost.ts")).runShardCostBench(after[1000].cpuMs);
 
   console.log("== issue 8: 1,000 sets × 10 pods, plus 10,000 unrelated pods (half in the sets' namespace)");
   {

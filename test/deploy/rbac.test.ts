@@ -31,6 +31,7 @@ const SERVER_FILES = [
   "src/reconciler/pull-sources.ts",
   "src/reconciler/events.ts",
   "src/reconciler/lease.ts",
+  "src/reconciler/shard-leases.ts",
   "src/admission/lookup.ts",
   "src/webhook-config/registration.ts",
   "src/node/serving-cert.ts",

@@ -90,6 +90,20 @@ describe("createKubeClient against the fake apiserver", () => {
     expect(c.requestCount).toBe(3);
   });
 
+  it("keeps only what `keep` accepts, page by page, across every page", async () => {
+    const fake = createFakeApiServer({ namespaces: ["a", "b"] });
+    for (let i = 0; i < 10; i++) await fake.seed({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: i % 2 ? "a" : "b" } });
+    const c = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch });
+    const seen: string[] = [];
+    const kept = await c.list({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }, undefined, {
+      limit: 3,
+      keep: (o) => (seen.push(o.metadata?.name ?? ""), o.metadata?.namespace === "a"),
+    });
+    expect(seen.length).toBe(10);
+    expect(kept.map((o) => o.metadata?.name)).toEqual(["cm-1", "cm-3", "cm-5", "cm-7", "cm-9"]);
+    expect(c.requestCount).toBe(4);
+  });
+
   it("get of a missing object is undefined, delete of one is false", async () => {
     const fake = createFakeApiServer();
     const c = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch });

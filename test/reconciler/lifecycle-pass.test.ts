@@ -97,6 +97,24 @@ describe("preDelete hook", () => {
   });
 });
 
+describe("preDelete hook and a chosen deletion", () => {
+  it("a pod labelled ordinal.dev/specified-delete waits in PreparingDelete until released, then is deleted and recreated", async () => {
+    const t = setup({ lifecycle: { preDelete: hook(true) } });
+    await t.fake.seed(t.manifest);
+    await t.settle();
+    const uid = t.podNamed("web-1")?.metadata?.uid;
+    await t.client.patch(R.pods, "default", "web-1", { metadata: { labels: { "ordinal.dev/specified-delete": "true" } } }, "merge");
+    await t.settle();
+    expect(t.podNamed("web-1")?.metadata?.uid).toBe(uid);
+    expect(t.podNamed("web-1")?.metadata?.labels?.[LIFECYCLE_STATE_LABEL]).toBe("PreparingDelete");
+    expect(t.held()).toMatchObject({ status: "True", message: expect.stringContaining("pod web-1 PreparingDelete") });
+    await t.release("web-1");
+    await t.settle();
+    expect(t.podNamed("web-1")?.metadata?.uid).not.toBe(uid);
+    expect(t.pods()).toHaveLength(3);
+  });
+});
+
 describe("inPlaceUpdate hook", () => {
   it("holds an in-place update in PreparingUpdate until released, then updates in place: Updated, and Normal once the label is back", async () => {
     const t = setup({

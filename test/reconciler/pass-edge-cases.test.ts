@@ -126,29 +126,35 @@ describe("the lists a pass makes", () => {
 
   it("without a shard: every namespace, so ImageLists where no set lives are made so too", async () => {
     const { lists, pullersIn } = await passLists(["a/web"], { imageLists: ["b"] });
-    // The pass's pods, the ImageLists, the pullers, then b's pods on node-1 (a puller is due there).
+    // The ImageLists, the pods of the sets' namespace, the pullers, then b's pods on node-1 (a puller is due there).
     expect(lists.filter((l) => l.startsWith("pods") || l.startsWith("imagelists"))).toEqual([
-      "pods /api/v1/pods",
       "imagelists /apis/apps.ordinal.dev/v1/imagelists",
+      "pods /api/v1/namespaces/a/pods",
       "pods /api/v1/pods",
       "pods /api/v1/namespaces/b/pods",
     ]);
     expect(pullersIn("b")).toBe(1);
   });
 
-  it("a shard whose sets live in one namespace lists that namespace only", async () => {
+  it("a shard lists the namespaces, then only its own namespaces' sets, and the objects of those that have sets", async () => {
     const { lists } = await passLists([`${s0a}/web`, `${s0a}/db`, `${s1}/web`], { shard: { index: 0, count: 2 } });
-    expect(lists.filter((l) => !l.startsWith("statefulsets")).map((l) => l.split(" ")[1])).toEqual([
-      `/api/v1/namespaces/${s0a}/pods`,
-      `/api/v1/namespaces/${s0a}/persistentvolumeclaims`,
-      `/apis/apps/v1/namespaces/${s0a}/controllerrevisions`,
-      `/apis/apps.ordinal.dev/v1/namespaces/${s0a}/imagelists`,
+    const mine = ["a", "b", "c", "d", "e", "f"].filter((n) => shardOf(n, 2) === 0);
+    expect(lists.map((l) => l.split(" ")[1])).toEqual([
+      "/apis/apps.ordinal.dev/v1/imagelists",
+      "/api/v1/namespaces",
+      ...mine.flatMap((n) => [
+        `/apis/apps.ordinal.dev/v1/namespaces/${n}/statefulsets`,
+        // No claim templates in these sets: their claims are never looked up, so not listed.
+        ...(n === s0a ? [`/api/v1/namespaces/${n}/pods`, `/apis/apps/v1/namespaces/${n}/controllerrevisions`] : []),
+      ]),
     ]);
   });
 
-  it("a shard whose sets live in two namespaces lists all and converges in both", async () => {
-    const { lists, client, fake } = await passLists([`${s0a}/web`, `${s0b}/web`], { shard: { index: 0, count: 2 } });
-    expect(lists.filter((l) => l.startsWith("pods"))).toEqual(["pods /api/v1/pods"]);
+  it("a shard whose sets live in two namespaces lists each namespace's objects on its own (one namespace held at a time) and converges in both", async () => {
+    const { lists, client, fake } = await passLists([`${s0a}/web`, `${s0b}/web`, `${s1}/web`], { shard: { index: 0, count: 2 } });
+    expect(lists.filter((l) => !l.startsWith("statefulsets") && !l.startsWith("imagelists") && !l.startsWith("namespaces"))).toEqual(
+      [s0a, s0b].flatMap((n) => [`pods /api/v1/namespaces/${n}/pods`, `controllerrevisions /apis/apps/v1/namespaces/${n}/controllerrevisions`]),
+    );
     fake.log.clear();
     const again = await reconcilePass(client, { now: () => NOW, log: quiet, shard: { index: 0, count: 2 } });
     expect(again.sets.map((s) => [s.set, s.error])).toEqual([

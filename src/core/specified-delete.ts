@@ -1,0 +1,44 @@
+import type { Pod } from "../api/k8s.ts";
+import type { Action } from "./actions.ts";
+import { SPECIFIED_DELETE_LABEL } from "../objects/constants.ts";
+import { nameOf } from "../objects/names.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import { deletePodAction } from "./plan-context.ts";
+import { preDeleteStep } from "./lifecycle.ts";
+
+/**
+ * Deleting a chosen pod (Kruise's specified delete): a replica labelled
+ * `ordinal.dev/specified-delete` is deleted and, once gone, recreated at its ordinal by the
+ * replicas phase (at the revision its position wants). The rolling update chooses which of them
+ * go this pass (podsToUpdate: highest ordinal first, counted against maxUnavailable, not limited
+ * by the partition, none while paused, as Kruise); this file says what deleting one writes.
+ */
+
+/** isSpecifiedDelete is true when the pod carries the specified-delete label (any value, as Kruise). */
+export const isSpecifiedDelete = (pod: Pod): boolean => pod.metadata?.labels?.[SPECIFIED_DELETE_LABEL] !== undefined;
+
+/** What deleting a chosen pod writes now, and whether the pod is deleted by it. */
+export interface ChosenDelete {
+  actions: Action[];
+  /** True when `actions` delete the pod (a lifecycle hook may hold it back first). */
+  deleted: boolean;
+  /** A preDelete lifecycle hook holds it (lifecycle.ts). */
+  held?: string;
+}
+
+/**
+ * planChosenDelete returns the writes that delete a pod chosen by its label: the one call site
+ * every chosen deletion goes through (a preDelete lifecycle hook gates here).
+ */
+export function planChosenDelete(set: StatefulSet, pod: Pod, now: Date): ChosenDelete {
+  const hook = preDeleteStep(set, pod, now);
+  if (!hook.go) return hook.held ? { actions: hook.actions, deleted: false, held: hook.held } : { actions: hook.actions, deleted: false };
+  const id = `${set.metadata.namespace}/${set.metadata.name}`;
+  return {
+    actions: [
+      { type: "event", eventType: "Normal", reason: "SpecifiedDelete", message: `StatefulSet ${id} deletes Pod ${nameOf(pod)} (label ${SPECIFIED_DELETE_LABEL}); it is recreated at its ordinal` },
+      deletePodAction(pod, "specifiedDelete"),
+    ],
+    deleted: true,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Chosen-pod deletion (pod label ordinal.dev/specified-delete, Kruise's specified delete) through
+ * plan(): the pod is deleted and recreated at its ordinal, counted against maxUnavailable, not held
+ * back by the partition, and not while the rollout is paused.
+ */
+import { describe, expect, it } from "vitest";
+import type { Action } from "../../src/core/actions.ts";
+import { plan } from "../../src/core/planner.ts";
+import { SPECIFIED_DELETE_LABEL } from "../../src/objects/constants.ts";
+import { NOW, claimFor, makeSet, pod, revisionOf, type PodState } from "./fixtures.ts";
+
+const summary = (actions: Action[]) =>
+  actions.flatMap((a) => {
+    if (a.type === "createPod") return [`create ${a.pod.metadata!.name}@${a.pod.metadata!.labels!["controller-revision-hash"]}`];
+    if (a.type === "deletePod") return [`delete ${a.name} (${a.reason})`];
+    if (a.type === "event" && a.reason === "SpecifiedDelete") return [`event ${a.message}`];
+    return [];
+  });
+
+/** The plan of `set` with pods (null: missing) at `rev`, those in `chosen` labelled for deletion. */
+function planWith(set: ReturnType<typeof makeSet>, states: (PodState | null)[], chosen: number[], rev = revisionOf(set).metadata!.name!, revisions = [revisionOf(set)]) {
+  const pods = states.flatMap((s, i) => {
+    if (!s) return [];
+    const p = pod(set, i, rev, s);
+    if (chosen.includes(i)) p.metadata!.labels = { ...p.metadata!.labels, [SPECIFIED_DELETE_LABEL]: "true" };
+    return [p];
+  });
+  return plan({ set, pods, claims: states.map((_, i) => claimFor(set, i)), revisions, now: NOW });
+}
+
+describe("plan: a pod labelled ordinal.dev/specified-delete", () => {
+  const set = makeSet();
+  const rev = revisionOf(set).metadata!.name!;
+
+  it("is deleted, with an event, then recreated at its ordinal without the label", () => {
+    expect(summary(planWith(set, ["ready", "ready", "ready"], [1]).actions)).toEqual([
+      "event StatefulSet ns/web deletes Pod web-1 (label ordinal.dev/specified-delete); it is recreated at its ordinal",
+      "delete web-1 (specifiedDelete)",
+    ]);
+    const next = planWith(set, ["ready", null, "ready"], []);
+    expect(summary(next.actions)).toEqual([`create web-1@${rev}`]);
+    const created = next.actions.find((a) => a.type === "createPod");
+    expect(created?.type === "createPod" && created.pod.metadata!.labels![SPECIFIED_DELETE_LABEL]).toBeUndefined();
+  });
+
+  it.each([
+    ["maxUnavailable 1 spent by an unavailable pod: waits", makeSet({ podManagementPolicy: "Parallel" }), ["ready", "ready", "running"], [1], []],
+    ["an unavailable chosen pod goes at no cost", makeSet({ podManagementPolicy: "Parallel" }), ["ready", "running", "ready"], [1], ["delete web-1 (specifiedDelete)"]],
+    ["maxUnavailable 1: the highest chosen pod only", makeSet(), ["ready", "ready", "ready"], [0, 2], ["delete web-2 (specifiedDelete)"]],
+    ["maxUnavailable 2: both", makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2 } } }), ["ready", "ready", "ready"], [0, 2], ["delete web-2 (specifiedDelete)", "delete web-0 (specifiedDelete)"]],
+    ["the partition does not hold it back", makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 3 } } }), ["ready", "ready", "ready"], [0], ["delete web-0 (specifiedDelete)"]],
+    ["not while paused", makeSet({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } }), ["ready", "ready", "ready"], [0], []],
+    ["not with OnDelete (as Kruise: delete the pod yourself)", makeSet({ updateStrategy: { type: "OnDelete" } }), ["ready", "ready", "ready"], [0], []],
+    ["a terminating chosen pod is not deleted again", makeSet(), ["ready", "ready", "terminating"], [2], []],
+  ])("%s", (_, s, states, chosen, want) => {
+    expect(summary(planWith(s, states as PodState[], chosen).actions).filter((x) => x.startsWith("delete"))).toEqual(want);
+  });
+
+  it("spends maxUnavailable before the rolling update: with a template change, web-2 waits while chosen web-1 goes", () => {
+    const old = makeSet();
+    const oldRev = revisionOf(old);
+    const next = makeSet({ template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } } }, { generation: 2 }, { currentRevision: oldRev.metadata!.name });
+    const p = planWith(next, ["ready", "ready", "ready"], [1], oldRev.metadata!.name!, [oldRev, revisionOf(next, 2)]);
+    expect(summary(p.actions).filter((x) => x.startsWith("delete"))).toEqual(["delete web-1 (specifiedDelete)"]);
+    expect(p.waiting).toBe(true);
+  });
+});
