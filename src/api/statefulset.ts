@@ -171,6 +171,19 @@ const LifecycleSchema = described(
 
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
+/** When a changed claim template reaches the claims that exist: only new claims (OnDelete) or each pod's in its rollout turn. */
+const VolumeClaimUpdateStrategyType = z.enum(["OnDelete", "OnPodRollingUpdate"]);
+
+const VolumeClaimUpdateStrategySchema = described(
+  z.object({
+    type: described(
+      z._default(VolumeClaimUpdateStrategyType, "OnDelete"),
+      "OnDelete (default): a changed claim template applies to claims created from now on; existing claims are left as they are. OnPodRollingUpdate: a larger resources.requests.storage is applied to each existing claim (PVC expansion) and a newly added template's claim is mounted (the pod is recreated) as each pod's turn comes in the rolling update, highest ordinal first, down to the partition, within maxUnavailable; no other change of a template is accepted.",
+    ),
+  }),
+  "How changes of spec.volumeClaimTemplates reach the claims that already exist. Templates may be added, and a storage request may grow; removing a template or shrinking a request is refused.",
+);
+
 /**
  * MAX_RESERVE_ORDINALS is how many entries spec.reserveOrdinals may have (a range "a-b" is one
  * entry however many ordinals it reserves): far beyond any real list, and it bounds the work of
@@ -213,6 +226,7 @@ const StatefulSetSpecSchema = described(
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
     lifecycle: z.optional(LifecycleSchema),
+    volumeClaimUpdateStrategy: z.optional(VolumeClaimUpdateStrategySchema),
     scaleStrategy: described(
       z.optional(
         z.object({
@@ -239,6 +253,15 @@ const ConditionSchema = described(
   "A condition of the set.",
 );
 
+const VolumeClaimStatusSchema = described(
+  z.object({
+    volumeClaimName: described(z.string(), "The claim template's name."),
+    compatibleReplicas: described(int32(), "Pods whose claim of this template exists and requests at least the template's storage."),
+    compatibleReadyReplicas: described(int32(), "Of those, pods whose claim's capacity has reached its request (the expansion is done)."),
+  }),
+  "How far one claim template has reached the claims of the set's pods (Kruise's VolumeClaimStatus).",
+);
+
 const StatefulSetStatusSchema = described(
   z.object({
     observedGeneration: described(z.optional(integer()), "The metadata.generation this status describes; older than generation means the change is not seen yet."),
@@ -253,6 +276,7 @@ const StatefulSetStatusSchema = described(
     collisionCount: described(z.optional(int32()), "Revision-hash collisions so far (mixed into the next hash)."),
     labelSelector: described(z.optional(z.string()), "The selector as a string, for the scale subresource (HorizontalPodAutoscaler)."),
     conditions: described(z.optional(z.array(ConditionSchema)), "The set's conditions."),
+    volumeClaims: described(z.optional(z.array(VolumeClaimStatusSchema)), "Per claim template, how many pods' claims match it (present when the set has claim templates)."),
   }),
   "The observed state, written by the reconciler.",
 );
@@ -273,3 +297,4 @@ export type StatefulSet = z.output<typeof StatefulSetSchema>;
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
 export type LifecycleHook = z.output<ReturnType<typeof LifecycleHookSchema>>;
+export type VolumeClaimStatus = z.output<typeof VolumeClaimStatusSchema>;

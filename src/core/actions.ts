@@ -16,6 +16,8 @@ export type Action =
   | { type: "releaseRevision"; name: string; uid: string; ownerReferences: OwnerReference[] }
   | { type: "createClaim"; claim: PersistentVolumeClaim; pod: string }
   | { type: "setClaimOwners"; name: string; uid: string; ownerReferences: OwnerReference[]; pod: string }
+  /** Grow a claim to its template's storage request (volumeClaimUpdateStrategy OnPodRollingUpdate), before `pod` is updated or created. */
+  | { type: "expandClaim"; name: string; uid: string; storage: string; template: string; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
   | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }

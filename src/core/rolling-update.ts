@@ -1,7 +1,8 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
-import { getPodName, nameOf } from "../objects/names.ts";
+import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { ordinalAt } from "../objects/ordinal-range.ts";
+import { expandClaimActions, needsClaimRollout, type ClaimUpdates } from "./claim-update.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
 import { isPreparingDelete } from "./lifecycle.ts";
 import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "./plan-context.ts";
@@ -49,14 +50,19 @@ export interface PodsToUpdate {
  * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
  * (taking a lower ordinal instead would break the order). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
+ * With `claims` (volumeClaimUpdateStrategy OnPodRollingUpdate), a pod whose claims lag behind
+ * their templates (a claim to expand, a template volume to mount) is a candidate too, whatever
+ * its revision, and a pod whose claim is still being expanded counts as unavailable: claims grow
+ * in the rollout's order, within its budget.
  */
-export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date): PodsToUpdate {
+export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
   const { set, strategy } = view;
   const { partition } = strategy;
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
-  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now)) unavailable.add(i);
+  const ordinal = (offset: number) => ordinalAt(view.range, offset);
+  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now) || (isCreated(p) && claims?.(ordinal(i), p).resizing)) unavailable.add(i);
   let unavailableCount = missingCount(replicas) + unavailable.size;
   const max = strategy.maxUnavailable;
   /** take spends the budget on the replica at `t`: free when it is unavailable already, else while the budget lasts. */
@@ -83,7 +89,8 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
     // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
-    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && getPodRevision(pod) !== updateRevision) {
+    const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
+    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && lagging) {
       candidates.push(t);
       pods.push(pod);
     }
@@ -109,7 +116,7 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
  */
 export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
-  const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now);
+  const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now, ctx.claimUpdates);
   const actions: Action[] = [];
   const blocked: string[] = [];
   const held: string[] = [];
@@ -122,7 +129,11 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     if (d.held) held.push(d.held);
   }
   for (const pod of pods.slice(0, limit)) {
-    const p = planPodUpdate(set, pod, revisions.updateName, templates, now);
+    // The pod's claims grow first (claim-update.ts); then the pod moves, if its revision or volumes lag.
+    const claims = ctx.claimUpdates?.(getOrdinal(nameOf(pod)), pod);
+    if (claims) actions.push(...expandClaimActions(claims, nameOf(pod)));
+    if (getPodRevision(pod) === revisions.updateName && !claims?.remount) continue;
+    const p = planPodUpdate(set, pod, revisions.updateName, templates, now, "update", !!claims?.remount);
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);

@@ -10,7 +10,7 @@ import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts"
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
-const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked"]);
+const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked"]);
 
 export interface RolloutState {
   /** true: the rollout is complete (exit 0). */
@@ -62,6 +62,16 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   // A scale-down is not complete while a condemned pod still terminates (nor is any change).
   const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
   if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };
+  // OnPodRollingUpdate: the claims are part of the rollout (status.volumeClaims, claim-update.ts).
+  if (set.spec.volumeClaimUpdateStrategy?.type === "OnPodRollingUpdate") {
+    const want = Math.max(0, replicas - partition);
+    const behind = (s.volumeClaims ?? []).find((v) => v.compatibleReadyReplicas < want);
+    if (behind) {
+      return paused
+        ? pausedState()
+        : { done: false, message: `Waiting for claims of template ${behind.volumeClaimName}: ${behind.compatibleReadyReplicas} out of ${want} pods have theirs at the template's size and mounted...` };
+    }
+  }
   if (partition > 0) {
     const want = replicas - partition;
     if ((s.updatedReplicas ?? 0) < want) {

@@ -16,6 +16,8 @@ export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
 export const PROGRESSING_CONDITION = "Progressing";
 export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
+/** True while a claim that volumeClaimUpdateStrategy OnPodRollingUpdate should grow cannot be expanded (its StorageClass). */
+export const VOLUME_EXPANSION_BLOCKED_CONDITION = "VolumeExpansionBlocked";
 /** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
 export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
 /**

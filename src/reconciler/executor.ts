@@ -133,6 +133,7 @@ function podOf(a: Action): string | undefined {
   switch (a.type) {
     case "createClaim":
     case "setClaimOwners":
+    case "expandClaim":
       return a.pod;
     case "createPod":
       return nameOf(a.pod);
@@ -190,6 +191,11 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       return;
     case "setClaimOwners":
       await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid, ownerReferences: a.ownerReferences } }, "merge");
+      return;
+    case "expandClaim":
+      // The uid is the precondition: a claim deleted and made again since the plan is not grown blindly.
+      await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid }, spec: { resources: { requests: { storage: a.storage } } } }, "merge");
+      events.record(set, "Normal", "SuccessfulResize", `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} success`);
       return;
     case "createPod": {
       const created = await client.create<Pod>(R.pods, ns, a.pod);
@@ -293,6 +299,8 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+    case "expandClaim":
+      return { reason: "FailedResize", message: `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} failed error: ${why}` };
     case "rollbackTemplate":
       // The set changed since it was read (a failed resourceVersion test is a 422): the next pass sees the change.
       return isConflict(e) || (e instanceof ApiError && e.code === 422) ? undefined : { reason: "FailedRollback", message: `roll back StatefulSet ${setName} from revision ${a.from} to ${a.to} failed error: ${why}` };

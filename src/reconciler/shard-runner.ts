@@ -2,7 +2,8 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import { DEFAULT_ELECTION } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
-import { acquireLease } from "./lease.ts";
+import { acquireLease, releaseLease, type LeaseOptions } from "./lease.ts";
+import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAlarmAt, WOKEN_RECHECK_MS, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
@@ -81,10 +82,12 @@ export class ShardRunner {
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private renewedAt = -Infinity;
+  private readonly others: OtherCountLeases;
   private readonly now: () => Date;
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, () => this.now().getTime(), LEASE_SECONDS * 1000);
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -257,21 +260,32 @@ export class ShardRunner {
   }
 
   /**
-   * holdLease returns true while this shard may act: the cluster's Lease is held by this Worker
-   * (renewed when RENEW_EVERY_MS old; a lost race between two shards of the same holder is tried
-   * once more), false when another holder has a live one.
+   * holdLease returns true while this shard may act: its own Lease (`ordinal-reconciler-<i>-of-<n>`;
+   * n = 1: the cluster's `ordinal-reconciler`) is held by this Worker (renewed when RENEW_EVERY_MS
+   * old) and no reconciler Lease of another shard count is live (shard-leases.ts: a count being
+   * changed, or an `ordinal serve` with another count), looked at before taking it and after (its
+   * Lease is given back then); false when another holder has a live one.
    */
   private async holdLease(): Promise<boolean> {
     const t = this.now();
     if (t.getTime() - this.renewedAt < RENEW_EVERY_MS) return true;
-    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (await acquireLease(this.o.client, lease, t)) {
-        this.renewedAt = t.getTime();
-        return true;
-      }
-    }
+    const { index, count } = this.o.shard;
+    const lease = { namespace: this.o.leaseNamespace, holder: this.o.holder, durationSeconds: LEASE_SECONDS, name: shardLeaseName(index, count) };
+    const held = this.renewedAt > -Infinity;
     this.renewedAt = -Infinity;
-    return false;
+    if (await this.yieldsToOtherCounts(lease)) return false;
+    if (!(await acquireLease(this.o.client, lease, t))) return false;
+    if (!held && (await this.yieldsToOtherCounts(lease))) return false;
+    this.renewedAt = t.getTime();
+    return true;
+  }
+
+  /** yieldsToOtherCounts returns true (giving this shard's Lease back) while another shard count's Lease is live. */
+  private async yieldsToOtherCounts(lease: LeaseOptions): Promise<boolean> {
+    const live = await this.others.live();
+    if (!live.length) return false;
+    this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { shard: this.o.shard.index, leases: live });
+    await releaseLease(this.o.client, lease);
+    return true;
   }
 }

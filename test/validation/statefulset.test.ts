@@ -420,12 +420,15 @@ describe("validateStatefulSet", () => {
       ["selector", (s) => ((s.spec.selector = { matchLabels: { app: "web", tier: "x" } }), (s.spec.template.metadata.labels.tier = "x"))],
       ["serviceName", (s) => (s.spec.serviceName = "web2")],
       ["podManagementPolicy", (s) => (s.spec.podManagementPolicy = "Parallel")],
-      ["volumeClaimTemplates", (s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = "2Gi")],
     ];
     for (const [name, edit] of immutable)
       it(`forbids changing ${name}`, () => {
         expect(messages(update(edit).errors)).toEqual([`spec: Forbidden: ${FORBIDDEN_UPDATE_MESSAGE}`]);
       });
+    it("forbids changing volumeClaimTemplates of an apps/v1 set (Ordinal's own rules: statefulset-claims.test.ts)", () => {
+      const grow = set((s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = "2Gi"));
+      expect(messages(validateStatefulSet(grow, validSet(), { group: "apps" }).errors)).toEqual([`spec: Forbidden: ${FORBIDDEN_UPDATE_MESSAGE}`]);
+    });
 
     it("compares after defaulting and by quantity value", () => {
       const old = with_(validSet, (s) => {
