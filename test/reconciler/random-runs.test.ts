@@ -179,7 +179,10 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       }
       if (steps === 60) {
         // Chaos over: a person turns the deadline off and fixes a bad template; the run must converge.
-        await observer.patch(R.statefulSets, NS, "web", { spec: { progressDeadlineSeconds: null, updateStrategy: { rollingUpdate: { rollbackOnFailure: null } } } }, "merge");
+        // A bad revision made current by a scale to zero also comes back below the partition (pods
+        // there are created at the current revision), so the person rolls every pod forward
+        // (partition 0), as upstream's manual recovery does.
+        await observer.patch(R.statefulSets, NS, "web", { spec: { progressDeadlineSeconds: null, updateStrategy: { rollingUpdate: { rollbackOnFailure: null, partition: 0 } } } }, "merge");
         if (isBad(now)) await setTemplate(`img:${++image}`);
         // A scale to zero made a bad revision current (every one of no pods was updated and Ready,
         // as upstream counts): healing replaces pods only at abandoned revisions, so the person also
@@ -200,7 +203,8 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       const set: StatefulSet = StatefulSetSchema.parse(raw);
       const pods = await snapshot();
       const st = set.status;
-      const start = s.strategy === "OnDelete" ? replicas : Math.min(s.partition, replicas);
+      const partition = set.spec.updateStrategy.type === "RollingUpdate" ? (set.spec.updateStrategy.rollingUpdate?.partition ?? 0) : 0;
+      const start = s.strategy === "OnDelete" ? replicas : Math.min(partition, replicas);
       const updated = pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision);
       if (
         pods.length === replicas &&

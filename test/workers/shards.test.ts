@@ -44,12 +44,26 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-/** schedule returns the shard's stored schedule and alarm. */
-const stateOf = (index: number) =>
+/** readState returns the shard's stored schedule and alarm as they are now. */
+const readState = (index: number) =>
   runInDurableObject(stubOf(index), async (_o, state) => ({
     schedule: await state.storage.get<ShardSchedule>("schedule"),
     alarm: await state.storage.getAlarm(),
   }));
+
+/**
+ * stateOf returns the shard's stored schedule and alarm once no alarm handler is running: alarms
+ * fire here (a woken set's recheck is 50 ms away) and a running one reads as null until its
+ * handler sets the next. Bounded: after 40 looks it returns what it read.
+ */
+async function stateOf(index: number): ReturnType<typeof readState> {
+  let s = await readState(index);
+  for (let i = 0; i < 40 && s.alarm === null; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    s = await readState(index);
+  }
+  return s;
+}
 
 /** seedSchedule stores a schedule (and the shard's index) as a shard that already ran would have. */
 const seedSchedule = (index: number, s: ShardSchedule, alarm: number) =>
