@@ -137,6 +137,38 @@ const UpdateStrategySchema = described(
   "How pods move to a new template revision.",
 );
 
+/**
+ * A lifecycle hook (Kruise's LifecycleHook): the pod is held in the hook's state while it carries
+ * any of these labels (with these values) or finalizers; another controller removes them when it
+ * is safe to go on.
+ */
+const LifecycleHookSchema = (before: string, step: string, state: string) =>
+  described(
+    z.object({
+      labelsHandler: described(
+        z.optional(stringMap()),
+        `Labels (key and value) that hold the pod in ${state} while it carries any of them; remove them from the pod to let ${step} go on.`,
+      ),
+      finalizersHandler: described(
+        z.optional(z.array(z.string())),
+        `Finalizers that hold the pod in ${state} while it carries any of them; remove them from the pod to let ${step} go on.`,
+      ),
+      markPodNotReady: described(
+        z._default(z.boolean(), false),
+        `Set the pod's InPlaceUpdateReady readiness gate False (reason ${state}) before it enters ${state}, so it leaves Service endpoints while the hook runs.`,
+      ),
+    }),
+    `Hold each pod in state ${state} (label ordinal.dev/lifecycle-state) before ${before}, while it carries any of the handler's labels or finalizers.`,
+  );
+
+const LifecycleSchema = described(
+  z.object({
+    preDelete: z.optional(LifecycleHookSchema("it is deleted (scale-in, recreate for an update, a chosen or reserved ordinal)", "the deletion", "PreparingDelete")),
+    inPlaceUpdate: z.optional(LifecycleHookSchema("its images are updated in place", "the in-place update", "PreparingUpdate")),
+  }),
+  "Lifecycle hooks (OpenKruise's spec.lifecycle): the pod's state is in its label ordinal.dev/lifecycle-state (Normal, PreparingDelete, PreparingUpdate, Updating, Updated).",
+);
+
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
 /** When a changed claim template reaches the claims that exist: only new claims (OnDelete) or each pod's in its rollout turn. */
@@ -193,6 +225,7 @@ const StatefulSetSpecSchema = described(
       "What happens to the claims of volumeClaimTemplates (default: kept).",
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
+    lifecycle: z.optional(LifecycleSchema),
     volumeClaimUpdateStrategy: z.optional(VolumeClaimUpdateStrategySchema),
     scaleStrategy: described(
       z.optional(
@@ -263,4 +296,5 @@ export const StatefulSetSchema = described(
 export type StatefulSet = z.output<typeof StatefulSetSchema>;
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
+export type LifecycleHook = z.output<ReturnType<typeof LifecycleHookSchema>>;
 export type VolumeClaimStatus = z.output<typeof VolumeClaimStatusSchema>;

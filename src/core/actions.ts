@@ -24,6 +24,12 @@ export type Action =
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
   /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
   | { type: "updatePodInPlace"; name: string; revision: string; patch: InPlacePodPatch }
+  /**
+   * Lifecycle hooks (lifecycle.ts): one merge patch of the pod (uid and resourceVersion the
+   * preconditions) writing its state label and timestamp annotation; leaving Updated, the hook's
+   * labels and the whole new finalizer list too.
+   */
+  | { type: "setLifecycleState"; name: string; uid: string; resourceVersion: string; state: string; time: string; labels?: Record<string, string>; finalizers?: string[] }
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }

@@ -80,6 +80,8 @@ export interface PhaseResult {
   requeueAfterMs?: number;
   /** Pods podUpdatePolicy InPlaceOnly cannot update, with the JSON pointers why. */
   blocked?: string[];
+  /** Pods a lifecycle hook holds (lifecycle.ts): "pod web-2 PreparingDelete: label k=v". */
+  held?: string[];
 }
 
 /**

@@ -97,7 +97,7 @@ export function plan(input: PlanInput): Plan {
     synced.counts,
     revisions,
     pods.owned,
-    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused },
+    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused },
     now,
     claims.status,
   );
@@ -169,7 +169,14 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     const pod = slots.replicas.pods.get(i);
     if (pod) c = adjustCounts(c, ctx, pod, -1);
   }
-  const refreshed: PhaseResult = { actions: refresh.actions, counts: c, waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined, halt: false, blocked: refresh.blocked };
+  const refreshed: PhaseResult = {
+    actions: refresh.actions,
+    counts: c,
+    waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined || refresh.held.length > 0,
+    halt: false,
+    blocked: refresh.blocked,
+    held: refresh.held,
+  };
   if (refresh.requeueAfterMs !== undefined) refreshed.requeueAfterMs = refresh.requeueAfterMs;
   const created = planReplicas(ctx, slots.replicas, c, rolling ? templates : undefined, new Set(refresh.deleted));
   const phases: PhaseResult[] = [refreshed, created];
@@ -184,6 +191,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     counts: phases[phases.length - 1].counts,
     waiting: phases.some((p) => p.waiting),
     blocked: [...new Set(phases.flatMap((p) => p.blocked ?? []))],
+    held: [...new Set(phases.flatMap((p) => p.held ?? []))],
   };
   if (requeues.length) result.requeueAfterMs = Math.min(...requeues);
   return result;

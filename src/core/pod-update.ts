@@ -6,6 +6,7 @@ import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calcu
 import { startInPlaceUpdate } from "./inplace-update.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
+import { inPlaceStateLabel, isPreparingDelete, preDeleteStep, preInPlaceUpdateStep, type LifecycleStep } from "./lifecycle.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface PodUpdatePlan {
   deleted: boolean;
   /** InPlaceOnly could not update it: why, naming the JSON pointers. */
   blocked?: string;
+  /** A lifecycle hook holds it (lifecycle.ts): which pod, in which state, by what. */
+  held?: string;
   requeueAfterMs?: number;
 }
 
@@ -64,16 +67,22 @@ export function planPodUpdate(
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;
-  if (policy !== "ReCreate" && refusal === undefined) {
+  // A pod already preparing for deletion (preDelete hook) goes on to be deleted.
+  const preparingDelete = isPreparingDelete(pod);
+  if (policy !== "ReCreate" && refusal === undefined && !preparingDelete) {
     const calc = calculateForPod(pod, updateRevision, templates);
     if (!calc.ok) refusal = calc.reason;
     else {
-      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now);
+      const hook = preInPlaceUpdateStep(set, pod, now);
+      if (!hook.go) return notYet(hook);
+      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now, inPlaceStateLabel(set, pod));
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
       refusal = step.refused;
     }
   }
-  if (policy === "InPlaceOnly") return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
+  if (policy === "InPlaceOnly" && !preparingDelete) return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
+  const hook = preDeleteStep(set, pod, now);
+  if (!hook.go) return notYet(hook);
   // The deletion's own event (SuccessfulDelete) is the executor's; these say why.
   const actions: Action[] = [];
   if (refusal !== undefined)
@@ -87,4 +96,11 @@ export function planPodUpdate(
     });
   actions.push(deletePodAction(pod, why));
   return { actions, deleted: true };
+}
+
+/** notYet returns the plan of a pod a lifecycle hook moves or holds: its write (if any), not deleted. */
+function notYet(hook: LifecycleStep): PodUpdatePlan {
+  const plan: PodUpdatePlan = { actions: hook.actions, deleted: false };
+  if (hook.held) plan.held = hook.held;
+  return plan;
 }

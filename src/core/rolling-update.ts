@@ -4,6 +4,7 @@ import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { ordinalAt } from "../objects/ordinal-range.ts";
 import { expandClaimActions, needsClaimRollout, type ClaimUpdates } from "./claim-update.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
+import { isPreparingDelete } from "./lifecycle.ts";
 import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
@@ -77,7 +78,8 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const chosenAt = new Set<number>();
   if (!strategy.paused) {
     for (const [t, pod] of [...replicas.pods].reverse()) {
-      if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || !take(t)) continue;
+      // One preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
+      if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || isPreparingDelete(pod) || !take(t)) continue;
       chosen.push(pod);
       chosenAt.add(t);
     }
@@ -86,8 +88,9 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const pods: Pod[] = [];
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
+    // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
     const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
-    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && lagging) {
+    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && lagging) {
       candidates.push(t);
       pods.push(pod);
     }
@@ -116,12 +119,14 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
   const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now, ctx.claimUpdates);
   const actions: Action[] = [];
   const blocked: string[] = [];
+  const held: string[] = [];
   let requeueAfterMs: number | undefined;
   let c = counts;
   for (const pod of chosen) {
-    const d = planChosenDelete(ctx, pod);
+    const d = planChosenDelete(set, pod, now);
     actions.push(...d.actions);
     if (d.deleted) c = adjustCounts(c, ctx, pod, -1);
+    if (d.held) held.push(d.held);
   }
   for (const pod of pods.slice(0, limit)) {
     // The pod's claims grow first (claim-update.ts); then the pod moves, if its revision or volumes lag.
@@ -132,6 +137,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);
+    if (p.held) held.push(p.held);
     requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
@@ -147,7 +153,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
   const waiting = chosen.length > 0 || blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
-  const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
+  const r: PhaseResult = { actions, counts: c, waiting: waiting || held.length > 0, halt: false, blocked, held };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;
 }

@@ -5,6 +5,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
+import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
@@ -25,7 +26,8 @@ export interface RolloutState {
  * the spec must be observed (observedGeneration), all replicas ready, the partition's pods
  * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
  * condition, pods at the update revision whose containers fail (bad image, crash loop), and pods
- * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting).
+ * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting),
+ * and pods a lifecycle hook holds (condition LifecycleHookHeld: waiting, not stuck).
  */
 export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const s = set.status;
@@ -40,6 +42,8 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     const stuck = (STUCK_CONDITIONS.has(c.type) && c.status === "True") || (c.type === "Progressing" && c.status === "False" && c.reason !== "Paused");
     if (stuck) return { done: false, blocked: "stuck", message: `rollout of ${set.metadata.name} is stuck: ${c.type} ${c.reason ?? ""}${c.message ? `: ${c.message}` : ""}`.trim() };
   }
+  const held = s.conditions?.find((c) => c.type === LIFECYCLE_HELD_CONDITION && c.status === "True");
+  if (held) return { done: false, message: `rollout of ${set.metadata.name} waits on a lifecycle hook: ${held.message ?? ""}`.trim() };
   const updateRevision = s.updateRevision;
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;

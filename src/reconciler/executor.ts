@@ -7,7 +7,7 @@ import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
-import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -142,6 +142,7 @@ function podOf(a: Action): string | undefined {
     case "setPodCondition":
     case "updatePodInPlace":
     case "clearInPlaceState":
+    case "setLifecycleState":
       return a.name;
     default:
       return undefined;
@@ -220,6 +221,18 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "clearInPlaceState":
       await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, annotations: { [INPLACE_STATE_ANNOTATION]: null } } }, "merge");
       return;
+    case "setLifecycleState": {
+      const metadata: Record<string, unknown> = {
+        uid: a.uid,
+        resourceVersion: a.resourceVersion,
+        labels: { ...a.labels, [LIFECYCLE_STATE_LABEL]: a.state },
+        annotations: { [LIFECYCLE_TIMESTAMP_ANNOTATION]: a.time },
+      };
+      if (a.finalizers) metadata.finalizers = a.finalizers;
+      await client.patch(R.pods, ns, a.name, { metadata }, "merge");
+      events.record(set, "Normal", "LifecycleStateChanged", `pod ${a.name} lifecycle state ${a.state}`);
+      return;
+    }
     case "updateStatus":
       await client.patch(R.statefulSets, ns, setName, { status: statusPatch(set, a.status) }, "merge", "status");
       return;
@@ -300,6 +313,7 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
     case "setPodCondition":
     case "clearInPlaceState":
+    case "setLifecycleState":
     case "adoptPod":
     case "releasePod":
       return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
