@@ -13,8 +13,11 @@ const SET_CACHE_SIZE = 256;
  * with defaults filled (as the planner sees the set). A set that does not parse throws, which the
  * HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
  * (every pod the reconciler creates), a set read in the last SET_CACHE_TTL_MS with that uid is
- * reused: name, namespace, serviceName and volumeClaimTemplates, all the identity patch reads,
- * never change for one uid (a recreated set has a new uid, so it is fetched).
+ * reused: name, namespace and serviceName never change for one uid (a recreated set has a new uid,
+ * so it is fetched). volumeClaimTemplates may gain a template (issue 23): a pod the reconciler
+ * builds already carries the new template's volume, which the identity patch keeps (it replaces
+ * only the volumes of the templates it knows), so a stale cached set costs nothing there; a pod
+ * made by hand within the time-to-live of a template's addition gets it when next recreated.
  */
 export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): LookupStatefulSet {
   const cache = new Map<string, { set: StatefulSet; at: number }>();

@@ -1,5 +1,5 @@
 import type { OwnerReference, Pod } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { reconcilerOnly } from "../objects/reconciler-identity.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { isObject } from "../validation/json.ts";
@@ -8,8 +8,11 @@ import { isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
 import { diff } from "./patch.ts";
 import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "./types.ts";
 
-/** Labels that tie a pod to its set, ordinal and revision: only the reconciler changes them. */
-const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL] as const;
+/**
+ * Labels that tie a pod to its set, ordinal and revision, and its lifecycle state (the hooks'
+ * state machine, src/core/lifecycle.ts): only the reconciler changes them.
+ */
+const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL, LIFECYCLE_STATE_LABEL] as const;
 /** Annotations only the reconciler writes (the in-place update state machine). */
 const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION] as const;
 /** Pod conditions only the reconciler writes (the in-place update readiness gate). */
@@ -59,7 +62,7 @@ const POD_WRITING_SUBRESOURCES = new Set(["", "status", "ephemeralcontainers", "
  * (controller reference, else the set label). It refuses, listing every problem at once:
  * - anyone but the reconciler writing the in-place state annotation or the InPlaceUpdateReady
  *   condition (on any pod, Ordinal's or not: both names are reserved), or, updating Ordinal's
- *   pods, changing an identity label or adding, changing or removing Ordinal's ownerReference
+ *   pods, changing an identity label or the lifecycle state label, or adding, changing or removing Ordinal's ownerReference
  *   (the garbage collector may remove it);
  * - on an UPDATE of Ordinal's pod, any `spec` change other than container images (the template is
  *   where that belongs; pods/ephemeralcontainers may also change spec.ephemeralContainers).

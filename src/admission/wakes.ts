@@ -118,12 +118,34 @@ export function wakeOf(req: AdmissionRequest, allowed: boolean, o: WakeOptions):
   const target = wakeTarget(req);
   if (!target || target.name === undefined) return undefined;
   const namespace = stringAt(req.object, "namespace") ?? stringAt(req.oldObject, "namespace") ?? (req.namespace || "default");
-  if (isDNS1123Label(namespace).length > 0) return undefined;
   const { name, reason } = target;
-  if (name !== "" && (isDNS1123Subdomain(name).length > 0 || isValidLabelValue(name).length > 0)) return undefined;
+  if (!isWakeOf(namespace, name)) return undefined;
   const write = name === "" ? undefined : announcedWrite(req);
   return write ? { namespace, name, reason, write } : { namespace, name, reason };
 }
+
+/**
+ * isWakeOf is true when a wake's names are plain: the namespace a DNS label, the set name "" or an
+ * object name that is also a label value (a wake's names end up in field and label selectors).
+ */
+export const isWakeOf = (namespace: string, name: string): boolean =>
+  isDNS1123Label(namespace).length === 0 && (name === "" || (isDNS1123Subdomain(name).length === 0 && isValidLabelValue(name).length === 0));
+
+/** isAnnouncedWrite is true for a well-formed announced write (a forwarded wake's is checked again). */
+export function isAnnouncedWrite(w: unknown): w is AnnouncedWrite {
+  if (!isObject(w)) return false;
+  const { resource, name, operation, resourceVersion } = w;
+  return (
+    typeof resource === "string" &&
+    ANNOUNCED[resource] === resource &&
+    typeof name === "string" &&
+    isDNS1123Subdomain(name).length === 0 &&
+    (operation === "CREATE" || operation === "UPDATE" || operation === "DELETE") &&
+    (resourceVersion === undefined || (typeof resourceVersion === "string" && RESOURCE_VERSION.test(resourceVersion)))
+  );
+}
+
+const RESOURCE_VERSION = /^[0-9A-Za-z._-]{1,64}$/;
 
 const ANNOUNCED: Record<string, AnnouncedResource | undefined> = { pods: "pods", persistentvolumeclaims: "persistentvolumeclaims", statefulsets: "statefulsets" };
 
@@ -139,5 +161,5 @@ function announcedWrite(req: AdmissionRequest): AnnouncedWrite | undefined {
   if (!resource || !name || isDNS1123Subdomain(name).length > 0 || (operation !== "CREATE" && operation !== "UPDATE" && operation !== "DELETE")) return undefined;
   if (operation === "CREATE") return { resource, name, operation };
   const rv: unknown = isObject(req.oldObject) && isObject(req.oldObject.metadata) ? req.oldObject.metadata.resourceVersion : undefined;
-  return typeof rv === "string" && /^[0-9A-Za-z._-]{1,64}$/.test(rv) ? { resource, name, operation, resourceVersion: rv } : { resource, name, operation };
+  return typeof rv === "string" && RESOURCE_VERSION.test(rv) ? { resource, name, operation, resourceVersion: rv } : { resource, name, operation };
 }

@@ -137,7 +137,52 @@ const UpdateStrategySchema = described(
   "How pods move to a new template revision.",
 );
 
+/**
+ * A lifecycle hook (Kruise's LifecycleHook): the pod is held in the hook's state while it carries
+ * any of these labels (with these values) or finalizers; another controller removes them when it
+ * is safe to go on.
+ */
+const LifecycleHookSchema = (before: string, step: string, state: string) =>
+  described(
+    z.object({
+      labelsHandler: described(
+        z.optional(stringMap()),
+        `Labels (key and value) that hold the pod in ${state} while it carries any of them; remove them from the pod to let ${step} go on.`,
+      ),
+      finalizersHandler: described(
+        z.optional(z.array(z.string())),
+        `Finalizers that hold the pod in ${state} while it carries any of them; remove them from the pod to let ${step} go on.`,
+      ),
+      markPodNotReady: described(
+        z._default(z.boolean(), false),
+        `Set the pod's InPlaceUpdateReady readiness gate False (reason ${state}) before it enters ${state}, so it leaves Service endpoints while the hook runs.`,
+      ),
+    }),
+    `Hold each pod in state ${state} (label ordinal.dev/lifecycle-state) before ${before}, while it carries any of the handler's labels or finalizers.`,
+  );
+
+const LifecycleSchema = described(
+  z.object({
+    preDelete: z.optional(LifecycleHookSchema("it is deleted (scale-in, recreate for an update, a chosen or reserved ordinal)", "the deletion", "PreparingDelete")),
+    inPlaceUpdate: z.optional(LifecycleHookSchema("its images are updated in place", "the in-place update", "PreparingUpdate")),
+  }),
+  "Lifecycle hooks (OpenKruise's spec.lifecycle): the pod's state is in its label ordinal.dev/lifecycle-state (Normal, PreparingDelete, PreparingUpdate, Updating, Updated).",
+);
+
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
+
+/** When a changed claim template reaches the claims that exist: only new claims (OnDelete) or each pod's in its rollout turn. */
+const VolumeClaimUpdateStrategyType = z.enum(["OnDelete", "OnPodRollingUpdate"]);
+
+const VolumeClaimUpdateStrategySchema = described(
+  z.object({
+    type: described(
+      z._default(VolumeClaimUpdateStrategyType, "OnDelete"),
+      "OnDelete (default): a changed claim template applies to claims created from now on; existing claims are left as they are. OnPodRollingUpdate: a larger resources.requests.storage is applied to each existing claim (PVC expansion) and a newly added template's claim is mounted (the pod is recreated) as each pod's turn comes in the rolling update, highest ordinal first, down to the partition, within maxUnavailable; no other change of a template is accepted.",
+    ),
+  }),
+  "How changes of spec.volumeClaimTemplates reach the claims that already exist. Templates may be added, and a storage request may grow; removing a template or shrinking a request is refused.",
+);
 
 /**
  * MAX_RESERVE_ORDINALS is how many entries spec.reserveOrdinals may have (a range "a-b" is one
@@ -180,6 +225,8 @@ const StatefulSetSpecSchema = described(
       "What happens to the claims of volumeClaimTemplates (default: kept).",
     ),
     ordinals: described(z.optional(z.object({ start: described(count(0), "The first ordinal (pod NAME-START).") })), "Ordinal numbering of the pods."),
+    lifecycle: z.optional(LifecycleSchema),
+    volumeClaimUpdateStrategy: z.optional(VolumeClaimUpdateStrategySchema),
     scaleStrategy: described(
       z.optional(
         z.object({
@@ -206,6 +253,15 @@ const ConditionSchema = described(
   "A condition of the set.",
 );
 
+const VolumeClaimStatusSchema = described(
+  z.object({
+    volumeClaimName: described(z.string(), "The claim template's name."),
+    compatibleReplicas: described(int32(), "Pods whose claim of this template exists and requests at least the template's storage."),
+    compatibleReadyReplicas: described(int32(), "Of those, pods whose claim's capacity has reached its request (the expansion is done)."),
+  }),
+  "How far one claim template has reached the claims of the set's pods (Kruise's VolumeClaimStatus).",
+);
+
 const StatefulSetStatusSchema = described(
   z.object({
     observedGeneration: described(z.optional(integer()), "The metadata.generation this status describes; older than generation means the change is not seen yet."),
@@ -220,6 +276,7 @@ const StatefulSetStatusSchema = described(
     collisionCount: described(z.optional(int32()), "Revision-hash collisions so far (mixed into the next hash)."),
     labelSelector: described(z.optional(z.string()), "The selector as a string, for the scale subresource (HorizontalPodAutoscaler)."),
     conditions: described(z.optional(z.array(ConditionSchema)), "The set's conditions."),
+    volumeClaims: described(z.optional(z.array(VolumeClaimStatusSchema)), "Per claim template, how many pods' claims match it (present when the set has claim templates)."),
   }),
   "The observed state, written by the reconciler.",
 );
@@ -239,3 +296,5 @@ export const StatefulSetSchema = described(
 export type StatefulSet = z.output<typeof StatefulSetSchema>;
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
+export type LifecycleHook = z.output<ReturnType<typeof LifecycleHookSchema>>;
+export type VolumeClaimStatus = z.output<typeof VolumeClaimStatusSchema>;

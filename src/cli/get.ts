@@ -77,7 +77,7 @@ export const getCmd: Command = {
     ).map(withoutManagedFields);
     if (fmt === "name") for (const s of sets) ctx.out(`statefulset.apps.ordinal.dev/${s.metadata.name}`);
     else if (fmt === "yaml") {
-      const { stringify } = await import("yaml");
+      const { stringify } = await import("./yaml.ts");
       ctx.out(sets.map((s) => stringify(s)).join("---\n").trimEnd());
     }
     else if (fmt === "json") ctx.out(JSON.stringify(p.positionals.length ? sets[0] : { apiVersion: "v1", kind: "List", items: sets }, null, 2));

@@ -65,7 +65,7 @@ export const manifestsCmd: Command = {
     const kubeVersion = p.values["kube-version"] as string | undefined;
     const kubeMinor = kubeVersion === undefined ? undefined : kubeMinorFrom(kubeVersion);
     const docs = await allManifests({ image: p.values.image as string | undefined, replicas, namespace: p.values.namespace as string | undefined, kubeMinor });
-    const { stringify } = await import("yaml");
+    const { stringify } = await import("./yaml.ts");
     ctx.out(docs.map((d) => stringify(d, { lineWidth: 0 })).join("---\n").trimEnd());
     return 0;
   },

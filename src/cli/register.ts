@@ -32,7 +32,7 @@ export const registerCmd: Command = {
     const caBundle = caFile ? caBundleFromPem(await ctx.io.readFile(caFile), caFile) : undefined;
     const opts: RegistrationOptions = { url, caBundle, validateAppsV1StatefulSets: v["validate-apps-v1"] === true };
     if (v["dry-run"]) {
-      const [{ stringify }, { webhookConfigurations }] = await Promise.all([import("yaml"), import("../webhook-config/webhook-configs.ts")]);
+      const [{ stringify }, { webhookConfigurations }] = await Promise.all([import("./yaml.ts"), import("../webhook-config/webhook-configs.ts")]);
       ctx.out(webhookConfigurations(opts, opts).map((c) => stringify(c.object)).join("---\n"));
       return 0;
     }

@@ -16,12 +16,20 @@ export type Action =
   | { type: "releaseRevision"; name: string; uid: string; ownerReferences: OwnerReference[] }
   | { type: "createClaim"; claim: PersistentVolumeClaim; pod: string }
   | { type: "setClaimOwners"; name: string; uid: string; ownerReferences: OwnerReference[]; pod: string }
+  /** Grow a claim to its template's storage request (volumeClaimUpdateStrategy OnPodRollingUpdate), before `pod` is updated or created. */
+  | { type: "expandClaim"; name: string; uid: string; storage: string; template: string; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
   | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
   /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
   | { type: "updatePodInPlace"; name: string; revision: string; patch: InPlacePodPatch }
+  /**
+   * Lifecycle hooks (lifecycle.ts): one merge patch of the pod (uid and resourceVersion the
+   * preconditions) writing its state label and timestamp annotation; leaving Updated, the hook's
+   * labels and the whole new finalizer list too.
+   */
+  | { type: "setLifecycleState"; name: string; uid: string; resourceVersion: string; state: string; time: string; labels?: Record<string, string>; finalizers?: string[] }
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }

@@ -1,6 +1,14 @@
 import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { DEADLINE_EXCEEDED_REASON, INPLACE_BLOCKED_CONDITION, PAUSED_CONDITION, PROGRESSING_CONDITION, RECONCILE_ERROR_CONDITION } from "../objects/constants.ts";
+import {
+  DEADLINE_EXCEEDED_REASON,
+  INPLACE_BLOCKED_CONDITION,
+  LIFECYCLE_HELD_CONDITION,
+  PAUSED_CONDITION,
+  PROGRESSING_CONDITION,
+  RECONCILE_ERROR_CONDITION,
+  VOLUME_EXPANSION_BLOCKED_CONDITION,
+} from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -12,7 +20,10 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
  * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
- * the JSON pointers) and ReconcileError, False once a set that could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
+ * the JSON pointers), LifecycleHookHeld (present once a lifecycle hook held a pod, naming the pods
+ * and what holds them), VolumeExpansionBlocked (present once a claim OnPodRollingUpdate should grow
+ * could not be, naming the claims and StorageClasses) and ReconcileError, False once a set that
+ * could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
  * are recorded on transitions, not on every pass.
  */
 
@@ -20,6 +31,10 @@ export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
   blocked: string[];
+  /** Pods a lifecycle hook holds this pass ("pod web-2 PreparingDelete: label example.io/drain=true"). */
+  held?: string[];
+  /** Claims OnPodRollingUpdate should grow and cannot ("claim data-web-2: StorageClass \"x\" does not allow volume expansion …"). */
+  claimRefusals?: string[];
   /** The progress deadline's clock and verdict (progress-deadline.ts); absent without a clock. */
   progress?: ProgressFacts;
   /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
@@ -70,6 +85,27 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
       events.push(event("Warning", "InPlaceUpdateBlocked", `StatefulSet ${id} podUpdatePolicy InPlaceOnly leaves ${message}`));
   } else if (wasBlocked) {
     next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
+  }
+
+  const wasHeld = prev.find((c) => c.type === LIFECYCLE_HELD_CONDITION);
+  const held = facts.held ?? [];
+  if (held.length) {
+    const message = `waiting for another controller to remove a lifecycle hook's labels or finalizers: ${held.join("; ")}`.slice(0, 2048);
+    next.set(LIFECYCLE_HELD_CONDITION, cond(LIFECYCLE_HELD_CONDITION, "True", "HookHeld", message));
+    if (wasHeld?.status !== "True") events.push(event("Normal", "LifecycleHookHeld", `StatefulSet ${id} ${message}`));
+  } else if (wasHeld) {
+    next.set(LIFECYCLE_HELD_CONDITION, cond(LIFECYCLE_HELD_CONDITION, "False", "NoPodHeld", "no lifecycle hook holds a pod"));
+  }
+
+  const wasExpansionBlocked = prev.find((c) => c.type === VOLUME_EXPANSION_BLOCKED_CONDITION);
+  const refusals = facts.claimRefusals ?? [];
+  if (refusals.length) {
+    const message = refusals.join("; ").slice(0, 2048);
+    next.set(VOLUME_EXPANSION_BLOCKED_CONDITION, cond(VOLUME_EXPANSION_BLOCKED_CONDITION, "True", "ExpansionNotAllowed", message));
+    if (wasExpansionBlocked?.status !== "True" || wasExpansionBlocked.message !== message)
+      events.push(event("Warning", "VolumeExpansionBlocked", `StatefulSet ${id} cannot grow claims to their templates: ${message}`));
+  } else if (wasExpansionBlocked) {
+    next.set(VOLUME_EXPANSION_BLOCKED_CONDITION, cond(VOLUME_EXPANSION_BLOCKED_CONDITION, "False", "ExpansionPossible", "no claim needs an expansion its StorageClass refuses"));
   }
 
   // A set that is planned again is no longer in error (set-error.ts wrote it True).

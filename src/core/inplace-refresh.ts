@@ -5,6 +5,8 @@ import { isGateFalse, readInPlaceState } from "./inplace-state.ts";
 import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
 import { getPodRevision, isTerminating } from "./pod-state.ts";
 import { planPodUpdate } from "./pod-update.ts";
+import { isPreparingDelete, settleStep } from "./lifecycle.ts";
+import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 import { earlierMs } from "./requeue.ts";
 import type { ReplicaSlots } from "./slots.ts";
 
@@ -35,6 +37,8 @@ export interface RefreshResult {
   deleted: number[];
   /** InPlaceOnly refusals (pod and pointers). */
   blocked: string[];
+  /** Pods a lifecycle hook holds (lifecycle.ts). */
+  held: string[];
   requeueAfterMs?: number;
 }
 
@@ -44,10 +48,12 @@ export interface RefreshResult {
  * on to another revision, then it is moved on (in place again, or recreated: it never was Ready
  * at the abandoned revision); a pod whose gate is False with no images changed yet goes on with
  * its update (grace period, pod update) while the rollout still wants it, else the gate is put
- * back True (paused, partition raised, template reverted, policy changed).
+ * back True (paused, partition raised, template reverted, policy changed). Lifecycle hooks
+ * (lifecycle.ts): a replica preparing for deletion goes on to be recreated while the rollout wants
+ * it, else back to Normal; a replica no update wants settles (Updating → Updated → Normal).
  */
 export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
-  const out: RefreshResult = { actions: [], deleted: [], blocked: [] };
+  const out: RefreshResult = { actions: [], deleted: [], blocked: [], held: [] };
   const requeue = (ms: number | undefined) => {
     const at = earlierMs(out.requeueAfterMs, ms);
     if (at !== undefined) out.requeueAfterMs = at;
@@ -55,8 +61,35 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
   const visit = (pod: Pod, index: number | undefined) => {
     if (isTerminating(pod)) return;
     const state = readInPlaceState(pod);
-    if (!state && !isGateFalse(pod)) return;
     const wanted = r.rolling && index !== undefined && index >= r.updateMin && getPodRevision(pod) !== r.updateRevision;
+    if (!state && isPreparingDelete(pod)) {
+      // Condemned: the scale-down phase goes on with it. A replica: its recreate goes on while the
+      // rollout wants it, else it goes back to Normal (lifecycle.ts).
+      if (index === undefined) return;
+      if (isSpecifiedDelete(pod)) {
+        // A chosen deletion (specified-delete.ts) goes on while the rollout runs, else waits.
+        if (!r.rolling) return;
+        const chosen = planChosenDelete(r.set, pod, r.now);
+        out.actions.push(...chosen.actions);
+        if (chosen.deleted) out.deleted.push(index);
+        if (chosen.held) out.held.push(chosen.held);
+        return;
+      }
+      if (!wanted) {
+        out.actions.push(...settleStep(r.set, pod, false, r.now).actions);
+        return;
+      }
+      const plan = planPodUpdate(r.set, pod, r.updateRevision, r.templates, r.now);
+      out.actions.push(...plan.actions);
+      if (plan.deleted) out.deleted.push(index);
+      if (plan.held) out.held.push(plan.held);
+      return;
+    }
+    if (!state && !isGateFalse(pod)) {
+      // Nothing under way: the lifecycle state settles after an in-place update (Updating → Updated → Normal).
+      if (!wanted && index !== undefined) out.actions.push(...settleStep(r.set, pod, true, r.now).actions);
+      return;
+    }
     if (!wanted) {
       const step = state ? finishInPlaceUpdate(pod, r.now) : cancelInPlaceUpdate(pod, "the rollout no longer updates this pod now", r.now);
       out.actions.push(...step.actions);
@@ -64,6 +97,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
     }
     const plan = planPodUpdate(r.set, pod, r.updateRevision, r.templates, r.now, state ? "heal" : "update");
     out.actions.push(...plan.actions);
+    if (plan.held) out.held.push(plan.held);
     requeue(plan.requeueAfterMs);
     if (plan.deleted && index !== undefined) out.deleted.push(index);
     if (plan.blocked) {

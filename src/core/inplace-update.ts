@@ -94,8 +94,8 @@ function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
   return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
 }
 
-/** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition. */
-function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
+/** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition (the pod's other conditions as observed). */
+export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
   const others = (pod.status?.conditions ?? []).filter((c) => c.type !== INPLACE_READY_CONDITION);
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
   return {
@@ -109,7 +109,8 @@ function gateAction(pod: Pod, status: "True" | "False", reason: string, message:
 
 /**
  * startInPlaceUpdate returns the next step of moving `pod` in place to `revision` with `spec`
- * (from calculateInPlaceUpdate): the gate write, a wait for the grace period, or the pod update.
+ * (from calculateInPlaceUpdate): the gate write, a wait for the grace period, or the pod update
+ * (with `stateLabel`, the lifecycle state Updating, in the same patch).
  * `refused` is set when this pod cannot take the update in place although the templates allow
  * it (a changed container is missing from the pod). A pod whose earlier in-place update the
  * kubelet has not acted on yet waits: changing its images again before the old container is
@@ -121,6 +122,7 @@ export function startInPlaceUpdate(
   spec: InPlaceUpdateSpec,
   gracePeriodSeconds: number,
   now: Date,
+  stateLabel: Record<string, string> = {},
 ): InPlaceStep & { refused?: string } {
   const prev = readInPlaceState(pod);
   if (prev && prev.revision === getPodRevision(pod) && !earlierUpdateSettled(pod, prev, spec)) return { actions: [], requeueAfterMs: KUBELET_RETRY_MS };
@@ -138,7 +140,7 @@ export function startInPlaceUpdate(
   const since = timeMs(gate.lastTransitionTime);
   const end = Number.isNaN(since) || gracePeriodSeconds <= 0 ? 0 : since + (gracePeriodSeconds + 1) * 1000;
   if (now.getTime() < end) return { actions: [], requeueAfterMs: end - now.getTime() };
-  return { actions: [{ type: "updatePodInPlace", name: nameOf(pod), revision, patch: newInPlacePatch(pod, revision, spec, now) }] };
+  return { actions: [{ type: "updatePodInPlace", name: nameOf(pod), revision, patch: newInPlacePatch(pod, revision, spec, now, stateLabel) }] };
 }
 
 /**
@@ -147,7 +149,7 @@ export function startInPlaceUpdate(
  * the state annotation recording the running imageIDs. It carries the observed resourceVersion,
  * so the update fails with a conflict if the pod changed since it was read.
  */
-function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date): InPlacePodPatch {
+function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date, stateLabel: Record<string, string>): InPlacePodPatch {
   const state: InPlaceUpdateState = { revision, updateTime: wholeSeconds(now), oldImageIDs: {}, images: {} };
   const lists: InPlacePodPatch["spec"] = {};
   for (const c of spec.images) {
@@ -164,7 +166,7 @@ function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, no
     metadata: {
       uid: uidOf(pod),
       resourceVersion: resourceVersionOf(pod),
-      labels: { ...spec.labels, [REVISION_LABEL]: revision },
+      labels: { ...spec.labels, ...stateLabel, [REVISION_LABEL]: revision },
       annotations: { ...spec.annotations, [INPLACE_STATE_ANNOTATION]: writeInPlaceState(state) },
     },
     spec: lists,

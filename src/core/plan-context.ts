@@ -4,6 +4,7 @@ import type { Action } from "./actions.ts";
 import { nameOf, uidOf } from "../objects/names.ts";
 import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetRevisions } from "./revisions.ts";
+import { claimUpdates, type ClaimUpdates, type ExpansionByClass } from "./claim-update.ts";
 import { scaleMaxUnavailableOf, updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
 import { isRunningAndReady } from "./pod-state.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
@@ -36,18 +37,31 @@ export interface PlanContext extends SetView {
   readonly claims: ReadonlyMap<string, PersistentVolumeClaim>;
   /** OrderedReady: a phase halts the plan at the first pod that is not Running, Ready and available. */
   readonly monotonic: boolean;
+  /** StorageClasses and whether each allows expansion; undefined when the pass did not read them (no claim to grow). */
+  readonly storageClasses?: ExpansionByClass;
+  /** volumeClaimUpdateStrategy OnPodRollingUpdate: what each pod's claims lack (claim-update.ts); undefined with OnDelete. */
+  readonly claimUpdates?: ClaimUpdates;
   /** Parallel scale-up: at most this many replicas not yet available (spec.scaleStrategy.maxUnavailable); undefined: no limit. */
   readonly scaleMaxUnavailable: number | undefined;
 }
 
 /** newPlanContext returns the context of one plan. */
-export function newPlanContext(set: StatefulSet, revisions: SetRevisions, claims: readonly PersistentVolumeClaim[], now: Date): PlanContext {
+export function newPlanContext(
+  set: StatefulSet,
+  revisions: SetRevisions,
+  claims: readonly PersistentVolumeClaim[],
+  now: Date,
+  storageClasses?: ExpansionByClass,
+): PlanContext {
+  const claimsByName = new Map(claims.map((c) => [nameOf(c), c]));
   return {
     ...setView(set),
     now,
     revisions,
-    claims: new Map(claims.map((c) => [nameOf(c), c])),
+    claims: claimsByName,
     monotonic: set.spec.podManagementPolicy !== "Parallel",
+    storageClasses,
+    claimUpdates: claimUpdates(set, claimsByName, storageClasses),
     scaleMaxUnavailable: scaleMaxUnavailableOf(set),
   };
 }
@@ -66,6 +80,8 @@ export interface PhaseResult {
   requeueAfterMs?: number;
   /** Pods podUpdatePolicy InPlaceOnly cannot update, with the JSON pointers why. */
   blocked?: string[];
+  /** Pods a lifecycle hook holds (lifecycle.ts): "pod web-2 PreparingDelete: label k=v". */
+  held?: string[];
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { ImageList } from "../api/imagelist.ts";
-import type { StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
+import { volumeClaimStatus, type ExpansionByClass } from "./claim-update.ts";
+import { ordinalAt } from "../objects/ordinal-range.ts";
 import type { Action } from "./actions.ts";
 import { claimPods, claimRevisions } from "./ownership.ts";
 import { refreshInPlaceUpdates } from "./inplace-refresh.ts";
@@ -26,7 +28,9 @@ import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
  *   (inplace-refresh.ts: refreshInPlaceUpdates) → create and recreate in order, healing a stuck
  *   rollout (replicas.ts: planReplicas) → scale down (scale-down.ts: planScaleDown) →
  *   rolling update (rolling-update.ts: podsToUpdate, planRollingUpdate) → image pre-warm
- *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus). Before the pod
+ *   (prewarm.ts: planPrewarm, ImageList writes) → status (status.ts: planStatus,
+ *   with status.volumeClaims; with volumeClaimUpdateStrategy OnPodRollingUpdate the rolling update
+ *   also takes pods whose claims lag their templates, claim-update.ts). Before the pod
  *   phases, the progress deadline (progress-deadline.ts: checkProgress); once it is exceeded with
  *   rollbackOnFailure, the rollback (rollback.ts: planRollback) replaces the pod phases this pass.
  * It reads the observed set, pods, claims and revisions and `now`, and returns the writes to
@@ -48,6 +52,11 @@ export interface PlanInput {
   matches?: LabelMatcher;
   /** ImageLists of the set's namespace (pre-warm, prewarm.ts); none when absent. */
   imageLists?: readonly ImageList[];
+  /**
+   * StorageClasses by name, true when the class allows volume expansion: read by the pass only
+   * when a claim should grow (claim-update.ts: claimsToExpand); absent, no claim is expanded.
+   */
+  storageClasses?: ExpansionByClass;
 }
 
 export interface Plan {
@@ -71,7 +80,7 @@ export function plan(input: PlanInput): Plan {
   const pods = claimPods(set, input.pods, matches);
   const revisionClaim = claimRevisions(set, input.revisions, matches);
   const revisions = getStatefulSetRevisions(set, revisionClaim.owned);
-  const ctx = newPlanContext(set, revisions, input.claims, now);
+  const ctx = newPlanContext(set, revisions, input.claims, now, input.storageClasses);
   const observed = countReplicas(pods.owned, revisions.currentName, revisions.updateName, set.spec.minReadySeconds, now);
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
@@ -82,7 +91,16 @@ export function plan(input: PlanInput): Plan {
   const synced: Omit<PhaseResult, "halt"> =
     deleting || rollbackActions.length ? { actions: rollbackActions, counts: observed, waiting: rollbackActions.length > 0 } : syncReplicas(ctx, pods.owned, observed);
   const rollbackNote = rollback && "refused" in rollback ? rollback.refused : rollbackActions.length ? `rolled back to revision ${revisions.currentName}` : "";
-  const status = planStatus(set, synced.counts, revisions, pods.owned, { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], progress, rollback: rollbackNote }, now);
+  const claims = claimReport(ctx, pods.owned);
+  const status = planStatus(
+    set,
+    synced.counts,
+    revisions,
+    pods.owned,
+    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused },
+    now,
+    claims.status,
+  );
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
@@ -97,12 +115,25 @@ export function plan(input: PlanInput): Plan {
       updateRevision: revisions.updateName,
       collisionCount: revisions.collisionCount,
       conditions: status.status.conditions,
+      volumeClaims: claims.status,
     },
     monotonic: ctx.monotonic,
   };
   const requeueAfterMs = earlierMs(synced.requeueAfterMs, progress?.requeueAfterMs);
   if (requeueAfterMs !== undefined) result.requeueAfterMs = requeueAfterMs;
   return result;
+}
+
+/**
+ * claimReport returns status.volumeClaims over the set's replicas (claim-update.ts:
+ * volumeClaimStatus) and, under OnPodRollingUpdate, the claims that should grow and cannot.
+ */
+function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[] } {
+  const { set } = ctx;
+  if (!set.spec.volumeClaimTemplates?.length) return { refused: [] };
+  const replicas = [...splitReplicas(ctx.range, owned).replicas.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
+  const refused = ctx.claimUpdates ? replicas.flatMap(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod).refused) : [];
+  return { status: volumeClaimStatus(set, replicas, ctx.claims), refused };
 }
 
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */
@@ -138,7 +169,14 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     const pod = slots.replicas.pods.get(i);
     if (pod) c = adjustCounts(c, ctx, pod, -1);
   }
-  const refreshed: PhaseResult = { actions: refresh.actions, counts: c, waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined, halt: false, blocked: refresh.blocked };
+  const refreshed: PhaseResult = {
+    actions: refresh.actions,
+    counts: c,
+    waiting: refresh.actions.length > 0 || refresh.requeueAfterMs !== undefined || refresh.held.length > 0,
+    halt: false,
+    blocked: refresh.blocked,
+    held: refresh.held,
+  };
   if (refresh.requeueAfterMs !== undefined) refreshed.requeueAfterMs = refresh.requeueAfterMs;
   const created = planReplicas(ctx, slots.replicas, c, rolling ? templates : undefined, new Set(refresh.deleted));
   const phases: PhaseResult[] = [refreshed, created];
@@ -153,6 +191,7 @@ function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCo
     counts: phases[phases.length - 1].counts,
     waiting: phases.some((p) => p.waiting),
     blocked: [...new Set(phases.flatMap((p) => p.blocked ?? []))],
+    held: [...new Set(phases.flatMap((p) => p.held ?? []))],
   };
   if (requeues.length) result.requeueAfterMs = Math.min(...requeues);
   return result;

@@ -6,6 +6,7 @@ import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calcu
 import { startInPlaceUpdate } from "./inplace-update.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
+import { inPlaceStateLabel, isPreparingDelete, preDeleteStep, preInPlaceUpdateStep, type LifecycleStep } from "./lifecycle.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
@@ -15,12 +16,17 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * it and says why in an event; InPlaceOnly updates it in place or leaves it alone, blocked.
  */
 
+/** Why a pod is recreated for a claim template added since it was created. */
+const REMOUNT_REASON = "a volume claim template was added: only a new pod mounts its claim";
+
 export interface PodUpdatePlan {
   actions: Action[];
   /** The pod is deleted (recreated at the new revision by a later pass). */
   deleted: boolean;
   /** InPlaceOnly could not update it: why, naming the JSON pointers. */
   blocked?: string;
+  /** A lifecycle hook holds it (lifecycle.ts): which pod, in which state, by what. */
+  held?: string;
   requeueAfterMs?: number;
 }
 
@@ -45,6 +51,8 @@ function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string
  * planPodUpdate returns the writes that start (or continue) moving `pod` to `updateRevision`.
  * `templates` maps revision names to their pod templates (the pod's own revision may be gone,
  * then nothing can be diffed and in place is impossible). `why` is the deletion's reason.
+ * `remount`: the pod lacks the volume of a claim template added since it was created; only a new
+ * pod mounts it, so the pod is recreated (InPlaceOnly: left alone and reported).
  */
 export function planPodUpdate(
   set: StatefulSet,
@@ -53,25 +61,32 @@ export function planPodUpdate(
   templates: Map<string, PodTemplateSpec>,
   now: Date,
   why: "update" | "heal" = "update",
+  remount = false,
 ): PodUpdatePlan {
   const { podUpdatePolicy: policy, gracePeriodSeconds } = updateStrategyOf(set);
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
-  let refusal: string | undefined;
-  if (policy !== "ReCreate") {
+  let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;
+  // A pod already preparing for deletion (preDelete hook) goes on to be deleted.
+  const preparingDelete = isPreparingDelete(pod);
+  if (policy !== "ReCreate" && refusal === undefined && !preparingDelete) {
     const calc = calculateForPod(pod, updateRevision, templates);
     if (!calc.ok) refusal = calc.reason;
     else {
-      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now);
+      const hook = preInPlaceUpdateStep(set, pod, now);
+      if (!hook.go) return notYet(hook);
+      const step = startInPlaceUpdate(pod, updateRevision, calc.spec, gracePeriodSeconds, now, inPlaceStateLabel(set, pod));
       if (step.refused === undefined) return { actions: step.actions, deleted: false, requeueAfterMs: step.requeueAfterMs };
       refusal = step.refused;
     }
-    if (policy === "InPlaceOnly") return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
   }
+  if (policy === "InPlaceOnly" && !preparingDelete) return { actions: [], deleted: false, blocked: `pod ${name}: ${refusal}` };
+  const hook = preDeleteStep(set, pod, now);
+  if (!hook.go) return notYet(hook);
   // The deletion's own event (SuccessfulDelete) is the executor's; these say why.
   const actions: Action[] = [];
   if (refusal !== undefined)
-    actions.push({ type: "event", eventType: "Normal", reason: "InPlaceUpdateFallback", message: `StatefulSet ${setId} recreates Pod ${name}: ${refusal}` });
+    actions.push({ type: "event", eventType: "Normal", reason: remount ? "RecreatingForNewClaims" : "InPlaceUpdateFallback", message: `StatefulSet ${setId} recreates Pod ${name}: ${refusal}` });
   if (why === "heal")
     actions.push({
       type: "event",
@@ -81,4 +96,11 @@ export function planPodUpdate(
     });
   actions.push(deletePodAction(pod, why));
   return { actions, deleted: true };
+}
+
+/** notYet returns the plan of a pod a lifecycle hook moves or holds: its write (if any), not deleted. */
+function notYet(hook: LifecycleStep): PodUpdatePlan {
+  const plan: PodUpdatePlan = { actions: hook.actions, deleted: false };
+  if (hook.held) plan.held = hook.held;
+  return plan;
 }

@@ -15,6 +15,7 @@ import {
   isSucceeded,
   isTerminating,
 } from "./pod-state.ts";
+import { expandClaimActions } from "./claim-update.ts";
 import { createClaims, fixClaimOwners, missingClaims, repairIdentity } from "./replica-fixes.ts";
 import { isUnavailable } from "./update-budget.ts";
 import type { ReplicaCounts } from "./status.ts";
@@ -84,7 +85,7 @@ export const MAX_CREATES_PER_PLAN = 500;
  * planReplicas walks the replicas in ordinal order (upstream's first loop of updateStatefulSet),
  * visiting the pods that exist and the lowest MAX_CREATES_PER_PLAN missing ordinals (the others
  * are left to later passes, `waiting`): deletes a failed or succeeded pod (recreated next pass),
- * creates a missing pod with its claims, plans a pending pod's missing claims, identity and storage repairs and claim owners.
+ * creates a missing pod with its claims (growing existing ones first under OnPodRollingUpdate), plans a pending pod's missing claims, identity and storage repairs and claim owners.
  * Parallel creates while fewer than scaleStrategy.maxUnavailable replicas are not yet available
  * (the others wait for a later pass). OrderedReady halts at the first creation, deletion or pod
  * that is not yet Running, Ready and available (replacing it first when it is stuck at an abandoned revision and `templates` is
@@ -138,6 +139,9 @@ export function planReplicas(
         continue;
       }
       actions.push(...createClaims(create, getPodName(set, ordinal)));
+      // OnPodRollingUpdate: a pod made again (deleted by a person, or OnDelete) finds its claims grown.
+      const grow = ctx.claimUpdates?.(ordinal);
+      if (grow) actions.push(...expandClaimActions(grow, getPodName(set, ordinal)));
       const fresh = newReplica(ctx, i);
       actions.push({ type: "createPod", pod: fresh, reason: "create" });
       c = adjustCounts(c, ctx, fresh, +1, true);

@@ -1,8 +1,10 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
-import { getPodName, nameOf } from "../objects/names.ts";
+import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { ordinalAt } from "../objects/ordinal-range.ts";
+import { expandClaimActions, needsClaimRollout, type ClaimUpdates } from "./claim-update.ts";
 import { isInPlaceUpdating } from "./inplace-state.ts";
+import { isPreparingDelete } from "./lifecycle.ts";
 import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "./plan-context.ts";
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
@@ -48,14 +50,19 @@ export interface PodsToUpdate {
  * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
  * (taking a lower ordinal instead would break the order). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
+ * With `claims` (volumeClaimUpdateStrategy OnPodRollingUpdate), a pod whose claims lag behind
+ * their templates (a claim to expand, a template volume to mount) is a candidate too, whatever
+ * its revision, and a pod whose claim is still being expanded counts as unavailable: claims grow
+ * in the rollout's order, within its budget.
  */
-export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date): PodsToUpdate {
+export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
   const { set, strategy } = view;
   const { partition } = strategy;
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
-  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now)) unavailable.add(i);
+  const ordinal = (offset: number) => ordinalAt(view.range, offset);
+  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now) || (isCreated(p) && claims?.(ordinal(i), p).resizing)) unavailable.add(i);
   let unavailableCount = missingCount(replicas) + unavailable.size;
   const max = strategy.maxUnavailable;
   /** take spends the budget on the replica at `t`: free when it is unavailable already, else while the budget lasts. */
@@ -71,7 +78,8 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const chosenAt = new Set<number>();
   if (!strategy.paused) {
     for (const [t, pod] of [...replicas.pods].reverse()) {
-      if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || !take(t)) continue;
+      // One preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
+      if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || isPreparingDelete(pod) || !take(t)) continue;
       chosen.push(pod);
       chosenAt.add(t);
     }
@@ -80,7 +88,9 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const pods: Pod[] = [];
   for (const [t, pod] of [...replicas.pods].reverse()) {
     if (t < partition) break;
-    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && getPodRevision(pod) !== updateRevision) {
+    // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
+    const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
+    if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && lagging) {
       candidates.push(t);
       pods.push(pod);
     }
@@ -106,21 +116,28 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
  */
 export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, counts: ReplicaCounts, templates: Map<string, PodTemplateSpec>): PhaseResult {
   const { set, revisions, now } = ctx;
-  const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now);
+  const { chosen, pods, limit, blockedBy } = podsToUpdate(ctx, replicas, revisions.updateName, now, ctx.claimUpdates);
   const actions: Action[] = [];
   const blocked: string[] = [];
+  const held: string[] = [];
   let requeueAfterMs: number | undefined;
   let c = counts;
   for (const pod of chosen) {
-    const d = planChosenDelete(ctx, pod);
+    const d = planChosenDelete(set, pod, now);
     actions.push(...d.actions);
     if (d.deleted) c = adjustCounts(c, ctx, pod, -1);
+    if (d.held) held.push(d.held);
   }
   for (const pod of pods.slice(0, limit)) {
-    const p = planPodUpdate(set, pod, revisions.updateName, templates, now);
+    // The pod's claims grow first (claim-update.ts); then the pod moves, if its revision or volumes lag.
+    const claims = ctx.claimUpdates?.(getOrdinal(nameOf(pod)), pod);
+    if (claims) actions.push(...expandClaimActions(claims, nameOf(pod)));
+    if (getPodRevision(pod) === revisions.updateName && !claims?.remount) continue;
+    const p = planPodUpdate(set, pod, revisions.updateName, templates, now, "update", !!claims?.remount);
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);
+    if (p.held) held.push(p.held);
     requeueAfterMs = earlierMs(requeueAfterMs, p.requeueAfterMs);
   }
   // With InPlaceOnly, pods beyond this pass's limit are blocked as well: say so now.
@@ -136,7 +153,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
   }
   // Paused or blocked, nothing changes until the spec does: not waiting (no busy passes).
   const waiting = chosen.length > 0 || blocked.length < limit || (blockedBy !== undefined && !ctx.strategy.paused);
-  const r: PhaseResult = { actions, counts: c, waiting, halt: false, blocked };
+  const r: PhaseResult = { actions, counts: c, waiting: waiting || held.length > 0, halt: false, blocked, held };
   if (requeueAfterMs !== undefined) r.requeueAfterMs = requeueAfterMs;
   return r;
 }

@@ -5,11 +5,12 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
+import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
-const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked"]);
+const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked"]);
 
 export interface RolloutState {
   /** true: the rollout is complete (exit 0). */
@@ -25,7 +26,8 @@ export interface RolloutState {
  * the spec must be observed (observedGeneration), all replicas ready, the partition's pods
  * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
  * condition, pods at the update revision whose containers fail (bad image, crash loop), and pods
- * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting).
+ * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting),
+ * and pods a lifecycle hook holds (condition LifecycleHookHeld: waiting, not stuck).
  */
 export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const s = set.status;
@@ -40,6 +42,8 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     const stuck = (STUCK_CONDITIONS.has(c.type) && c.status === "True") || (c.type === "Progressing" && c.status === "False" && c.reason !== "Paused");
     if (stuck) return { done: false, blocked: "stuck", message: `rollout of ${set.metadata.name} is stuck: ${c.type} ${c.reason ?? ""}${c.message ? `: ${c.message}` : ""}`.trim() };
   }
+  const held = s.conditions?.find((c) => c.type === LIFECYCLE_HELD_CONDITION && c.status === "True");
+  if (held) return { done: false, message: `rollout of ${set.metadata.name} waits on a lifecycle hook: ${held.message ?? ""}`.trim() };
   const updateRevision = s.updateRevision;
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;
@@ -58,6 +62,16 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   // A scale-down is not complete while a condemned pod still terminates (nor is any change).
   const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
   if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };
+  // OnPodRollingUpdate: the claims are part of the rollout (status.volumeClaims, claim-update.ts).
+  if (set.spec.volumeClaimUpdateStrategy?.type === "OnPodRollingUpdate") {
+    const want = Math.max(0, replicas - partition);
+    const behind = (s.volumeClaims ?? []).find((v) => v.compatibleReadyReplicas < want);
+    if (behind) {
+      return paused
+        ? pausedState()
+        : { done: false, message: `Waiting for claims of template ${behind.volumeClaimName}: ${behind.compatibleReadyReplicas} out of ${want} pods have theirs at the template's size and mounted...` };
+    }
+  }
   if (partition > 0) {
     const want = replicas - partition;
     if ((s.updatedReplicas ?? 0) < want) {

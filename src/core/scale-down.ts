@@ -4,6 +4,7 @@ import { getOrdinal, nameOf } from "../objects/names.ts";
 import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { fixClaimOwners } from "./replica-fixes.ts";
+import { preDeleteStep } from "./lifecycle.ts";
 import type { ReplicaCounts } from "./status.ts";
 
 /**
@@ -11,14 +12,16 @@ import type { ReplicaCounts } from "./status.ts";
  * terminating pod is waited for; OrderedReady deletes one pod per pass and only a Running, Ready
  * and available pod, or the first unhealthy pod of the set (so a broken pod cannot block the
  * scale-down that would remove it). Claims of a deleted pod get their owners per the retention
- * policy first. `condemned` is lowest ordinal first (splitReplicas).
+ * policy first, and the preDelete lifecycle hook may hold a pod (lifecycle.ts). `condemned` is
+ * lowest ordinal first (splitReplicas).
  */
 export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], firstUnhealthy: Pod | undefined, counts: ReplicaCounts): PhaseResult {
   const { set, now, monotonic } = ctx;
   const actions: Action[] = [];
   let c = counts;
   let waiting = false;
-  const result = (halt: boolean): PhaseResult => ({ actions, counts: c, waiting, halt });
+  const held: string[] = [];
+  const result = (halt: boolean): PhaseResult => ({ actions, counts: c, waiting, halt, held });
   for (let t = condemned.length - 1; t >= 0; t--) {
     const pod = condemned[t];
     if (isTerminating(pod)) {
@@ -31,9 +34,18 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
       return result(true);
     }
     actions.push(...fixClaimOwners(ctx, pod, getOrdinal(nameOf(pod))));
+    waiting = true;
+    // The preDelete hook first (lifecycle.ts): a pod it moves or holds is not deleted yet, and
+    // OrderedReady waits on it as on a terminating pod.
+    const hook = preDeleteStep(set, pod, now);
+    if (!hook.go) {
+      actions.push(...hook.actions);
+      if (hook.held) held.push(hook.held);
+      if (monotonic) return result(true);
+      continue;
+    }
     actions.push(deletePodAction(pod, "scaleDown"));
     c = adjustCounts(c, ctx, pod, -1);
-    waiting = true;
     if (monotonic) return result(true);
   }
   return result(false);

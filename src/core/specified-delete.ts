@@ -2,7 +2,9 @@ import type { Pod } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
 import { SPECIFIED_DELETE_LABEL } from "../objects/constants.ts";
 import { nameOf } from "../objects/names.ts";
-import { deletePodAction, type PlanContext } from "./plan-context.ts";
+import type { StatefulSet } from "../api/statefulset.ts";
+import { deletePodAction } from "./plan-context.ts";
+import { preDeleteStep } from "./lifecycle.ts";
 
 /**
  * Deleting a chosen pod (Kruise's specified delete): a replica labelled
@@ -20,14 +22,18 @@ export interface ChosenDelete {
   actions: Action[];
   /** True when `actions` delete the pod (a lifecycle hook may hold it back first). */
   deleted: boolean;
+  /** A preDelete lifecycle hook holds it (lifecycle.ts). */
+  held?: string;
 }
 
 /**
  * planChosenDelete returns the writes that delete a pod chosen by its label: the one call site
  * every chosen deletion goes through (a preDelete lifecycle hook gates here).
  */
-export function planChosenDelete(ctx: PlanContext, pod: Pod): ChosenDelete {
-  const id = `${ctx.set.metadata.namespace}/${ctx.set.metadata.name}`;
+export function planChosenDelete(set: StatefulSet, pod: Pod, now: Date): ChosenDelete {
+  const hook = preDeleteStep(set, pod, now);
+  if (!hook.go) return hook.held ? { actions: hook.actions, deleted: false, held: hook.held } : { actions: hook.actions, deleted: false };
+  const id = `${set.metadata.namespace}/${set.metadata.name}`;
   return {
     actions: [
       { type: "event", eventType: "Normal", reason: "SpecifiedDelete", message: `StatefulSet ${id} deletes Pod ${nameOf(pod)} (label ${SPECIFIED_DELETE_LABEL}); it is recreated at its ordinal` },

@@ -1,5 +1,5 @@
 import type { Pod } from "../api/k8s.ts";
-import type { Condition, StatefulSet, StatefulSetStatus } from "../api/statefulset.ts";
+import type { Condition, StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { rolloutConditions, type RolloutFacts } from "./conditions.ts";
 import { readInPlaceState } from "./inplace-state.ts";
@@ -54,7 +54,8 @@ export function countReplicas(
 /**
  * newStatus returns the set's status: the counts, revisions, observedGeneration and the
  * selector string; a finished RollingUpdate (all updated and ready) makes the update revision
- * current, as upstream's completeRollingUpdate does. Conditions are carried over.
+ * current, as upstream's completeRollingUpdate does. Conditions are carried over; volumeClaims
+ * (claim-update.ts: volumeClaimStatus) are the ones given.
  */
 function newStatus(
   set: StatefulSet,
@@ -62,6 +63,7 @@ function newStatus(
   currentRevision: string,
   updateRevision: string,
   collisionCount: number,
+  volumeClaims?: VolumeClaimStatus[],
 ): StatefulSetStatus {
   const status: StatefulSetStatus = {
     observedGeneration: set.metadata.generation,
@@ -78,6 +80,7 @@ function newStatus(
     labelSelector: selectorToString(set.spec.selector),
   };
   if (set.status?.conditions) status.conditions = set.status.conditions;
+  if (volumeClaims) status.volumeClaims = volumeClaims;
   if (
     updateStrategyOf(set).type === "RollingUpdate" &&
     status.updatedReplicas === status.replicas &&
@@ -109,8 +112,9 @@ export function planStatus(
   pods: readonly Pod[],
   rollout: RolloutFacts,
   now?: Date,
+  volumeClaims?: VolumeClaimStatus[],
 ): { status: StatefulSetStatus; actions: Action[] } {
-  const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount);
+  const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount, volumeClaims);
   const actions: Action[] = [];
   if (now) {
     const c = rolloutConditions(set, status, rollout, now);
@@ -131,17 +135,21 @@ export interface StatusBasis {
   collisionCount: number;
   /** The rollout's conditions as planned (conditions.ts); the stored ones when absent. */
   conditions?: Condition[];
+  /** status.volumeClaims before any write (claim-update.ts: volumeClaimStatus). */
+  volumeClaims?: VolumeClaimStatus[];
 }
 
 /**
  * statusAfter returns the status with the counts observed after the pod writes that were done
  * (`done`, in any order): a created pod counts in, a deleted failed pod counts out of replicas,
- * any deleted pod out of its revision, as upstream adjusts its status while it acts. When every
+ * any deleted pod out of its revision, an expanded claim into its template's compatibleReplicas
+ * (not yet ready: its capacity follows), as upstream adjusts its status while it acts. When every
  * planned write was done it equals the plan's status; after a failure it is the status to write
  * anyway (upstream always writes the status it computed).
  */
 export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[]): StatefulSetStatus {
   const c = { ...basis.observed };
+  const volumeClaims = basis.volumeClaims?.map((v) => ({ ...v }));
   const move = (rev: string | undefined, delta: number, ready = false) => {
     if (rev === basis.currentRevision) c.currentReplicas += delta;
     if (rev === basis.updateRevision) c.updatedReplicas += delta;
@@ -154,9 +162,12 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
     } else if (a.type === "deletePod") {
       if (a.reason === "failed") c.replicas--;
       move(a.revision, -1, a.ready);
+    } else if (a.type === "expandClaim") {
+      const v = volumeClaims?.find((x) => x.volumeClaimName === a.template);
+      if (v) v.compatibleReplicas++;
     }
   }
-  const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount);
+  const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount, volumeClaims);
   if (basis.conditions) status.conditions = basis.conditions;
   return status;
 }

@@ -45,7 +45,7 @@ export const namespaceManifests = (ns = INSTALL_NAMESPACE): Json[] => [
 ];
 
 /** serverEnv returns the Deployment's environment: the settings `ordinal serve` reads in the cluster. */
-const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] => [
+const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | { name: string; valueFrom: Json })[] => [
   { name: "HOST", value: "0.0.0.0" },
   { name: "PORT", value: String(PORT) },
   { name: "WEBHOOK_SERVICE", value: `${ns}/${WEBHOOK_SERVICE}` },
@@ -60,6 +60,9 @@ const serverEnv = (ns = INSTALL_NAMESPACE): { name: string; value: string }[] =>
   // The reconciler's own heap (a worker thread) within the 256Mi limit: a pass that needs more
   // restarts that thread, never the webhooks (src/node/reconcile-thread.ts).
   { name: "RECONCILE_HEAP_MB", value: "128" },
+  // The replica's address: the Lease holder writes it on the Lease, and the standby forwards the
+  // wakes its webhooks see there (src/node/wake-forward.ts).
+  { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
   // Namespaces hashed onto 8 shards, one Lease each (ordinal-reconciler-<i>-of-8): the replicas share
   // them, and one takes a dead one's over when its Leases expire (src/reconciler/shard-schedulers.ts).
   { name: "RECONCILE_SHARDS", value: "8" },

@@ -5,7 +5,7 @@
  * - Pods: listed (only those carrying ordinal.dev/statefulset), created, deleted, patched
  *   (adoption, identity labels), read by name (an unlabelled orphan whose create met
  *   AlreadyExists); status patched (the InPlaceUpdateReady condition).
- * - PVCs: created and patched (retention-policy ownerReferences) but NEVER deleted: only the
+ * - PVCs: created and patched (retention-policy ownerReferences, expansion to a larger template request) but NEVER deleted: only the
  *   garbage collector deletes claims, and only when a retention policy put a reference there.
  * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
  * - Ordinal StatefulSets: read (get: the mutating webhook's lookup); status patched only through
@@ -14,6 +14,8 @@
  *   created, once empty); status patched.
  *   Puller pods use the pod verbs above (list by label or by node, create, delete).
  * - ServiceAccounts: read by name (get), for the imagePullSecrets of a pre-warmed set's account.
+ * - StorageClasses: listed (whether each allows volume expansion), only by a pass in which a claim
+ *   should grow to its template (volumeClaimUpdateStrategy OnPodRollingUpdate).
  * - Namespaces: listed (names only used) by a shard of several (RECONCILE_SHARDS > 1), to read its
  *   own namespaces' sets and never another shard's.
  * - Events: created, and patched (count/lastTimestamp of a repeated event, kube's correlator).
@@ -45,6 +47,7 @@ const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
+  { apiGroups: ["storage.k8s.io"], resources: ["storageclasses"], verbs: ["list"] },
   { apiGroups: [""], resources: ["namespaces"], verbs: ["list"] },
   { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "patch"] },

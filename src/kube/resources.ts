@@ -28,6 +28,7 @@ export const R = {
   namespaces: ref("", "v1", "namespaces", "Namespace", false),
   serviceAccounts: ref("", "v1", "serviceaccounts", "ServiceAccount"),
   secrets: ref("", "v1", "secrets", "Secret"),
+  storageClasses: ref("storage.k8s.io", "v1", "storageclasses", "StorageClass", false),
   controllerRevisions: ref("apps", "v1", "controllerrevisions", "ControllerRevision"),
   appsStatefulSets: ref("apps", "v1", "statefulsets", "StatefulSet"),
   statefulSets: ref("apps.ordinal.dev", "v1", "statefulsets", "StatefulSet"),

@@ -20,6 +20,7 @@ import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
+import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -29,9 +30,11 @@ interface ThreadData {
   /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
   vars: Record<string, string | undefined>;
   scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs">;
+  /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
+  forwarding?: WakeForwarding;
 }
 
-type ToThread = { type: "wake"; wake: SetWake } | { type: "stop" };
+type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "stop" };
 /** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
 interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
@@ -57,6 +60,7 @@ export async function reconcileThreadMain(): Promise<number> {
     ...data.scheduler,
     log,
     leaseNamespace: settings.leaseNamespace,
+    ...(data.forwarding ? { endpoint: data.forwarding.endpoint, forward: wakeForwarder(data.forwarding) } : {}),
     beforePass: registrationRepair(client, settings, { log }),
     onPass: (pass, seconds) => {
       recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
@@ -70,7 +74,7 @@ export async function reconcileThreadMain(): Promise<number> {
   }, setting(data.vars, "RECONCILE_SHARDS"));
   const stopped = new Promise<void>((resolve) => {
     port.on("message", (m: ToThread) => {
-      if (m.type === "wake") scheduler.wake(m.wake);
+      if (m.type === "wake") scheduler.wake(m.wake, m.forwarded);
       else void scheduler.stop().then(() => {
         port.postMessage({ type: "stopped" } satisfies FromThread);
         resolve();
@@ -138,9 +142,9 @@ export class ReconcileThread {
     });
   }
 
-  /** wake forwards a wake to the thread (dropped while it restarts: the thread's first pass is a full one). */
-  wake(w: SetWake): void {
-    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) } } satisfies ToThread);
+  /** wake hands a wake to the thread (dropped while it restarts: the thread's first pass is a full one); `forwarded`: from the other replica. */
+  wake(w: SetWake, forwarded = false): void {
+    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) }, forwarded } satisfies ToThread);
   }
 
   /** stop asks the thread to finish its pass and release the Lease; terminates it after `graceMs`. */

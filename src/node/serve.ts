@@ -29,6 +29,7 @@ import { instrumentClient } from "../metrics/instrument.ts";
 import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
+import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "./wake-forward.ts";
 
 export interface ServeFlags {
   port: number;
@@ -151,18 +152,23 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
     idleMs: Math.min(1000, flags.intervalMs),
   };
+  // A standby replica forwards its wakes to the leader (wake-forward.ts): with a pod IP and a TLS key.
+  const tlsKey = servingCert?.key ?? (flags.tlsKey ? readFileSync(flags.tlsKey) : undefined);
+  const tlsCa = servingCert?.ca ?? (flags.tlsCert ? readFileSync(flags.tlsCert) : undefined);
+  const forwarding = cluster && tlsKey && tlsCa ? wakeForwarding(vars.POD_IP, flags.port, { key: tlsKey, ca: tlsCa }) : undefined;
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
   const shards = setting(vars, "RECONCILE_SHARDS");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
-  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling }, (summary) => void readiness.observe(summary)) : undefined;
+  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
   const loop =
     thread ??
     new ShardSchedulers(client, {
       ...scheduling,
       log,
       leaseNamespace: settings.leaseNamespace,
+      ...(forwarding ? { endpoint: forwarding.endpoint, forward: wakeForwarder(forwarding) } : {}),
       beforePass: registrationRepair(client, settings, { log }),
       onPass: (pass, seconds) => {
         recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
@@ -191,10 +197,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     : undefined;
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
   // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
+  // POST /internal/wake: a wake the standby replica forwarded (signed; wake-forward.ts).
   const fetchWithMetrics = (req: Request, env?: unknown) => {
     const path = req.method === "GET" ? new URL(req.url).pathname : "";
     if (path === "/metrics") return new Response(prometheusOf(metrics.state(), thread?.metrics), { headers: { "content-type": "text/plain; version=0.0.4" } });
     if (path === "/readyz") return readiness.response();
+    if (forwarding && req.method === "POST" && new URL(req.url).pathname === WAKE_FORWARD_PATH) return receiveForwardedWake(req, forwarding.key, (w) => loop.wake(w, true));
     return app.fetch(req, env);
   };
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });

@@ -16,6 +16,8 @@ export const INPLACE_READY_CONDITION = "InPlaceUpdateReady";
 export const PROGRESSING_CONDITION = "Progressing";
 export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
+/** True while a claim that volumeClaimUpdateStrategy OnPodRollingUpdate should grow cannot be expanded (its StorageClass). */
+export const VOLUME_EXPANSION_BLOCKED_CONDITION = "VolumeExpansionBlocked";
 /** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
 export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
 /**
@@ -39,6 +41,18 @@ export const PULLER_LABEL = "ordinal.dev/image-puller";
 export const PULLER_IMAGE_ANNOTATION = "ordinal.dev/image";
 /** The template annotation `kubectl rollout restart` (and `ordinal rollout restart`) sets to now: a restart. */
 export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+
+/**
+ * The lifecycle state of a pod (Kruise's `lifecycle.apps.kruise.io/state`): Normal,
+ * PreparingDelete, PreparingUpdate, Updating, Updated (src/core/lifecycle.ts). Only the
+ * reconciler writes it on a managed pod.
+ */
+export const LIFECYCLE_STATE_LABEL = "ordinal.dev/lifecycle-state";
+/** When the reconciler last wrote the lifecycle state (Kruise's `lifecycle.apps.kruise.io/timestamp`), RFC 3339. */
+export const LIFECYCLE_TIMESTAMP_ANNOTATION = "ordinal.dev/lifecycle-timestamp";
+/** Set condition: True while a lifecycle hook holds one or more pods (PreparingDelete, PreparingUpdate). */
+export const LIFECYCLE_HELD_CONDITION = "LifecycleHookHeld";
+
 /**
  * A pod label (Kruise's `apps.kruise.io/specified-delete`): the pod is deleted and recreated at
  * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".

@@ -1,6 +1,7 @@
 import type { OwnerReference, PersistentVolumeClaim, Pod, Volume } from "../api/k8s.ts";
 import { API_VERSION, KIND, type StatefulSet } from "../api/statefulset.ts";
 import {
+  LIFECYCLE_STATE_LABEL,
   INPLACE_READY_CONDITION,
   POD_INDEX_LABEL,
   POD_NAME_LABEL,
@@ -32,12 +33,15 @@ export function newControllerRef(set: StatefulSet): OwnerReference {
 
 /**
  * newStatefulSetPod returns the pod for `ordinal` built from the set's template, with identity,
- * storage, the revision label and the InPlaceUpdateReady readiness gate. Pure: it copies the template.
+ * storage, the revision label, the InPlaceUpdateReady readiness gate and, with spec.lifecycle,
+ * lifecycle state Normal. Pure: it copies the template.
  */
 export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: string): Pod {
   const tpl = cloneJSON(set.spec.template);
   const labels: Record<string, string> = { ...(tpl.metadata?.labels ?? {}) };
   if (revision) labels[REVISION_LABEL] = revision;
+  // Kruise's Advanced StatefulSet creates pods in lifecycle state Normal.
+  if (set.spec.lifecycle) labels[LIFECYCLE_STATE_LABEL] = "Normal";
   const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",

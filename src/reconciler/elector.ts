@@ -55,6 +55,11 @@ export class LeaderElector {
     return this.renewedAt !== undefined && this.clock() - this.renewedAt < this.timing.renewDeadlineMs;
   }
 
+  /** leaderEndpoint returns where the Lease's other holder takes forwarded wakes, as last read (undefined while this process leads). */
+  leaderEndpoint(): string | undefined {
+    return this.isLeader() ? undefined : this.lease.holderEndpoint?.value;
+  }
+
   /** msUntilRenew returns how long until the next renewal (or retry) is due; 0 when due now. */
   msUntilRenew(): number {
     if (this.renewedAt === undefined || !this.isLeader()) return this.lastTry === undefined ? 0 : Math.max(0, this.lastTry + this.timing.retryPeriodMs - this.clock());

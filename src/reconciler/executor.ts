@@ -7,7 +7,7 @@ import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
-import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION } from "../objects/constants.ts";
+import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -133,6 +133,7 @@ function podOf(a: Action): string | undefined {
   switch (a.type) {
     case "createClaim":
     case "setClaimOwners":
+    case "expandClaim":
       return a.pod;
     case "createPod":
       return nameOf(a.pod);
@@ -141,6 +142,7 @@ function podOf(a: Action): string | undefined {
     case "setPodCondition":
     case "updatePodInPlace":
     case "clearInPlaceState":
+    case "setLifecycleState":
       return a.name;
     default:
       return undefined;
@@ -190,6 +192,11 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "setClaimOwners":
       await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid, ownerReferences: a.ownerReferences } }, "merge");
       return;
+    case "expandClaim":
+      // The uid is the precondition: a claim deleted and made again since the plan is not grown blindly.
+      await client.patch(R.pvcs, ns, a.name, { metadata: { uid: a.uid }, spec: { resources: { requests: { storage: a.storage } } } }, "merge");
+      events.record(set, "Normal", "SuccessfulResize", `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} success`);
+      return;
     case "createPod": {
       const created = await client.create<Pod>(R.pods, ns, a.pod);
       events.record(set, "Normal", "SuccessfulCreate", `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} successful`);
@@ -214,6 +221,18 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     case "clearInPlaceState":
       await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, annotations: { [INPLACE_STATE_ANNOTATION]: null } } }, "merge");
       return;
+    case "setLifecycleState": {
+      const metadata: Record<string, unknown> = {
+        uid: a.uid,
+        resourceVersion: a.resourceVersion,
+        labels: { ...a.labels, [LIFECYCLE_STATE_LABEL]: a.state },
+        annotations: { [LIFECYCLE_TIMESTAMP_ANNOTATION]: a.time },
+      };
+      if (a.finalizers) metadata.finalizers = a.finalizers;
+      await client.patch(R.pods, ns, a.name, { metadata }, "merge");
+      events.record(set, "Normal", "LifecycleStateChanged", `pod ${a.name} lifecycle state ${a.state}`);
+      return;
+    }
     case "updateStatus":
       await client.patch(R.statefulSets, ns, setName, { status: statusPatch(set, a.status) }, "merge", "status");
       return;
@@ -280,6 +299,8 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
+    case "expandClaim":
+      return { reason: "FailedResize", message: `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} failed error: ${why}` };
     case "rollbackTemplate":
       // The set changed since it was read (a failed resourceVersion test is a 422): the next pass sees the change.
       return isConflict(e) || (e instanceof ApiError && e.code === 422) ? undefined : { reason: "FailedRollback", message: `roll back StatefulSet ${setName} from revision ${a.from} to ${a.to} failed error: ${why}` };
@@ -292,6 +313,7 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
     case "setPodCondition":
     case "clearInPlaceState":
+    case "setLifecycleState":
     case "adoptPod":
     case "releasePod":
       return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };

@@ -20,6 +20,21 @@ export interface LeaseOptions {
   mayTakeFree?: () => boolean;
   /** Filled by acquireLease with the lease's cursor annotation; written back by releaseLease. */
   cursor?: { value?: string };
+  /** Where this holder takes forwarded wakes (`ordinal serve`'s replicas): written on the Lease while it holds it. */
+  endpoint?: string;
+  /** Filled by acquireLease with the endpoint another holder wrote, if any (a standby forwards its wakes there). */
+  holderEndpoint?: { value?: string };
+}
+
+/** The annotation on the Lease that says where its holder takes forwarded wakes (src/node/wake-forward.ts). */
+export const WAKE_ENDPOINT_ANNOTATION = "ordinal.dev/wake-endpoint";
+
+/** withEndpoint returns the annotations with this holder's wake endpoint (none: a previous holder's is removed). */
+function withEndpoint(annotations: Record<string, string> | undefined, endpoint: string | undefined): Record<string, string> | undefined {
+  const out = { ...(annotations ?? {}) };
+  if (endpoint) out[WAKE_ENDPOINT_ANNOTATION] = endpoint;
+  else delete out[WAKE_ENDPOINT_ANNOTATION];
+  return Object.keys(out).length ? out : undefined;
 }
 
 /** The annotation on the Lease that says after which set (`namespace/name`) the next invocation resumes. */
@@ -60,13 +75,14 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
   const spec = { holderIdentity: o.holder, leaseDurationSeconds: duration, renewTime: microTime(now) };
   const existing = await client.get<Lease & { metadata: { resourceVersion?: string } }>(R.leases, o.namespace, name);
   if (o.cursor) o.cursor.value = existing?.metadata.annotations?.[CURSOR_ANNOTATION] || undefined;
+  if (o.holderEndpoint) o.holderEndpoint.value = (existing?.spec?.holderIdentity !== o.holder && existing?.metadata.annotations?.[WAKE_ENDPOINT_ANNOTATION]) || undefined;
   if (o.mayTakeFree && !existing?.spec?.holderIdentity && !o.mayTakeFree()) return false;
   try {
     if (!existing) {
       await client.create(R.leases, o.namespace, {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
-        metadata: { name, namespace: o.namespace },
+        metadata: { name, namespace: o.namespace, ...(o.endpoint ? { annotations: { [WAKE_ENDPOINT_ANNOTATION]: o.endpoint } } : {}) },
         spec: { ...spec, acquireTime: microTime(now), leaseTransitions: 0 },
       });
       return true;
@@ -76,6 +92,7 @@ export async function acquireLease(client: KubeClient, o: LeaseOptions, now: Dat
     if (!mine && !(expired ?? expiredByClock(now, duration))(cur as LeaseRecord)) return false;
     await client.update(R.leases, o.namespace, {
       ...existing,
+      metadata: { ...existing.metadata, annotations: withEndpoint(existing.metadata.annotations, o.endpoint) },
       spec: {
         ...cur,
         ...spec,
@@ -104,6 +121,7 @@ export async function releaseLease(client: KubeClient, o: LeaseOptions): Promise
   const annotations = { ...(existing.metadata?.annotations ?? {}) };
   if (o.cursor?.value) annotations[CURSOR_ANNOTATION] = o.cursor.value;
   else delete annotations[CURSOR_ANNOTATION];
+  delete annotations[WAKE_ENDPOINT_ANNOTATION];
   try {
     await client.update(R.leases, o.namespace, {
       ...existing,

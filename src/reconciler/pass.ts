@@ -15,6 +15,7 @@ import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
+import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 
@@ -124,12 +125,13 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const listNs = ns;
   const lists = indexObjects([], [], [], await listImageLists(client, o.setName ? ns : listNs));
   const events = o.events ?? new EventRecorder(client, o.log);
+  const storageClasses = storageClassReader(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
   const groups = sharded ? shardGroups(client, shard, o.startAfter) : fromList(namespaceGroups(inCursorOrder(rawSets, o.startAfter)));
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, lists, { ...o, events }, result);
+    const r = await reconcileNamespace(client, group, selector, lists, { ...o, events, storageClasses }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if (lists.imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -204,7 +206,7 @@ async function reconcileNamespace(
   group: NamespaceGroup,
   selector: string,
   lists: PassIndex,
-  o: PassOptions & { events: EventRecorder },
+  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader },
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
@@ -263,6 +265,26 @@ async function reconcileNamespace(
   } finally {
     for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
   }
+}
+
+/** StorageClassReader returns the cluster's StorageClasses (name → allowVolumeExpansion), read once per pass; undefined when they cannot be read. */
+type StorageClassReader = () => Promise<ExpansionByClass | undefined>;
+
+/**
+ * storageClassReader returns a StorageClassReader that lists the StorageClasses once, on first
+ * use, for the whole pass. A failed list (e.g. an install whose RBAC predates the storageclasses
+ * grant) is logged and gives undefined: no claim is expanded, nothing else stops.
+ */
+function storageClassReader(client: KubeClient, log: Logger): StorageClassReader {
+  let loaded: Promise<ExpansionByClass | undefined> | undefined;
+  return () =>
+    (loaded ??= client.list<KubeObject & { allowVolumeExpansion?: boolean }>(R.storageClasses, undefined, { limit: LIST_PAGE_SIZE }).then(
+      (classes) => new Map(classes.map((c) => [c.metadata?.name ?? "", c.allowVolumeExpansion === true])),
+      (e: unknown) => {
+        log.warn("cannot read StorageClasses: claims are not expanded this pass", { error: e instanceof Error ? e.message : String(e) });
+        return undefined;
+      },
+    ));
 }
 
 /**
@@ -349,10 +371,12 @@ async function reconcileSet(
   client: KubeClient,
   set: StatefulSet,
   index: PassIndex,
-  o: PassOptions,
+  o: PassOptions & { storageClasses: StorageClassReader },
   events: EventRecorder,
 ): Promise<{ result: SetResult; done: number }> {
   let objects: SetObjects = index.objectsFor(set);
+  // Only a set with a claim to grow (OnPodRollingUpdate) needs the StorageClasses: one list per pass at most.
+  const classes = claimsToExpand(set, objects.claims) ? await o.storageClasses() : undefined;
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   const ns = set.metadata.namespace ?? "";
   const matches = compileSelector(set.spec.selector);
@@ -364,7 +388,7 @@ async function reconcileSet(
   // Plans at most twice: the second time with the pods the first met unseen.
   for (let plans = 1; ; plans++) {
     try {
-      p = plan({ set, ...objects, now: o.now(), matches });
+      p = plan({ set, ...objects, now: o.now(), matches, storageClasses: classes });
     } catch (e) {
       throw new PlanFailed(e);
     }

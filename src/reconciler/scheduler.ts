@@ -28,6 +28,8 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  *   one shard's (shard-schedulers.ts runs one per shard): its Lease is the shard's, its full
  *   passes cover the shard's namespaces. Either way it acts only while no reconciler Lease of
  *   another shard count is live (shard-leases.ts), looking before taking its own and after.
+ * - a replica that does not lead forwards its wakes to the leader's endpoint, which the leader
+ *   writes on the (shard's) Lease (src/node/wake-forward.ts); without one, they wait in its queue.
  * Passes never overlap within the process (`passLock` makes that so across shards).
  */
 
@@ -53,6 +55,10 @@ export interface SchedulerOptions {
   beforePass?: () => Promise<void>;
   /** After each pass, with its wall seconds (metrics). */
   onPass?: (pass: PassResult, seconds: number) => void;
+  /** Where this replica takes forwarded wakes: written on the Lease while it leads. */
+  endpoint?: string;
+  /** Forwards a wake to the leader's endpoint (a standby replica's webhooks see wakes too). */
+  forward?: (endpoint: string, w: SetWake) => Promise<void>;
   /** The shard this scheduler acts for (default: every namespace, Lease `ordinal-reconciler`). */
   shard?: { index: number; count: number };
   /** Shared by the schedulers of one process so that their passes run one at a time. */
@@ -133,7 +139,7 @@ export class ReconcileScheduler {
     this.now = o.now ?? (() => new Date());
     const count = o.shard?.count ?? 1;
     const timing = o.election ?? DEFAULT_ELECTION;
-    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree }, this.clock, this.now, timing);
+    this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, timing);
     this.others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.limiter = new WakeLimiter(this.clock);
     this.client = fencedClient(client, () => this.acting());
@@ -142,10 +148,16 @@ export class ReconcileScheduler {
 
   /**
    * wake schedules a targeted pass of the wake's set (coalesced; never later than one already
-   * due), notes the write it announces, and cuts an idle wait short.
+   * due), notes the write it announces, and cuts an idle wait short. A replica that does not lead
+   * forwards it to the leader's endpoint instead (once: a forwarded wake is never forwarded again).
    */
-  wake(w: SetWake): void {
+  wake(w: SetWake, forwarded = false): void {
     if (this.stopped) return;
+    const leader = !forwarded && this.o.forward ? this.elector.leaderEndpoint() : undefined;
+    if (leader && leader !== this.o.endpoint) {
+      this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
+      return;
+    }
     const key = wakeKey(w);
     const at = this.clock() + (this.o.coalesceMs ?? 15);
     const cur = this.due.get(key);

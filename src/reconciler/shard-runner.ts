@@ -3,6 +3,7 @@ import { errorFields, type Logger } from "../log/log.ts";
 import { DEFAULT_ELECTION, LeaderElector } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
 import { fencedClient } from "./fence.ts";
+import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAlarmAt, WOKEN_RECHECK_MS, withDue, type ShardSchedule } from "./wake-schedule.ts";
 
@@ -98,14 +99,19 @@ export class ShardRunner {
   private readonly elector: LeaderElector;
   /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
   private readonly client: KubeClient;
+  private readonly others: OtherCountLeases;
+  /** True once no other count's Lease was live before and after this shard took its own; false after yielding. */
+  private clear = false;
   private readonly now: () => Date;
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.now = o.now ?? (() => new Date());
     const clock = o.clock ?? (() => performance.now());
     // Lives as long as the object: expiry is judged by what this object saw across its lifetime.
-    this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder }, clock, this.now, DEFAULT_ELECTION);
-    this.client = fencedClient(o.client, () => this.elector.isLeader());
+    const name = shardLeaseName(o.shard.index, o.shard.count);
+    this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder, name }, clock, this.now, DEFAULT_ELECTION);
+    this.client = fencedClient(o.client, () => this.acting());
+    this.others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, clock, DEFAULT_ELECTION.durationMs);
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -184,7 +190,7 @@ export class ShardRunner {
     const requestsSpent = () => client.requestCount - startRequests + REQUESTS_PER_PASS_RESERVE >= this.o.maxRequests;
     const budgetSpent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
     // A pass also stops between sets once the Lease may have lapsed (its writes would be refused).
-    const spent = () => budgetSpent() || !this.elector.isLeader();
+    const spent = () => budgetSpent() || !this.acting();
     const events = new EventRecorder(client, log);
     try {
       while (this.fullPassQueued || this.queued.size > 0) {
@@ -288,21 +294,44 @@ export class ShardRunner {
   }
 
   /**
-   * holdLease returns true while this shard may act (elector.isLeader), renewing or trying to take
-   * the Lease first when its retry period came (a lost race between two shards of the same holder
-   * is tried once more at once: the Lease is then this holder's, renewed without waiting).
+   * holdLease returns true while this shard may act: it holds its own Lease
+   * (`ordinal-reconciler-<i>-of-<n>`; n = 1: the cluster's `ordinal-reconciler`) through the elector
+   * (renewing or trying to take it first when its retry period came; a lost race between two shards
+   * of the same holder is tried once more at once) and no reconciler Lease of another shard count is
+   * live (shard-leases.ts: a count being changed, or an `ordinal serve` with another count), looked
+   * at before each attempt and once after taking it (its Lease is given back then).
    */
   private async holdLease(): Promise<boolean> {
-    if (this.elector.msUntilRenew() > 0) return this.elector.isLeader();
+    if (this.elector.msUntilRenew() > 0) return this.acting();
+    if (await this.yieldsToOtherCounts()) return false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        if (await this.elector.tryAcquireOrRenew()) return true;
+        if (await this.elector.tryAcquireOrRenew()) break;
       } catch (e) {
         this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...errorFields(e) });
         break;
       }
     }
-    return this.elector.isLeader();
+    if (this.elector.isLeader() && !this.clear) {
+      if (await this.yieldsToOtherCounts()) return false;
+      this.clear = true;
+    }
+    return this.acting();
+  }
+
+  /** acting is true while this shard holds its Lease and no other shard count's Lease was live when it took it. */
+  private acting(): boolean {
+    return this.clear && this.elector.isLeader();
+  }
+
+  /** yieldsToOtherCounts returns true (giving this shard's Lease back) while another shard count's Lease is live. */
+  private async yieldsToOtherCounts(): Promise<boolean> {
+    const live = await this.others.live();
+    if (!live.length) return false;
+    this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { shard: this.o.shard.index, leases: live });
+    this.clear = false;
+    if (this.elector.isLeader()) await this.elector.release();
+    return true;
   }
 
   /** renewIfDue renews the Lease between sets when its period came (a long pass keeps it; a lost one stops at its next write). */

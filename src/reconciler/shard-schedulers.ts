@@ -56,9 +56,9 @@ export class ShardSchedulers {
     return this.shards.flatMap((s, i) => (s.acts() ? [i] : []));
   }
 
-  /** wake hands the wake to the scheduler of its namespace's shard (which drops it unless it acts). */
-  wake(w: SetWake): void {
-    this.shards[shardOf(w.namespace, this.count)].wake(w);
+  /** wake hands the wake to the scheduler of its namespace's shard (which forwards it to the shard's holder unless it acts; `forwarded`: from another replica). */
+  wake(w: SetWake, forwarded = false): void {
+    this.shards[shardOf(w.namespace, this.count)].wake(w, forwarded);
   }
 
   start(): void {

@@ -31,6 +31,7 @@ import { nonNegative } from "./pod-fields.ts";
 import { validateMaxUnavailable } from "./statefulset-spec.ts";
 import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
+import { validateLifecycle } from "./statefulset-lifecycle.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -41,6 +42,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
   if (replicas !== undefined && replicas > MAX_REPLICAS)
     errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
+  errs.push(...validateLifecycle(r, spec.lifecycle, p.child("lifecycle")));
   errs.push(...validateReserveOrdinals(r, spec, p));
   const ss = r.obj(spec.scaleStrategy, p.child("scaleStrategy"));
   if (ss) errs.push(...validateMaxUnavailable(r, ss.maxUnavailable, p.child("scaleStrategy", "maxUnavailable")));

@@ -165,27 +165,36 @@ function quantityKey(v: unknown): unknown {
   return q.ok ? `q:${q.quantity.nanos}` : v;
 }
 
-function normalizedClaims(claims: unknown): unknown {
-  if (!Array.isArray(claims)) return canonical(claims);
-  return canonical(
-    claims.map((c) => {
-      if (!isObject(c)) return c;
-      const spec = isObject(c.spec) ? { ...c.spec } : c.spec;
-      if (isObject(spec) && (spec.volumeMode === undefined || spec.volumeMode === null)) spec.volumeMode = "Filesystem";
-      const meta = isObject(c.metadata) ? { ...c.metadata, creationTimestamp: undefined } : c.metadata;
-      return { metadata: meta, spec };
-    }),
-  );
+/** normalizedClaim is a claim template as apps/v1 compares it: metadata and spec only, volumeMode defaulted, no creationTimestamp. */
+function normalizedClaim(c: unknown): unknown {
+  if (!isObject(c)) return c;
+  const spec = isObject(c.spec) ? { ...c.spec } : c.spec;
+  if (isObject(spec) && (spec.volumeMode === undefined || spec.volumeMode === null)) spec.volumeMode = "Filesystem";
+  const meta = isObject(c.metadata) ? { ...c.metadata, creationTimestamp: undefined } : c.metadata;
+  return { metadata: meta, spec };
 }
 
-/** immutableView is the part of a spec that may not change on update, after defaulting. */
-function immutableView(spec: JsonObject): string {
+function normalizedClaims(claims: unknown): unknown {
+  return canonical(Array.isArray(claims) ? claims.map(normalizedClaim) : claims);
+}
+
+/**
+ * claimTemplateKey returns what makes two claim templates equal for apps/v1 (defaults applied,
+ * empty values dropped, quantities by value), as a string.
+ */
+export const claimTemplateKey = (c: unknown): string => JSON.stringify(canonical(normalizedClaim(c)) ?? null);
+
+/**
+ * immutableView is the part of a spec that may not change on update, after defaulting; with
+ * `claimsMayChange` (Ordinal's sets: statefulset-claims.ts has their rules) the claim templates are not part of it.
+ */
+function immutableView(spec: JsonObject, claimsMayChange: boolean): string {
   return JSON.stringify(
     canonical({
       selector: spec.selector,
       serviceName: spec.serviceName ?? "",
       podManagementPolicy: spec.podManagementPolicy || "OrderedReady",
-      volumeClaimTemplates: normalizedClaims(spec.volumeClaimTemplates),
+      volumeClaimTemplates: claimsMayChange ? undefined : normalizedClaims(spec.volumeClaimTemplates),
     }),
   );
 }
@@ -193,7 +202,10 @@ function immutableView(spec: JsonObject): string {
 export const FORBIDDEN_UPDATE_MESSAGE =
   "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
 
-/** validateStatefulSetSpecUpdate is the "fields other than … are forbidden" rule of ValidateStatefulSetUpdate. */
-export function validateStatefulSetSpecUpdate(spec: JsonObject, oldSpec: JsonObject): FieldError[] {
-  return immutableView(spec) === immutableView(oldSpec) ? [] : [forbidden(FieldPath.root("spec"), FORBIDDEN_UPDATE_MESSAGE)];
+/**
+ * validateStatefulSetSpecUpdate is the "fields other than … are forbidden" rule of
+ * ValidateStatefulSetUpdate; `claimsMayChange` leaves volumeClaimTemplates to Ordinal's own rules.
+ */
+export function validateStatefulSetSpecUpdate(spec: JsonObject, oldSpec: JsonObject, claimsMayChange = false): FieldError[] {
+  return immutableView(spec, claimsMayChange) === immutableView(oldSpec, claimsMayChange) ? [] : [forbidden(FieldPath.root("spec"), FORBIDDEN_UPDATE_MESSAGE)];
 }

@@ -20,6 +20,7 @@ import { runSteps, type Steps } from "./steps.ts";
 import { rawOrdinalRange, statefulSetWarnings, validateOrdinalRules } from "./statefulset-ordinal.ts";
 import { ordinalAt } from "../objects/ordinal-range.ts";
 import { validateStatefulSetSpec, validateStatefulSetSpecUpdate } from "./statefulset-spec.ts";
+import { validateClaimTemplatesUpdate, validateVolumeClaimUpdateStrategy } from "./statefulset-claims.ts";
 
 export interface StatefulSetValidationOptions {
   /** `apps.ordinal.dev` adds Ordinal's own rules; `apps` validates as an apps/v1 StatefulSet. */
@@ -77,8 +78,12 @@ function* validate(obj: unknown, old: unknown, opts: StatefulSetValidationOption
   else errors.push(...validateObjectMeta(obj.metadata, metaPath, { nameFn: nameIsDNSLabel }));
   const spec = obj.spec === undefined || obj.spec === null ? {} : (r.obj(obj.spec, specPath) ?? {});
   errors.push(...validateStatefulSetSpec(r, spec, specPath));
-  if (isUpdate) errors.push(...validateStatefulSetSpecUpdate(spec, isObject(oldObj.spec) ? oldObj.spec : {}));
-  if (opts.group === "apps.ordinal.dev") errors.push(...validateOrdinalRules(r, spec, specPath));
+  const oldSpec = isObject(oldObj.spec) ? oldObj.spec : {};
+  const ours = opts.group === "apps.ordinal.dev";
+  // Ordinal's claim templates may change (statefulset-claims.ts); apps/v1's may not.
+  if (isUpdate) errors.push(...validateStatefulSetSpecUpdate(spec, oldSpec, ours));
+  if (isUpdate && ours) errors.push(...validateClaimTemplatesUpdate(spec, oldSpec));
+  if (ours) errors.push(...validateOrdinalRules(r, spec, specPath), ...validateVolumeClaimUpdateStrategy(r, spec, specPath));
   errors.unshift(...r.errors);
 
   if (opts.checkPods !== false && errors.length <= (opts.maxErrors ?? Infinity)) {

@@ -113,3 +113,18 @@ describe("mutatePodFailed", () => {
     expect(r.status?.message).toBe("Ordinal's mutating webhook failed (boom): a pod of StatefulSet web is refused rather than created without its identity; retry");
   });
 });
+
+describe("withOrdinalIdentity after a claim template was added (issue 23)", () => {
+  const before = sampleSet({ claims: ["data"] });
+  const after = sampleSet({ claims: ["data", "logs"] });
+  const claimVolumes = (p: Pod) => (p.spec?.volumes ?? []).filter((v) => v.persistentVolumeClaim).map((v) => `${v.name}=${v.persistentVolumeClaim?.claimName}`);
+
+  it("gives a hand-made pod the volume of every template, the added one included", () => {
+    expect(claimVolumes(withOrdinalIdentity(after, handMadePod("web-1"), 1))).toEqual(["data=data-web-1", "logs=logs-web-1"]);
+  });
+
+  it("keeps the added template's volume of a reconciler-built pod even when the hook's set is a stale (cached) one", () => {
+    const built = withOrdinalIdentity(after, handMadePod("web-1"), 1);
+    expect(claimVolumes(withOrdinalIdentity(before, built, 1))).toEqual(["data=data-web-1", "logs=logs-web-1"]);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { changedSpecPointers, GARBAGE_COLLECTOR_USERNAMES, validatePodRequest } from "../../src/admission/validate-pods.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
+import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { RECONCILER, request, sampleSet } from "./helpers.ts";
 
@@ -90,6 +90,16 @@ const cases: Case[] = [
     name: "removing annotations altogether is refused (the in-place state goes with them)",
     edit: (p) => void delete p.metadata!.annotations,
     denied: [`metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: removed`],
+  },
+  {
+    name: "changing the lifecycle state label is refused (the hooks' state machine is the reconciler's)",
+    edit: (p) => void (p.metadata!.labels![LIFECYCLE_STATE_LABEL] = "Normal"),
+    denied: [`metadata.labels[${LIFECYCLE_STATE_LABEL}]: Forbidden: added "Normal"`],
+  },
+  {
+    name: "the reconciler may write the lifecycle state label",
+    user: RECONCILER,
+    edit: (p) => void (p.metadata!.labels![LIFECYCLE_STATE_LABEL] = "PreparingDelete"),
   },
   {
     name: "the reconciler may change identity labels and the annotation",

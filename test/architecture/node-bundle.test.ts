@@ -6,7 +6,10 @@
  * runs); and the commands import the command type (src/cli/command.ts), never main.ts, which
  * imports them. Speed itself is a benchmark: `npm run bench:cli`.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { nodeBuildOptions } from "../../src/cli/build-node.ts";
@@ -49,6 +52,22 @@ describe("the Node bundle", () => {
     const heavy = [...loaded].flatMap((o) => Object.keys(metafile.outputs[o].inputs).filter((p) => HEAVY.test(p)));
     expect(heavy).toEqual([]);
     expect([...loaded].reduce((n, o) => n + metafile.outputs[o].bytes, 0)).toBeLessThanOrEqual(HELP_MAX_BYTES);
+  }, 60_000);
+
+  it("the built commands run what they import() (a package imported so gets only a default export in the bundle)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ordinal-node-bundle-"));
+    try {
+      await build({ ...nodeBuildOptions(dir), sourcemap: false, logLevel: "silent" });
+      const run = (...args: string[]) => spawnSync(process.execPath, [join(dir, "ordinal.mjs"), ...args], { encoding: "utf8", env: { PATH: process.env.PATH } });
+      for (const args of [["manifests", "--kube-version", "1.20"], ["register", "--url", "https://127.0.0.1:8443", "--dry-run"], ["token", "--generate-keys", join(dir, "keys")]]) {
+        const r = run(...args);
+        expect(r.stderr, args.join(" ")).toBe("");
+        expect(r.status, args.join(" ")).toBe(0);
+        expect(r.stdout.length, args.join(" ")).toBeGreaterThan(100);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("loads src/sim only through the simulation's own chunk", async () => {

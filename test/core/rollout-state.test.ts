@@ -66,3 +66,26 @@ describe("rolloutState", () => {
     expect(rolloutState(base(), [failingPod(reason)] as never)).toEqual({ done: false, blocked: "failing", message: `pod web-2 container nginx: ${reason}` });
   });
 });
+
+describe("rolloutState with volumeClaimUpdateStrategy OnPodRollingUpdate (issue 23)", () => {
+  const done = { observedGeneration: 2, replicas: 3, readyReplicas: 3, updatedReplicas: 3, currentReplicas: 3, currentRevision: "web-b", updateRevision: "web-b" };
+  const set = (volumeClaims: unknown[], type = "OnPodRollingUpdate", extra: Record<string, unknown> = {}) =>
+    StatefulSetSchema.parse({
+      ...webSet(),
+      metadata: { name: "web", namespace: "default", generation: 2 },
+      spec: { ...webSet().spec, volumeClaimTemplates: [{ metadata: { name: "data" }, spec: {} }], volumeClaimUpdateStrategy: { type } },
+      status: { ...done, volumeClaims, ...extra },
+    });
+  it.each([
+    ["claims still growing: not done", set([{ volumeClaimName: "data", compatibleReplicas: 2, compatibleReadyReplicas: 1 }]), { done: false, message: "Waiting for claims of template data: 1 out of 3 pods have theirs at the template's size and mounted..." }],
+    ["every claim grown: done", set([{ volumeClaimName: "data", compatibleReplicas: 3, compatibleReadyReplicas: 3 }]), { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
+    ["OnDelete: claims are not the rollout's", set([{ volumeClaimName: "data", compatibleReplicas: 0, compatibleReadyReplicas: 0 }], "OnDelete"), { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
+    [
+      "a class without expansion: stuck",
+      set([{ volumeClaimName: "data", compatibleReplicas: 0, compatibleReadyReplicas: 0 }], "OnPodRollingUpdate", { conditions: [{ type: "VolumeExpansionBlocked", status: "True", reason: "ExpansionNotAllowed", message: "claim data-web-2: …" }] }),
+      { done: false, blocked: "stuck", message: "rollout of web is stuck: VolumeExpansionBlocked ExpansionNotAllowed: claim data-web-2: …" },
+    ],
+  ])("%s", (_, s, want) => {
+    expect(rolloutState(s, [])).toEqual(want);
+  });
+});

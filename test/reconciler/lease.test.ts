@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Lease } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { acquireLease, CURSOR_ANNOTATION, releaseLease, type LeaseOptions } from "../../src/reconciler/lease.ts";
+import { acquireLease, CURSOR_ANNOTATION, releaseLease, WAKE_ENDPOINT_ANNOTATION, type LeaseOptions } from "../../src/reconciler/lease.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
 const NS = "ordinal-system";
@@ -26,6 +26,21 @@ function setup() {
 const opts = (holder: string, extra: Partial<LeaseOptions> = {}): LeaseOptions => ({ namespace: NS, holder, ...extra });
 
 describe("acquireLease", () => {
+  it("writes the holder's wake endpoint on the Lease; a standby reads it; a new holder without one, or a release, removes it", async () => {
+    const { client, lease } = setup();
+    expect(await acquireLease(client, opts("a", { endpoint: "https://10.0.0.1:8443/internal/wake" }), at(0))).toBe(true);
+    expect(lease()?.metadata?.annotations?.[WAKE_ENDPOINT_ANNOTATION]).toBe("https://10.0.0.1:8443/internal/wake");
+    const seen: { value?: string } = {};
+    expect(await acquireLease(client, opts("b", { holderEndpoint: seen }), at(1))).toBe(false);
+    expect(seen.value).toBe("https://10.0.0.1:8443/internal/wake");
+    // Taken over after expiry by a holder with no endpoint (the Worker): the old one is not left behind.
+    expect(await acquireLease(client, opts("worker"), at(100))).toBe(true);
+    expect(lease()?.metadata?.annotations?.[WAKE_ENDPOINT_ANNOTATION]).toBeUndefined();
+    expect(await acquireLease(client, opts("worker", { endpoint: "https://10.0.0.3:8443/internal/wake" }), at(101))).toBe(true);
+    await releaseLease(client, opts("worker"));
+    expect(lease()?.metadata?.annotations?.[WAKE_ENDPOINT_ANNOTATION]).toBeUndefined();
+  });
+
   it("creates the lease with MicroTime renew and acquire times and no transitions", async () => {
     const { client, lease } = setup();
     expect(await acquireLease(client, opts("a"), at(0))).toBe(true);

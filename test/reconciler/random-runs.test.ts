@@ -3,6 +3,8 @@
  * 409/429/500/network faults, lost responses and crashes between any two requests, while a
  * kubelet player moves pods at random speeds and the test changes the set. Upstream's
  * invariants are asserted on every request; every run must converge once the chaos stops.
+ * Some runs have a progress deadline with rollbackOnFailure and get bad images (never Ready): the
+ * reconciler must roll them back by itself, never twice for one revision and never to a bad one.
  * Runs 60 seeds by default and 500 under ORDINAL_THOROUGH=1 (.ci/run); ORDINAL_RANDOM_RUNS sets
  * the number of runs, ORDINAL_RANDOM_SEED the first seed; a failure prints its seed and the
  * command that reruns it (test/support/random.ts).
@@ -31,9 +33,21 @@ interface Scenario {
   strategy: "RollingUpdate" | "OnDelete";
   partition: number;
   whenScaled: "Retain" | "Delete";
+  /** progressDeadlineSeconds 20 with rollbackOnFailure (RollingUpdate only); bad images are then applied too. */
+  deadline: boolean;
 }
 
+/** Images of this form run but never become Ready (the kubelet player's unreadyImages). */
+const isBad = (image: string) => image.startsWith("img:bad");
+
 function scenario(rnd: () => number): Scenario {
+  const s = baseScenario(rnd);
+  // Drawn after the base scenario, so the other runs' seeds keep their scenarios.
+  s.deadline = s.strategy === "RollingUpdate" && rnd() < 0.4;
+  return s;
+}
+
+function baseScenario(rnd: () => number): Scenario {
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const replicas = 1 + Math.floor(rnd() * 4);
   return {
@@ -43,6 +57,7 @@ function scenario(rnd: () => number): Scenario {
     strategy: pick(["RollingUpdate", "RollingUpdate", "RollingUpdate", "OnDelete"] as const),
     partition: rnd() < 0.25 ? Math.floor(rnd() * replicas) : 0,
     whenScaled: pick(["Retain", "Delete"] as const),
+    deadline: false,
   };
 }
 
@@ -54,13 +69,14 @@ function setObject(s: Scenario, replicas: number, image: string) {
     image,
     claims: Array.from({ length: s.claims }, (_, i) => `data${i}`),
     spec: {
-      updateStrategy: s.strategy === "OnDelete" ? { type: "OnDelete" } : { type: "RollingUpdate", rollingUpdate: { partition: s.partition } },
+      updateStrategy: s.strategy === "OnDelete" ? { type: "OnDelete" } : { type: "RollingUpdate", rollingUpdate: { partition: s.partition, ...(s.deadline ? { rollbackOnFailure: true } : {}) } },
+      ...(s.deadline ? { progressDeadlineSeconds: 20 } : {}),
       persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: s.whenScaled },
     },
   });
 }
 
-async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number> }> {
+async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number>; rollbacks: number }> {
   const rnd = mulberry32(seed);
   const s = scenario(rnd);
   let clock = Date.parse("2026-11-21T00:00:00Z");
@@ -68,7 +84,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
   const fake = createFakeApiServer({ now });
   const observer = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
   const failPods = new Set<string>();
-  const kubelet = new KubeletPlayer(observer, { namespace: NS, random: rnd, speed: 0.3 + rnd() * 0.7, now, failPods });
+  const kubelet = new KubeletPlayer(observer, { namespace: NS, random: rnd, speed: 0.3 + rnd() * 0.7, now, failPods, unreadyImages: isBad });
   let replicas = s.replicas;
   let chaos = true;
   const condemnedEver = new Set<string>();
@@ -116,6 +132,14 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
   const claimsNow = async () => new Set((await observer.list<PersistentVolumeClaim>(R.pvcs, NS)).map((c) => c.metadata!.name!));
   let claimsSeen = await claimsNow();
   let image = 1;
+  /** The template's image as the test last wrote it; any other is a rollback's. */
+  let written = "img:1";
+  let rollbacks = 0;
+  const rolledBackFrom = new Set<string>();
+  const setTemplate = async (img: string) => {
+    written = img;
+    await observer.patch(R.statefulSets, NS, "web", { spec: { template: setObject(s, replicas, img).spec.template } }, "merge");
+  };
   let steps = 0;
   for (; steps < 120; steps++) {
     await reconciler.invoke();
@@ -128,7 +152,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       await observer.patch(R.statefulSets, NS, "web", { spec: { replicas } }, "merge");
     } else if (steps < 60 && r < 0.14) {
       image++;
-      await observer.patch(R.statefulSets, NS, "web", { spec: { template: setObject(s, replicas, `img:${image}`).spec.template } }, "merge");
+      await setTemplate(`img:${image}`);
     } else if (steps < 60 && r < 0.17) {
       const pods = await snapshot();
       if (pods.length) {
@@ -136,8 +160,36 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
         if (rnd() < 0.5) failPods.add(victim.metadata!.name!);
         else await observer.delete(R.pods, NS, victim.metadata!.name!);
       }
+    } else if (steps < 60 && r < 0.21 && s.deadline) {
+      image++;
+      await setTemplate(`img:bad${image}`);
     }
     if (steps === 60) chaos = false;
+    if (s.deadline) {
+      const set = StatefulSetSchema.parse(await observer.get(R.statefulSets, NS, "web"));
+      const now = set.spec.template.spec.containers[0].image ?? "";
+      const failed = (set.metadata.annotations?.["ordinal.dev/failed-revisions"] ?? "").split(",").filter(Boolean);
+      if (new Set(failed).size !== failed.length) violations.push(`rolled back twice from one revision: ${failed.join(",")}`);
+      if (now !== written) {
+        // The reconciler wrote the template: a rollback, never to an image it rolled back from.
+        if (rolledBackFrom.has(now)) violations.push(`rolled back to ${now}, which was rolled back from before`);
+        rolledBackFrom.add(written);
+        rollbacks++;
+        written = now;
+      }
+      if (steps === 60) {
+        // Chaos over: a person turns the deadline off and fixes a bad template; the run must converge.
+        // A bad revision made current by a scale to zero also comes back below the partition (pods
+        // there are created at the current revision), so the person rolls every pod forward
+        // (partition 0), as upstream's manual recovery does.
+        await observer.patch(R.statefulSets, NS, "web", { spec: { progressDeadlineSeconds: null, updateStrategy: { rollingUpdate: { rollbackOnFailure: null, partition: 0 } } } }, "merge");
+        if (isBad(now)) await setTemplate(`img:${++image}`);
+        // A scale to zero made a bad revision current (every one of no pods was updated and Ready,
+        // as upstream counts): healing replaces pods only at abandoned revisions, so the person also
+        // deletes the pods left at bad images, upstream's documented manual step.
+        for (const p of await snapshot()) if (isBad(p.spec?.containers[0].image ?? "")) await observer.delete(R.pods, NS, p.metadata!.name!);
+      }
+    }
     const claims = await claimsNow();
     for (const c of claimsSeen) {
       if (claims.has(c)) continue;
@@ -151,7 +203,8 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       const set: StatefulSet = StatefulSetSchema.parse(raw);
       const pods = await snapshot();
       const st = set.status;
-      const start = s.strategy === "OnDelete" ? replicas : Math.min(s.partition, replicas);
+      const partition = set.spec.updateStrategy.type === "RollingUpdate" ? (set.spec.updateStrategy.rollingUpdate?.partition ?? 0) : 0;
+      const start = s.strategy === "OnDelete" ? replicas : Math.min(partition, replicas);
       const updated = pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision);
       if (
         pods.length === replicas &&
@@ -161,7 +214,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
         st.replicas === replicas &&
         st.observedGeneration === set.metadata.generation
       ) {
-        return { steps, faults: reconciler.faults };
+        return { steps, faults: reconciler.faults, rollbacks };
       }
     }
   }
@@ -177,11 +230,14 @@ describe("randomized reconcile runs with faults and crashes", () => {
   it(`${RUNS} seeded runs keep upstream's invariants and converge`, async () => {
     const totals: Record<string, number> = {};
     let steps = 0;
+    let rollbacks = 0;
     for (const r of await forEachSeed("test/reconciler/random-runs.test.ts", RUNS, runOnce)) {
       steps += r.steps;
+      rollbacks += r.rollbacks;
       for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;
     }
-    console.log(`random runs: ${RUNS} converged, ${steps} steps, faults injected: ${JSON.stringify(totals)}`);
+    console.log(`random runs: ${RUNS} converged, ${steps} steps, ${rollbacks} deadline rollbacks, faults injected: ${JSON.stringify(totals)}`);
+    if (RUNS >= 20) expect(rollbacks).toBeGreaterThan(0);
     expect(totals.crash ?? 0).toBeGreaterThan(0);
     expect(totals.lost ?? 0).toBeGreaterThan(0);
   }, 600_000);

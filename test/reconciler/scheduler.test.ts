@@ -5,14 +5,15 @@
  * only a wake can make the set progress).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Pod } from "../../src/api/k8s.ts";
+import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { ReconcileScheduler } from "../../src/reconciler/scheduler.ts";
+import { ReconcileScheduler, type SetWake } from "../../src/reconciler/scheduler.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const HOUR = 3_600_000;
+const LEASE = "/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler";
 
 function world() {
   const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
@@ -29,7 +30,7 @@ function world() {
   });
   const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, coalesceMs: 1 });
   const pods = (ns = "default") => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
-  return { fake, requests, scheduler, pods };
+  return { fake, client, requests, scheduler, pods };
 }
 
 let running: ReconcileScheduler | undefined;
@@ -115,6 +116,34 @@ describe("ReconcileScheduler", () => {
     });
     w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: w.web0().metadata!.resourceVersion! } });
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0", "web-1"]), { timeout: 10_000 });
+  });
+
+  it("a standby replica forwards its wakes to the leader's endpoint from the Lease, and a forwarded wake is never forwarded again", async () => {
+    const w = world();
+    const leader = new ReconcileScheduler(w.client, { log: silentLogger, holder: "a", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, endpoint: "https://10.0.0.1:8443/internal/wake" });
+    const forwarded: [string, SetWake][] = [];
+    const standby = new ReconcileScheduler(w.client, {
+      log: silentLogger, holder: "b", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR,
+      endpoint: "https://10.0.0.2:8443/internal/wake",
+      forward: async (endpoint, wake) => void forwarded.push([endpoint, wake]),
+    });
+    running = leader;
+    leader.start();
+    await vi.waitFor(() => expect(w.fake.get<Lease>(LEASE)?.metadata?.annotations?.["ordinal.dev/wake-endpoint"]).toBe("https://10.0.0.1:8443/internal/wake"), { timeout: 10_000 });
+    standby.start();
+    try {
+      const wake: SetWake = { namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "CREATE" } };
+      await vi.waitFor(() => {
+        standby.wake(wake);
+        expect(forwarded.length).toBeGreaterThan(0);
+      }, { timeout: 10_000 });
+      expect(forwarded[0]).toEqual(["https://10.0.0.1:8443/internal/wake", wake]);
+      const n = forwarded.length;
+      standby.wake(wake, true);
+      expect(forwarded).toHaveLength(n);
+    } finally {
+      await standby.stop();
+    }
   });
 
   it("wakes of one set faster than its rate are coalesced and limited, never dropped", async () => {

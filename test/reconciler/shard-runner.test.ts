@@ -288,3 +288,23 @@ describe("ShardRunner.alarm", () => {
     expect(w.stored.alarm).toBe(w.stored.schedule?.nextFullPassAt);
   });
 });
+
+describe("ShardRunner and the Leases of another shard count", () => {
+  it("takes its own shard's Lease, and acts for nothing while a Lease of another count is live (a count being changed), until that one is seen unrenewed for its duration", async () => {
+    const w = world({ count: 2, index: shardOf("default", 2) });
+    const index = shardOf("default", 2);
+    // A reconciler of 4 shards (the old count) renews its Lease.
+    const old = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ordinal-reconciler-1-of-4", namespace: "ordinal-system" } };
+    w.fake.seed({ ...old, spec: { holderIdentity: "old", leaseDurationSeconds: 30, renewTime: "2026-11-21T12:00:00.000000Z" } });
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual([]);
+    expect(w.fake.get(`/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-${index}-of-2`)).toBeUndefined();
+    // Unrenewed for its 30 s (by this shard's own observation): released, and this shard acts.
+    w.clock.advance(31_000);
+    await w.runner.wake(web);
+    expect(w.pods()).toEqual(["web-0"]);
+    const mine = w.fake.get<{ spec?: { holderIdentity?: string } }>(`/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-${index}-of-2`);
+    expect(mine?.spec?.holderIdentity).toBe("ordinal-worker");
+    expect(w.fake.get<{ spec?: { holderIdentity?: string } }>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-1-of-4")?.spec?.holderIdentity).toBeUndefined();
+  });
+});

@@ -95,17 +95,29 @@ describe("error bodies", () => {
     expect((await call("PUT", CMS, {})).body.details).toEqual({});
   });
 
-  it("PVC spec changes and decreases are refused; a bound claim may grow", async () => {
+  it("PVC spec changes and decreases are refused; a bound claim whose StorageClass allows expansion may grow", async () => {
     const { call } = setup();
+    const grow2Gi = { spec: { resources: { requests: { storage: "2Gi" } } } };
     await call("POST", PVCS, { metadata: { name: "c" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } });
-    const grow = await call("PATCH", `${PVCS}/c`, { spec: { resources: { requests: { storage: "2Gi" } } } });
+    const grow = await call("PATCH", `${PVCS}/c`, grow2Gi);
     expect(grow.body.message.startsWith('PersistentVolumeClaim "c" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests for bound claims\n')).toBe(true);
     await call("PATCH", `${PVCS}/c/status`, { status: { phase: "Bound" } });
-    expect((await call("PATCH", `${PVCS}/c`, { spec: { resources: { requests: { storage: "2Gi" } } } })).status).toBe(200);
-    const shrink = await call("PATCH", `${PVCS}/c`, { spec: { resources: { requests: { storage: "1Gi" } } } });
-    expect(shrink.body.message).toBe('PersistentVolumeClaim "c" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than previous value');
-    expect((await call("PATCH", `${PVCS}/c`, { spec: { volumeName: "pv" } })).status).toBe(200);
-    expect((await call("PATCH", `${PVCS}/c`, { spec: { volumeName: "other" } })).status).toBe(422);
+    // The PersistentVolumeClaimResize admission plugin: no StorageClass, or one without allowVolumeExpansion, is a 403.
+    const RESIZE_REFUSED = "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize";
+    const noClass = await call("PATCH", `${PVCS}/c`, grow2Gi);
+    expect([noClass.status, noClass.body.message]).toEqual([403, `persistentvolumeclaims "c" is forbidden: ${RESIZE_REFUSED}`]);
+    await call("POST", "/apis/storage.k8s.io/v1/storageclasses", { metadata: { name: "fixed" }, provisioner: "x.io/p" });
+    await call("POST", "/apis/storage.k8s.io/v1/storageclasses", { metadata: { name: "grows" }, provisioner: "x.io/p", allowVolumeExpansion: true });
+    for (const [name, cls] of [["f", "fixed"], ["g", "grows"]]) {
+      await call("POST", PVCS, { metadata: { name }, spec: { storageClassName: cls, accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } });
+      await call("PATCH", `${PVCS}/${name}/status`, { status: { phase: "Bound" } });
+    }
+    expect((await call("PATCH", `${PVCS}/f`, grow2Gi)).body.message).toBe(`persistentvolumeclaims "f" is forbidden: ${RESIZE_REFUSED}`);
+    expect((await call("PATCH", `${PVCS}/g`, grow2Gi)).status).toBe(200);
+    const shrink = await call("PATCH", `${PVCS}/g`, { spec: { resources: { requests: { storage: "1Gi" } } } });
+    expect(shrink.body.message).toBe('PersistentVolumeClaim "g" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than previous value');
+    expect((await call("PATCH", `${PVCS}/g`, { spec: { volumeName: "pv" } })).status).toBe(200);
+    expect((await call("PATCH", `${PVCS}/g`, { spec: { volumeName: "other" } })).status).toBe(422);
   });
 
   it("an unexpected exception becomes a 500 InternalError, not a thrown fetch", async () => {

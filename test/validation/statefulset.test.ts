@@ -347,6 +347,22 @@ describe("validateStatefulSet", () => {
     expect(pairs(create(paused).errors)).toEqual([["spec.updateStrategy.rollingUpdate", "FieldValueInvalid"]]);
   });
 
+  it("checks spec.lifecycle (Ordinal's group): handler labels and finalizers as on a pod, only preDelete and inPlaceUpdate", () => {
+    const lc = (v: unknown) => set((s) => ((s.spec as Record<string, unknown>).lifecycle = v));
+    const good = { labelsHandler: { "example.io/drain": "true" }, finalizersHandler: ["example.io/keep"], markPodNotReady: true };
+    expect(create(lc({ preDelete: good, inPlaceUpdate: good })).errors).toEqual([]);
+    expect(create(lc({})).errors).toEqual([]);
+    expect(
+      messages(create(lc({ preDelete: { labelsHandler: { "bad key!": "true" }, finalizersHandler: ["plain", "a.io/x", "a.io/x"] }, preNormal: good })).errors),
+    ).toEqual([
+      "spec.lifecycle.preNormal: Forbidden: not supported: Ordinal's lifecycle hooks are preDelete and inPlaceUpdate",
+      expect.stringMatching(/^spec\.lifecycle\.preDelete\.labelsHandler: Invalid value: "bad key!": name part must consist of/),
+      'spec.lifecycle.preDelete.finalizersHandler[0]: Invalid value: "plain": name is neither a standard finalizer name nor is it fully qualified',
+      'spec.lifecycle.preDelete.finalizersHandler[2]: Duplicate value: "a.io/x"',
+    ]);
+    expect(pairs(create(lc({ inPlaceUpdate: { markPodNotReady: "yes" } })).errors)).toEqual([["spec.lifecycle.inPlaceUpdate.markPodNotReady", "FieldValueTypeInvalid"]]);
+  });
+
   it("progressDeadlineSeconds and rollbackOnFailure (issue 23)", () => {
     const deadline = (seconds: unknown, more: (s: { spec: Record<string, unknown> }) => void = () => {}) =>
       set((s) => {
@@ -404,12 +420,15 @@ describe("validateStatefulSet", () => {
       ["selector", (s) => ((s.spec.selector = { matchLabels: { app: "web", tier: "x" } }), (s.spec.template.metadata.labels.tier = "x"))],
       ["serviceName", (s) => (s.spec.serviceName = "web2")],
       ["podManagementPolicy", (s) => (s.spec.podManagementPolicy = "Parallel")],
-      ["volumeClaimTemplates", (s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = "2Gi")],
     ];
     for (const [name, edit] of immutable)
       it(`forbids changing ${name}`, () => {
         expect(messages(update(edit).errors)).toEqual([`spec: Forbidden: ${FORBIDDEN_UPDATE_MESSAGE}`]);
       });
+    it("forbids changing volumeClaimTemplates of an apps/v1 set (Ordinal's own rules: statefulset-claims.test.ts)", () => {
+      const grow = set((s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = "2Gi"));
+      expect(messages(validateStatefulSet(grow, validSet(), { group: "apps" }).errors)).toEqual([`spec: Forbidden: ${FORBIDDEN_UPDATE_MESSAGE}`]);
+    });
 
     it("compares after defaulting and by quantity value", () => {
       const old = with_(validSet, (s) => {

@@ -92,8 +92,8 @@ describe("the webhook forwards wakes to the shard's object", () => {
     expect(schedule?.due["default/web"]).toBeGreaterThan(Date.now() - 60_000);
     expect(schedule?.due["default/web"]).toBeLessThanOrEqual(Date.now() + WAITING_RECHECK_MS);
     expect(alarm).toBe(schedule?.due["default/web"]);
-    // The Worker holds the cluster's Lease: no release after the pass.
-    const lease = fake.get<Lease>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler");
+    // The Worker holds its shard's Lease: no release after the pass.
+    const lease = fake.get<Lease>(`/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-${index}-of-${SHARDS}`);
     expect(lease?.spec?.holderIdentity).toBe("ordinal-worker");
   });
 

@@ -272,6 +272,7 @@ export class Engine implements ClusterView {
     const validator = mode === "main" ? def.validateUpdate : mode === "status" ? def.validateStatusUpdate : undefined;
     const errs = validator?.(next, existing) ?? [];
     if (errs.length > 0) throw invalidError({ group: def.group, kind: def.kind }, name, errs);
+    if (mode === "main") def.admitUpdate?.(next, existing, this);
     if (this.shouldDeleteDuringUpdate(def, next, existing)) {
       if (!opts.dryRun) this.erase(def, next);
       return { code: 200, body: next };

@@ -70,6 +70,6 @@ describe("refreshInPlaceUpdates", () => {
   });
   it("a terminating pod and a pod without a held gate are left alone", () => {
     const free = pod(makeSet(), 1, "web-old", "running");
-    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ raw: [], actions: [], deleted: [], blocked: [] });
+    expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ raw: [], actions: [], deleted: [], blocked: [], held: [] });
   });
 });

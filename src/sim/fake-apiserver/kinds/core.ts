@@ -273,3 +273,24 @@ export const namespaces: ResourceDef = defineResource({
   },
   ...simpleValidation(false, labelName),
 });
+
+/** storage.k8s.io/v1 storageclasses: cluster-scoped; provisioner required and, like parameters, immutable. */
+export const storageClasses: ResourceDef = defineResource({
+  group: "storage.k8s.io",
+  version: "v1",
+  resource: "storageclasses",
+  kind: "StorageClass",
+  namespaced: false,
+  nameValidation: subdomainName,
+  timeFields: META_TIME_FIELDS,
+  defaults(o) {
+    o.reclaimPolicy ??= "Delete";
+    o.volumeBindingMode ??= "Immediate";
+  },
+  validate: (o) => [...validateObjectMeta(meta(o), false, subdomainName, true), ...(str(o.provisioner) ? [] : [required("provisioner")])],
+  validateUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(meta(o), meta(old), true),
+    ...(deepEqual(o.provisioner, old.provisioner) ? [] : [forbiddenField("provisioner", "updates to provisioner are forbidden.")]),
+    ...(deepEqual(o.parameters, old.parameters) ? [] : [forbiddenField("parameters", "updates to parameters are forbidden.")]),
+  ],
+});

@@ -1,7 +1,7 @@
 // The set of resources one fake apiserver serves, looked up by group and plural name or by kind.
 
 import { controllerRevisions, statefulSets } from "./apps.ts";
-import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, services } from "./core.ts";
+import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, services, storageClasses } from "./core.ts";
 import { defineCustomResource, ordinalCustomResources, type CustomResourceSpec } from "./custom.ts";
 import { leases, mutatingWebhookConfigurations, validatingWebhookConfigurations } from "./misc.ts";
 import { pods } from "./pods.ts";
@@ -18,6 +18,7 @@ const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   services,
   nodes,
   namespaces,
+  storageClasses,
   controllerRevisions,
   statefulSets,
   leases,

@@ -1,13 +1,16 @@
 // core/v1 persistentvolumeclaims: required access modes and storage request, the
 // pvc-protection finalizer added on create, and the 1.20 rule that a claim's spec is immutable
-// except a storage request increase on a bound claim.
+// except a storage request increase on a bound claim, and the PersistentVolumeClaimResize
+// admission plugin (on by default in 1.20): a larger request needs a bound claim whose
+// StorageClass allows volume expansion.
 
 import { specDiff } from "../diff.ts";
 import { forbiddenField, invalid, notSupported, required, type FieldError } from "../errors.ts";
 import { clone, deepEqual, fillNull, isObject, objectAt, str, type Obj } from "../json.ts";
 import { compareQuantities, parseQuantity } from "../quantity.ts";
 import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from "../validation.ts";
-import { conditionTimes, defineResource, META_TIME_FIELDS, type ResourceDef } from "./types.ts";
+import { forbidden } from "../errors.ts";
+import { conditionTimes, defineResource, META_TIME_FIELDS, type ClusterView, type ResourceDef } from "./types.ts";
 
 export const PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection";
 const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce"];
@@ -63,6 +66,23 @@ function validatePvcUpdate(pvc: Obj, old: Obj): FieldError[] {
   return errs;
 }
 
+/**
+ * admitResize is the PersistentVolumeClaimResize admission plugin (plugin/pkg/admission/storage/
+ * persistentvolume/resize): a request that grows needs a bound claim, and the claim's StorageClass
+ * (unchanged, not empty) must exist with allowVolumeExpansion true. Its messages, as 403s.
+ */
+function admitResize(pvc: Obj, old: Obj, cluster: ClusterView): void {
+  const [was, is] = [storageOf(objectAt(old, "spec")), storageOf(objectAt(pvc, "spec"))];
+  if (was === undefined || is === undefined || compareQuantities(is, was) <= 0) return;
+  const gr = { group: "", resource: "persistentvolumeclaims" };
+  const name = str(objectAt(old, "metadata").name);
+  if (objectAt(old, "status").phase !== "Bound") throw forbidden(gr, name, "Only bound persistent volume claims can be expanded");
+  const cls = str(objectAt(pvc, "spec").storageClassName);
+  const sc = cls && cls === str(objectAt(old, "spec").storageClassName) ? cluster.find("storage.k8s.io", "storageclasses", "", cls) : undefined;
+  if (!sc || sc.allowVolumeExpansion !== true)
+    throw forbidden(gr, name, "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize");
+}
+
 export const persistentVolumeClaims: ResourceDef = defineResource({
   group: "",
   version: "v1",
@@ -91,5 +111,6 @@ export const persistentVolumeClaims: ResourceDef = defineResource({
   },
   validate: validatePvc,
   validateUpdate: validatePvcUpdate,
+  admitUpdate: admitResize,
   validateStatusUpdate: (pvc, old) => validateObjectMetaUpdate(objectAt(pvc, "metadata"), objectAt(old, "metadata"), true),
 });

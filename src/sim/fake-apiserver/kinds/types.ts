@@ -67,6 +67,8 @@ export interface ResourceDef {
   /** strategy PrepareForUpdate for the main endpoint (after the generic status restore) */
   prepareForUpdate?(obj: Obj, old: Obj): void;
   validateUpdate?(obj: Obj, old: Obj): FieldError[];
+  /** admission plugins on update of the main endpoint, after validation (may throw an ApiError) */
+  admitUpdate?(obj: Obj, old: Obj, cluster: ClusterView): void;
   /** extra resets for the /status endpoint (beyond spec) */
   prepareForStatusUpdate?(obj: Obj, old: Obj): void;
   validateStatusUpdate?(obj: Obj, old: Obj): FieldError[];
