@@ -15,8 +15,8 @@ import { ApiError, isAlreadyExists } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { caBundle, NODE_URL, startNodeServer, waitHealthy, type Running } from "./servers.ts";
-import { admin, kubectl, kubectlResult, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
+import { startRegisteredServer, unregisterWebhooks, type Running } from "./servers.ts";
+import { admin, kubectlResult, kubeletFor, listPods, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const GROWS = "ordinal-e2e-grows";
 const FIXED = "ordinal-e2e-fixed";
@@ -157,15 +157,11 @@ describe("changes refused at apply time (webhooks of `ordinal serve`)", () => {
   beforeAll(async () => {
     ns = await newNamespace("claims-refused");
     await admin.create(R.statefulSets, ns, webSet(ns, [template("data", "2Gi", GROWS), template("logs", "1Gi", GROWS)]));
-    server = startNodeServer({ WEBHOOK_URL: NODE_URL, WEBHOOK_CA_BUNDLE: caBundle() });
-    await waitHealthy(NODE_URL, server);
-    for (let i = 0; i < 60 && !(await admin.get(R.validatingWebhooks, undefined, "ordinal")); i++) await sleep(500);
+    server = await startRegisteredServer();
   });
   afterAll(async () => {
     await server?.stop();
-    // Leave no failurePolicy: Fail hook pointing at a stopped server for the files that follow.
-    kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
-    kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+    unregisterWebhooks();
   });
   const apply = (claims: ReturnType<typeof template>[]) => kubectlResult(["apply", "-f", "-"], JSON.stringify(webSet(ns, claims)));
 

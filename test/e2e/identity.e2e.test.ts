@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event } from "../../src/api/k8s.ts";
 import { R } from "../../src/kube/resources.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { caBundle, NODE_URL, startNodeServer, waitHealthy, webhookFetch, type Running } from "./servers.ts";
+import { unregisterWebhooks, caBundle, NODE_URL, startNodeServer, waitHealthy, webhookFetch, type Running } from "./servers.ts";
 import { admin, env, kubectl, kubeletFor, newNamespace, setupCluster, sleep } from "./support.ts";
 
 /** The admin's token, the webhooks still expecting the e2e reconciler user. */
@@ -51,9 +51,7 @@ describe("`ordinal serve` as the admin while the webhooks expect ordinal-reconci
   });
   afterAll(async () => {
     await server?.stop();
-    // Leave no failurePolicy: Fail hook pointing at a stopped server for the files that follow.
-    kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
-    kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+    unregisterWebhooks();
   });
 
   it("a refused write: an error line and a Warning event naming both identities, /readyz 503, the metric", async () => {

@@ -12,7 +12,7 @@ import { PREWARM_ADDED_ANNOTATION, PULLER_IMAGE_ANNOTATION, PULLER_LABEL } from 
 import { isRunningAndReady } from "../../src/core/pod-state.ts";
 import { R } from "../../src/kube/resources.ts";
 import { setManifest } from "../support/fixtures.ts";
-import { caBundle, NODE_URL, startNodeServer, waitHealthy, type Running } from "./servers.ts";
+import { startRegisteredServer, unregisterWebhooks, type Running } from "./servers.ts";
 import { admin, kubectl, kubectlResult, kubeletFor, newNamespace, reconcileInProcess, setupCluster, sleep } from "./support.ts";
 
 const NEW = "docker.io/library/nginx:1.26";
@@ -166,15 +166,11 @@ describe("bad image references are refused before any pod is created (webhooks o
   let ns: string;
   beforeAll(async () => {
     ns = await newNamespace("prewarm-bad");
-    server = startNodeServer({ WEBHOOK_URL: NODE_URL, WEBHOOK_CA_BUNDLE: caBundle() });
-    await waitHealthy(NODE_URL, server);
-    for (let i = 0; i < 60 && !(await admin.get(R.validatingWebhooks, undefined, "ordinal")); i++) await sleep(500);
+    server = await startRegisteredServer();
   });
   afterAll(async () => {
     await server?.stop();
-    // Leave no failurePolicy: Fail hook pointing at a stopped server for the files that follow.
-    kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
-    kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+    unregisterWebhooks();
   });
 
   it("an ImageList with a bad reference is denied with the reference's error; no puller pod appears", async () => {

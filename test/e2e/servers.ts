@@ -8,7 +8,8 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fetchFor } from "../../src/node/kubeconfig.ts";
-import { env } from "./support.ts";
+import { R } from "../../src/kube/resources.ts";
+import { admin, env, kubectl, sleep } from "./support.ts";
 
 export const KEYS = process.env.ORDINAL_WEBHOOK_KEYS ?? `${process.env.ORDINAL_CLUSTER_DIR ?? "/tmp/ordinal-e2e-cluster"}.keys`;
 export const NODE_URL = "https://127.0.0.1:28443";
@@ -115,4 +116,18 @@ export function startWorker(apiUrl: string): Running {
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   freeReconcilerLease();
   return start("npx", args, { CI: "true", WRANGLER_SEND_METRICS: "false" });
+}
+
+/** startRegisteredServer starts `ordinal serve` registering its own webhooks (create mode) and returns once it is healthy and its ValidatingWebhookConfiguration exists (or 30 s passed). */
+export async function startRegisteredServer(): Promise<Running> {
+  const server = startNodeServer({ WEBHOOK_URL: NODE_URL, WEBHOOK_CA_BUNDLE: caBundle() });
+  await waitHealthy(NODE_URL, server);
+  for (let i = 0; i < 60 && !(await admin.get(R.validatingWebhooks, undefined, "ordinal")); i++) await sleep(500);
+  return server;
+}
+
+/** unregisterWebhooks deletes the webhook configurations a server registered: no failurePolicy: Fail hook is left pointing at a stopped server for the files that follow. */
+export function unregisterWebhooks(): void {
+  kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+  kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
 }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { R } from "../../src/kube/resources.ts";
-import { caBundle, KEYS, NODE_URL, startApiProxy, startNodeServer, startWorker, waitHealthy, webhookFetch, WORKER_URL, type Running } from "./servers.ts";
+import { unregisterWebhooks, caBundle, KEYS, NODE_URL, startApiProxy, startNodeServer, startWorker, waitHealthy, webhookFetch, WORKER_URL, type Running } from "./servers.ts";
 import { admin, kubectl, kubectlResult, newNamespace, setupCluster, sleep } from "./support.ts";
 
 const setYaml = (ns: string, extra = "") => `
@@ -164,9 +164,7 @@ describe("webhooks served by the Worker under wrangler dev (https://127.0.0.1:28
   afterAll(async () => {
     await worker?.stop();
     await proxy?.stop();
-    // Leave no failurePolicy: Fail hook pointing at a stopped server for the files that follow.
-    kubectl(["delete", "mutatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
-    kubectl(["delete", "validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
+    unregisterWebhooks();
   });
 
   webhookChecks("worker");
