@@ -14,7 +14,7 @@ import { isReplicaLease, LeaseObservations, replicaLeaseName, shardOfLease } fro
  */
 
 /** fairShare returns how many of `count` shards one of `replicas` live replicas holds at most: ceil(count / replicas). */
-export const fairShare = (count: number, replicas: number): number => Math.ceil(count / Math.max(1, replicas));
+const fairShare = (count: number, replicas: number): number => Math.ceil(count / Math.max(1, replicas));
 
 /** What one round saw. */
 export interface ShareRound {
