@@ -31,7 +31,7 @@ function start(cmd: string, args: string[], extraEnv: Record<string, string>): R
     proc,
     output: () => out,
     stop: async () => {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return; // exited, or killed by a signal
       try {
         process.kill(-proc.pid!, "SIGTERM");
       } catch {

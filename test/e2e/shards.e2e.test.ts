@@ -68,9 +68,11 @@ describe("two `ordinal serve` replicas share 8 shards, and one takes over when t
   it("share (4 each), converge, SIGKILL one: the other holds all 8 within duration + retry + a pass; no namespace written by both", async () => {
     const auditLog = process.env.ORDINAL_AUDIT_LOG;
     expect(auditLog, "run through npm run e2e (test/e2e/run.sh sets ORDINAL_AUDIT_LOG)").toBeTruthy();
-    // The first replica registers the webhooks (on 28443); the second only reconciles.
-    first = startNodeServer({ ...shared, WEBHOOK_URL: NODE_URL, WEBHOOK_CA_BUNDLE: caBundle() });
-    second = startNodeServer({ ...shared, WEBHOOK_REGISTRATION: "off" }, { port: 28444, keepLeases: true });
+    // Both keep the webhooks registered at the first one (28443): registration runs before shard 0's
+    // full passes, whoever holds it; the second (28444) is the one killed.
+    const registration = { WEBHOOK_URL: NODE_URL, WEBHOOK_CA_BUNDLE: caBundle() };
+    first = startNodeServer({ ...shared, ...registration });
+    second = startNodeServer({ ...shared, ...registration }, { port: 28444, keepLeases: true });
     const servers = [first, second];
     await waitHealthy(NODE_URL, first);
     await waitHealthy(SECOND_URL, second);
@@ -95,8 +97,10 @@ describe("two `ordinal serve` replicas share 8 shards, and one takes over when t
     for (const ns of namespaces) await until(`${ns}: web-0 Ready`, async () => ((await readyPods(ns)).join() === "web-0" ? true : undefined), servers);
 
     // SIGKILL the second replica: no release, its Leases expire.
+    const gone = new Promise((r) => second!.proc.once("exit", r));
     const killedAt = Date.now();
     process.kill(-second.proc.pid!, "SIGKILL");
+    await gone;
     await until("the survivor holds all 8 shards", async () => ((await holders()).every((h) => h === a) ? true : undefined), servers);
     const tookMs = Date.now() - killedAt;
     console.log(`takeover: the survivor held all ${N} shards ${tookMs} ms after the SIGKILL (lease ${LEASE_SECONDS} s, retry ${RETRY_MS} ms)`);
