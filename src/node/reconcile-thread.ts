@@ -29,7 +29,7 @@ interface ThreadData {
   role: typeof ROLE;
   /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
   vars: Record<string, string | undefined>;
-  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs">;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
 }
@@ -53,7 +53,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const metrics = new Metrics();
-  const client = instrumentClient(clientFor(cluster), metrics, log);
+  const client = instrumentClient(clientFor(cluster, `ordinal/${data.scheduler.holder}`), metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;
   const scheduler = new ShardSchedulers(client, {
