@@ -5,7 +5,7 @@ import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
-import { WakeLimiter } from "./wake-limiter.ts";
+import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
@@ -70,7 +70,7 @@ export interface SchedulerOptions {
    * and a webhook's wake whose write it covers is left to the watch's own wake (`observed`).
    * Full passes still read the apiserver: the safety net does not trust the mirror.
    */
-  cache?: { client: KubeClient; covers(w: SetWake): boolean };
+  cache?: { client: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
 }
 
 /** PassLock runs tasks one at a time, in the order they asked. */
@@ -131,6 +131,8 @@ export class ReconcileScheduler {
   /** The other counts' Leases last yielded to (logged when they change). */
   private yieldedTo = "";
   private readonly limiter: WakeLimiter;
+  /** The limiter of passes that read the synced watch cache (no read requests): higher rates. */
+  private readonly cachedLimiter: WakeLimiter;
   private readonly client: KubeClient;
   /** What targeted passes read through: the watch cache's client when there is one. */
   private readonly targetClient: KubeClient;
@@ -155,6 +157,7 @@ export class ReconcileScheduler {
     this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, timing);
     this.others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.limiter = new WakeLimiter(this.clock);
+    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
     this.client = fencedClient(client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
@@ -346,7 +349,7 @@ export class ReconcileScheduler {
   /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
   private async targetedPass(d: Due): Promise<void> {
     const key = wakeKey(d.wake);
-    const wait = this.limiter.take(key);
+    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key);
     if (wait > 0) {
       d.at = this.clock() + wait;
       return;

@@ -24,6 +24,8 @@ export interface WatchCache {
   client: KubeClient;
   /** covers is true when the wake's announced write is of a resource the mirror holds and is synced for (the watch will wake its set). */
   covers(w: SetWake): boolean;
+  /** synced is true while every informer is: a targeted pass then reads no object from the apiserver. */
+  synced(): boolean;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
   return {
     client: cachingClient(client, informers),
     covers: (w) => !!w.write && byResource.get(w.write.resource)?.synced === true,
+    synced: () => informers.every((i) => i.synced),
     stop: async () => void (await Promise.all(informers.map((i) => i.stop()))),
   };
 }
