@@ -1,6 +1,5 @@
 import { ApiError, type KubeObject, type WatchClient, type WatchEvent } from "./client.ts";
 import type { ResourceRef } from "./resources.ts";
-import { errorFields, type Logger } from "../log/log.ts";
 
 /**
  * Informer mirrors one resource of the cluster (those objects its label selector picks, in every
@@ -23,7 +22,8 @@ export interface InformerOptions {
   resource: ResourceRef;
   /** Objects carrying this label selector only (e.g. Ordinal's `ordinal.dev/statefulset`); default all. */
   labelSelector?: string;
-  log: Logger;
+  /** Where a failed watch and the budget's end are told (a Logger fits). */
+  log: { warn(message: string, fields?: Record<string, unknown>): void };
   /** Called after each change a watch event or a relist brought (not after observeWrite / observeDelete). */
   onEvent?: (type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject) => void;
   /** Stop caching past this many bytes of JSON held (default 16 MiB). */
@@ -156,7 +156,7 @@ export class Informer {
         }
       } catch (e) {
         if (this.stopped) return;
-        this.o.log.warn("watch failed; resuming", { resource: this.o.resource.resource, inMs: backoff, ...errorFields(e) });
+        this.o.log.warn("watch failed; resuming", { resource: this.o.resource.resource, inMs: backoff, error: e instanceof Error ? e.message : String(e) });
         await sleep(backoff);
         backoff = Math.min(30_000, backoff * 2);
       }

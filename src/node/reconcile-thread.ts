@@ -21,7 +21,7 @@ import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
-import { watchCacheFrom } from "../reconciler/watch-cache.ts";
+import { watchCacheFrom } from "./watch-cache.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 

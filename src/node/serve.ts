@@ -15,7 +15,7 @@ import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
-import { watchCacheFrom } from "../reconciler/watch-cache.ts";
+import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { setting } from "../settings.ts";
@@ -163,6 +163,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
   const shards = setting(vars, "RECONCILE_SHARDS");
+  setting(vars, "WATCH_CACHE_MB");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;

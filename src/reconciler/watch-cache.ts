@@ -4,7 +4,6 @@ import { Informer } from "../kube/informer.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { setting } from "../settings.ts";
 import type { SetWake } from "./scheduler.ts";
 
 /**
@@ -70,11 +69,3 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
   };
 }
 
-/**
- * watchCacheFrom returns the watch cache the settings ask for (WATCH_CACHE_MB; 0: none), started;
- * `wake` is looked up at each change, so it may be bound after this returns.
- */
-export function watchCacheFrom(vars: Record<string, string | undefined>, watcher: WatchClient, client: KubeClient, log: Logger, wake: () => (w: SetWake) => void): WatchCache | undefined {
-  const mb = setting(vars, "WATCH_CACHE_MB");
-  return mb > 0 ? startWatchCache(watcher, client, { log, maxBytes: mb * 1024 * 1024, wake: (w) => wake()(w) }) : undefined;
-}
