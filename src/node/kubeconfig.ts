@@ -174,7 +174,7 @@ export async function tokenOf(cfg: ClusterConfig): Promise<string | undefined> {
   return typeof cfg.token === "function" ? cfg.token() : cfg.token;
 }
 
-/** clientFor returns a KubeClient for the config. */
-export function clientFor(cfg: ClusterConfig): KubeClient & WatchClient {
-  return createKubeClient({ baseUrl: cfg.server, token: cfg.token, fetch: fetchFor(cfg) });
+/** clientFor returns a KubeClient for the config (`userAgent`: what the apiserver's audit log names it; default "ordinal"). */
+export function clientFor(cfg: ClusterConfig, userAgent?: string): KubeClient & WatchClient {
+  return createKubeClient({ baseUrl: cfg.server, token: cfg.token, fetch: fetchFor(cfg), userAgent });
 }

@@ -30,7 +30,7 @@ interface ThreadData {
   role: typeof ROLE;
   /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
   vars: Record<string, string | undefined>;
-  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs">;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
 }
@@ -54,7 +54,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const metrics = new Metrics();
-  const raw = clientFor(cluster);
+  const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
   const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;

@@ -19,6 +19,7 @@ import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { setting } from "../settings.ts";
+import { electionFor } from "../reconciler/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
@@ -91,6 +92,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if (isReconcileThread()) return reconcileThreadMain();
   const vars = { ...process.env } as Record<string, string | undefined>;
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
+  // The reconciler's identity on the Leases, and its User-Agent (the apiserver's audit log tells replicas apart).
+  const holder = `node-${randomUUID().slice(0, 8)}`;
   const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
   for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
     const file = process.env[`${k}_FILE`];
@@ -116,7 +119,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   let simulation: Simulation | undefined;
   const metrics = new Metrics();
   if (cluster) {
-    watcher = clientFor(cluster);
+    watcher = clientFor(cluster, `ordinal/${holder}`);
     client = instrumentClient(watcher, metrics, log);
     // The webhooks let only the reconciler change a pod's identity: learn our own username from
     // our token (a ServiceAccount's), unless RECONCILER_USERNAME says it.
@@ -151,7 +154,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
   const scheduling = {
-    holder: `node-${randomUUID().slice(0, 8)}`,
+    holder,
+    election: electionFor(setting(vars, "RECONCILE_LEASE_SECONDS")),
     intervalMs: flags.intervalMs,
     budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
     idleMs: Math.min(1000, flags.intervalMs),

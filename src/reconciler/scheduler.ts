@@ -4,7 +4,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
-import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
+import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
@@ -125,11 +125,8 @@ interface Due {
 export class ReconcileScheduler {
   private readonly due = new Map<string, Due>();
   private readonly elector: LeaderElector;
-  private readonly others: OtherCountLeases;
-  /** True once no other count's Lease was live before and after this scheduler took its own; false after yielding. */
-  private clear = false;
-  /** The other counts' Leases last yielded to (logged when they change). */
-  private yieldedTo = "";
+  /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
+  private readonly guard: OtherCountGuard;
   private readonly limiter: WakeLimiter;
   /** The limiter of passes that read the synced watch cache (no read requests): higher rates. */
   private readonly cachedLimiter: WakeLimiter;
@@ -163,7 +160,8 @@ export class ReconcileScheduler {
     const count = o.shard?.count ?? 1;
     const timing = o.election ?? DEFAULT_ELECTION;
     this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, timing);
-    this.others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
+    const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
+    this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
     this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
     this.client = fencedClient(client, () => this.acting());
@@ -226,7 +224,7 @@ export class ReconcileScheduler {
    */
   relinquish(): void {
     if (!this.acting()) return;
-    this.clear = false;
+    this.guard.standDown();
     this.releaseRequested = true;
     this.wakeElect?.();
   }
@@ -258,7 +256,7 @@ export class ReconcileScheduler {
 
   /** acting is true while this scheduler may act: it holds its Lease and no other count's Lease was live. */
   private acting(): boolean {
-    return this.clear && this.elector.isLeader();
+    return this.guard.acting();
   }
 
   /**
@@ -282,16 +280,13 @@ export class ReconcileScheduler {
       }
       const was = this.acting();
       try {
-        if (await this.yieldsToOtherCounts()) {
+        if (await this.guard.yields()) {
           // Jittered, as client-go's retry: two candidates that yielded to each other do not meet again.
           await this.sleep(retryPeriodMs * (1 + Math.random() * 0.2));
           continue;
         }
         const leading = await this.elector.tryAcquireOrRenew();
-        if (leading && !this.clear && !this.releaseRequested) {
-          if (await this.yieldsToOtherCounts()) continue;
-          this.clear = true;
-        }
+        if (leading && !this.releaseRequested && (await this.guard.confirm())) continue;
         if (this.acting() && !was) {
           this.o.log.info("lease acquired", { holder: this.o.holder, ...this.shardFields() });
           this.nextFull = 0;
@@ -306,30 +301,16 @@ export class ReconcileScheduler {
 
   /** giveBack releases the Lease relinquish asked for, after the pass in flight (which stops at its next write, fenced). */
   private async giveBack(): Promise<void> {
-    this.clear = false;
+    this.guard.standDown();
     await this.inFlight?.catch(() => undefined);
     try {
       await this.elector.release();
       this.o.log.info("lease released for another replica to take (balancing)", { holder: this.o.holder, ...this.shardFields() });
     } catch (e) {
-      // Not released: it lapses at the renew deadline (nothing acts meanwhile: clear is false).
+      // Not released: it lapses at the renew deadline (nothing acts meanwhile: the guard stood down).
       this.o.log.warn("lease release failed", { holder: this.o.holder, ...this.shardFields(), ...errorFields(e) });
     }
     this.releaseRequested = false;
-  }
-
-  /** yieldsToOtherCounts returns true (and gives up this scheduler's lease) when another shard count's Lease is live. */
-  private async yieldsToOtherCounts(): Promise<boolean> {
-    const live = await this.others.live();
-    const names = live.join(", ");
-    if (names !== this.yieldedTo) {
-      this.yieldedTo = names;
-      if (names) this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { ...this.shardFields(), leases: live });
-    }
-    if (!live.length) return false;
-    this.clear = false;
-    if (this.elector.isLeader()) await this.elector.release();
-    return true;
   }
 
   private shardFields(): Record<string, string> {
