@@ -38,6 +38,8 @@ export interface InformerOptions {
 
 const keyOf = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ""}/${name ?? ""}`;
 const key = (o: KubeObject): string => keyOf(o.metadata?.namespace, o.metadata?.name);
+/** A resource the apiserver does not serve (404: its CRD is not installed) is looked for again this often. */
+const ABSENT_RETRY_MS = 60_000;
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -156,6 +158,14 @@ export class Informer {
         }
       } catch (e) {
         if (this.stopped) return;
+        if (e instanceof ApiError && e.code === 404 && !this.version) {
+          // The resource is not served (a CRD not installed): there is nothing, as a list would say; look again later.
+          this.held.clear();
+          this.bytes = 0;
+          this.ready = true;
+          await sleep(ABSENT_RETRY_MS);
+          continue;
+        }
         this.o.log.warn("watch failed; resuming", { resource: this.o.resource.resource, inMs: backoff, error: e instanceof Error ? e.message : String(e) });
         await sleep(backoff);
         backoff = Math.min(30_000, backoff * 2);

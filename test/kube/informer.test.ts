@@ -164,3 +164,18 @@ describe("cachingClient", () => {
     [undefined, {}, true],
   ])("informer %s answers %j: %s", (own, opts, want) => expect(!!matcher(own, opts)).toBe(want));
 });
+
+describe("Informer of a resource the apiserver does not serve", () => {
+  it("is synced and empty (as a list answering 404 means), so readers need not ask", async () => {
+    const fake = createFakeApiServer({ seed: 1, customResources: [] });
+    const c = createKubeClient({ baseUrl: "https://k", fetch: fake.fetch, sleep: async () => {} });
+    const informer = new Informer(c, { resource: R.imageLists, log: silentLogger, sleep: () => tick().then(() => undefined) });
+    informer.start();
+    await until(() => informer.synced);
+    expect(informer.list(undefined, () => true)).toEqual([]);
+    fake.log.clear();
+    expect(await cachingClient(c, [informer]).list(R.imageLists, "default")).toEqual([]);
+    expect(fake.log.total).toBe(0);
+    await informer.stop();
+  });
+});
