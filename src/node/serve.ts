@@ -14,7 +14,8 @@ import { checkTokenVerifierKeys, generateWebhookKeys } from "../auth/token.ts";
 import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, WatchClient } from "../kube/client.ts";
+import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { setting } from "../settings.ts";
@@ -113,10 +114,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     return 2;
   }
   let client: KubeClient;
+  /** The client that watches (the instrumented one passes lists only): the watch cache's. */
+  let watcher: KubeClient & WatchClient;
   let simulation: Simulation | undefined;
   const metrics = new Metrics();
   if (cluster) {
-    client = instrumentClient(clientFor(cluster, `ordinal/${holder}`), metrics, log);
+    watcher = clientFor(cluster, `ordinal/${holder}`);
+    client = instrumentClient(watcher, metrics, log);
     // The webhooks let only the reconciler change a pod's identity: learn our own username from
     // our token (a ServiceAccount's), unless RECONCILER_USERNAME says it.
     vars.RECONCILER_USERNAME ||= usernameFromToken(await tokenOf(cluster));
@@ -125,7 +129,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     // Loaded only here: the simulated cluster is a quarter of the code and a real cluster never needs it.
     const { startSimulation } = await import("./simulation.ts");
     simulation = await startSimulation(log);
-    client = simulation.client;
+    client = watcher = simulation.client;
     flags.intervalMs = Math.min(flags.intervalMs, 300);
     log.info("no cluster configured: running on an embedded simulated cluster");
   }
@@ -163,13 +167,16 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
   const shards = setting(vars, "RECONCILE_SHARDS");
+  setting(vars, "WATCH_CACHE_MB");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
+  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, () => (w) => loop.wake(w));
   const loop =
     thread ??
     new ShardSchedulers(client, {
       ...scheduling,
+      ...(cache ? { cache } : {}),
       log,
       leaseNamespace: settings.leaseNamespace,
       ...(forwarding ? { endpoint: forwarding.endpoint, forward: wakeForwarder(forwarding) } : {}),
@@ -220,7 +227,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   void readiness.observe();
   loop.start();
   const stop = async () => {
-    await loop.stop();
+    await Promise.all([loop.stop(), cache?.stop()]);
     simulation?.stop();
     await new Promise<void>((r) => server.close(() => r()));
   };

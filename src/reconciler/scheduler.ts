@@ -5,7 +5,7 @@ import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
-import { WakeLimiter } from "./wake-limiter.ts";
+import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
@@ -65,6 +65,12 @@ export interface SchedulerOptions {
   passLock?: PassLock;
   /** Asked before taking a Lease no one holds (lease.ts); default: take it. */
   mayTakeFree?: () => boolean;
+  /**
+   * The watch cache (watch-cache.ts): targeted passes read through its client (no read requests),
+   * and a webhook's wake whose write it covers is left to the watch's own wake (`observed`).
+   * Full passes still read the apiserver: the safety net does not trust the mirror.
+   */
+  cache?: { client: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
 }
 
 /** PassLock runs tasks one at a time, in the order they asked. */
@@ -84,6 +90,8 @@ export interface SetWake {
   namespace: string;
   name: string;
   write?: AnnouncedWrite;
+  /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
+  observed?: boolean;
 }
 
 const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
@@ -96,6 +104,9 @@ const RECHECK_MS = [50, 250] as const;
 
 /** A pass that did not see a write its wakes announced looks again after these delays (ms), one after the other. */
 const UNSEEN_MS = [10, 50, 250] as const;
+
+/** A wake the watch observed is gathered this long (ms) before its pass: the pass reads memory, so only bursts wait. */
+const OBSERVED_COALESCE_MS = 2;
 
 /** Announced writes kept per due set; beyond, its wakes count as announcing none (blind rechecks). */
 const MAX_AWAITED = 32;
@@ -117,7 +128,11 @@ export class ReconcileScheduler {
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
   private readonly limiter: WakeLimiter;
+  /** The limiter of passes that read the synced watch cache (no read requests): higher rates. */
+  private readonly cachedLimiter: WakeLimiter;
   private readonly client: KubeClient;
+  /** What targeted passes read through: the watch cache's client when there is one. */
+  private readonly targetClient: KubeClient;
   private readonly clock: () => number;
   private readonly now: () => Date;
   private nextFull = 0;
@@ -148,7 +163,9 @@ export class ReconcileScheduler {
     const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
+    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
     this.client = fencedClient(client, () => this.acting());
+    this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
@@ -159,16 +176,18 @@ export class ReconcileScheduler {
    */
   wake(w: SetWake, forwarded = false): void {
     if (this.stopped) return;
+    // The watch brings this change to the replica that acts (its own mirror); a webhook's wake of a write the mirror covers comes again from it.
+    if (w.observed ? !this.acting() : this.o.cache?.covers(w)) return;
     const leader = !forwarded && this.o.forward ? this.elector.leaderEndpoint() : undefined;
     if (leader && leader !== this.o.endpoint) {
       this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
       return;
     }
     const key = wakeKey(w);
-    const at = this.clock() + (this.o.coalesceMs ?? 15);
+    const at = this.clock() + (w.observed ? OBSERVED_COALESCE_MS : (this.o.coalesceMs ?? 15));
     const cur = this.due.get(key);
     if (cur) {
-      noteWrite(cur, w.write);
+      if (!w.observed) noteWrite(cur, w.write);
       if (cur.at <= at) return;
       cur.at = at;
       cur.recheck = 0;
@@ -176,7 +195,7 @@ export class ReconcileScheduler {
       // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
       if (this.due.size >= 10_000) return;
       const d: Due = { wake: { namespace: w.namespace, name: w.name }, at, recheck: 0, awaiting: [], announced: true };
-      noteWrite(d, w.write);
+      if (!w.observed) noteWrite(d, w.write);
       this.due.set(key, d);
     }
     this.kick?.();
@@ -359,7 +378,7 @@ export class ReconcileScheduler {
   /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
   private async targetedPass(d: Due): Promise<void> {
     const key = wakeKey(d.wake);
-    const wait = this.limiter.take(key);
+    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key);
     if (wait > 0) {
       d.at = this.clock() + wait;
       return;
@@ -368,7 +387,7 @@ export class ReconcileScheduler {
     const { namespace, name } = d.wake;
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
+      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
     );
     const again = this.due.get(key);
     if (again) {
