@@ -163,21 +163,25 @@ describe("what the actuator did is part of the pass's result", () => {
   });
 });
 
+/** delayed returns a client whose requests answer a turn after they are sent (what is sent before another answers is in flight at once), and the send/done events in order. */
+function delayed(fake: ReturnType<typeof createFakeApiServer>) {
+  const events: string[] = [];
+  const fetch: typeof fake.fetch = async (input, init) => {
+    const path = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
+    events.push(`send ${path}`);
+    await new Promise((r) => setTimeout(r, 0));
+    const res = await fake.fetch(input, init);
+    events.push(`done ${path}`);
+    return res;
+  };
+  return { events, client: createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 1 }) };
+}
+
 describe("a targeted pass's ImageList read", () => {
   it("is sent beside the set's pods, claims and revisions, not before them (one round trip fewer before it acts)", async () => {
     const { fake, now } = setup();
     fake.seed(setManifest({ name: "web", replicas: 1 }));
-    const events: string[] = [];
-    // Each request answers a turn later than it was sent: what is sent before another answers is in flight at once.
-    const fetch: typeof fake.fetch = async (input, init) => {
-      const path = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
-      events.push(`send ${path}`);
-      await new Promise((r) => setTimeout(r, 0));
-      const res = await fake.fetch(input, init);
-      events.push(`done ${path}`);
-      return res;
-    };
-    const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 1 });
+    const { events, client } = delayed(fake);
     await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web" });
     expect(events.indexOf("send pods")).toBeLessThan(events.indexOf("done imagelists"));
   });
@@ -201,19 +205,6 @@ describe("a targeted pass's ImageList read", () => {
 });
 
 describe("a targeted pass of a set its caller knows (knownSet)", () => {
-  /** delayed returns a client whose requests answer a turn after they are sent, and the send/done events in order. */
-  function delayed(fake: ReturnType<typeof createFakeApiServer>) {
-    const events: string[] = [];
-    const fetch: typeof fake.fetch = async (input, init) => {
-      const path = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
-      events.push(`send ${path}`);
-      await new Promise((r) => setTimeout(r, 0));
-      const res = await fake.fetch(input, init);
-      events.push(`done ${path}`);
-      return res;
-    };
-    return { events, client: createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 1 }) };
-  }
 
   it("reads the set's pods, revisions, claims and ImageLists beside the set, not after it, and says what it found", async () => {
     const { fake, now } = setup();

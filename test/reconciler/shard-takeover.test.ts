@@ -115,6 +115,17 @@ async function until(ok: () => boolean, maxMs: number): Promise<number> {
 const sizes = (...rs: { schedulers: ShardSchedulers }[]) => rs.map((r) => r.schedulers.held().length);
 const all = Array.from({ length: N }, (_, i) => i);
 
+
+/** sharing starts replicas a and b together and returns them once they hold 4 shards each (within 4 retry periods). */
+async function sharing(w: ReturnType<typeof world>) {
+  const a = replica(w.fake, "a");
+  const b = replica(w.fake, "b");
+  a.schedulers.start();
+  b.schedulers.start();
+  await until(() => sizes(a, b).join() === "4,4", 4 * ELECTION.retryPeriodMs);
+  return { a, b };
+}
+
 describe("ShardSchedulers sharing", () => {
   it("a lone replica holds all 8 shards within one retry period, and every namespace converges", async () => {
     const w = world();
@@ -128,11 +139,7 @@ describe("ShardSchedulers sharing", () => {
 
   it("two replicas started together end up with 4 shards each within a few retry periods, and stay so", async () => {
     const w = world();
-    const a = replica(w.fake, "a");
-    const b = replica(w.fake, "b");
-    a.schedulers.start();
-    b.schedulers.start();
-    await until(() => sizes(a, b).join() === "4,4", 4 * ELECTION.retryPeriodMs);
+    const { a, b } = await sharing(w);
     expect([...a.schedulers.held(), ...b.schedulers.held()].sort()).toEqual(all);
     // No thrashing: five more retry periods, nothing moves.
     const before = [...a.schedulers.held()];
@@ -160,11 +167,7 @@ describe("ShardSchedulers sharing", () => {
 
   it("when a replica dies, the survivor holds all 8 within the lease duration plus a retry period, and its namespaces converge", async () => {
     const w = world();
-    const a = replica(w.fake, "a");
-    const b = replica(w.fake, "b");
-    a.schedulers.start();
-    b.schedulers.start();
-    await until(() => sizes(a, b).join() === "4,4", 4 * ELECTION.retryPeriodMs);
+    const { a, b } = await sharing(w);
     const lost = a.schedulers.held();
     a.kill();
     const took = await until(() => b.schedulers.held().length === N, 4 * ELECTION.durationMs);
@@ -180,11 +183,7 @@ describe("ShardSchedulers sharing", () => {
 
   it("a replica that stops releases its shards and deletes its own Lease: the other takes them at its next round", async () => {
     const w = world();
-    const a = replica(w.fake, "a");
-    const b = replica(w.fake, "b");
-    a.schedulers.start();
-    b.schedulers.start();
-    await until(() => sizes(a, b).join() === "4,4", 4 * ELECTION.retryPeriodMs);
+    const { a, b } = await sharing(w);
     const stopping = a.schedulers.stop();
     await until(() => w.fake.get(`${LEASES}/${replicaLeaseName("a", N)}`) === undefined, ELECTION.retryPeriodMs);
     await stopping;
