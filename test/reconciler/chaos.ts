@@ -5,7 +5,11 @@
  * request, applies it and loses the response, and at a chosen request "crashes" the reconciler
  * (SimulatedCrash, which nothing catches), as a process dying between two requests.
  */
+import type { Pod } from "../../src/api/k8s.ts";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
+import { getPodRevision, isHealthy } from "../../src/core/pod-state.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
+import { getOrdinal } from "../../src/objects/names.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { faultFetch } from "../../src/sim/faults/fault-fetch.ts";
@@ -57,4 +61,24 @@ export function crashingReconciler(
     }
   };
   return { client, faults: injected, invoke };
+}
+
+/**
+ * convergedTo returns true when a set is at upstream's end state: `spec.replicas` pods, all
+ * healthy, those at or above the partition (none under OnDelete) at the update revision, and a
+ * status that counts them for the set's current generation.
+ */
+export function convergedTo(set: StatefulSet, pods: readonly Pod[]): boolean {
+  const replicas = set.spec.replicas;
+  const st = set.status;
+  const strategy = set.spec.updateStrategy;
+  const start = strategy.type === "OnDelete" ? replicas : Math.min(strategy.rollingUpdate?.partition ?? 0, replicas);
+  return (
+    pods.length === replicas &&
+    pods.every((p) => isHealthy(p)) &&
+    pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision) &&
+    st?.readyReplicas === replicas &&
+    st.replicas === replicas &&
+    st.observedGeneration === set.metadata.generation
+  );
 }
