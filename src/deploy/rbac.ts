@@ -24,7 +24,8 @@
  *   it is not here: deploy/ runs WEBHOOK_REGISTRATION=update, and only `create` mode (the Worker's
  *   WEBHOOK_URL path) needs the optional deploy/rbac-webhook-create.yaml (webhookCreateRbacManifests).
  * - In its own namespace only (Role): the Leases that elect one active reconciler per shard (listed:
- *   a shard waits while another shard count's Lease is live, shard-leases.ts), and the
+ *   a shard waits while another shard count's Lease is live, shard-leases.ts; each replica renews
+ *   a Lease saying it runs, shard-share.ts, and deletes its own at stop and a dead replica's), and the
  *   Secret holding the webhook serving certificate (get by name; create once).
  */
 import { APPS_V1_CONFIG_NAME, CONFIG_NAME } from "../webhook-config/webhook-configs.ts";
@@ -68,7 +69,7 @@ const WEBHOOK_CREATE_RULES: Rule[] = [
 ];
 
 const NAMESPACE_RULES: Rule[] = [
-  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update", "delete"] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: [TLS_SECRET] },
   { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
 ];

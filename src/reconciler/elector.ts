@@ -32,7 +32,7 @@ const recordKey = (r: LeaseRecord): string => JSON.stringify([r.holderIdentity ?
 
 export class LeaderElector {
   /** The other holder's record as last seen, and when (local ms) it was first seen so. */
-  private observed: { key: string; at: number } | undefined;
+  private observed: { key: string; at: number; durationMs: number } | undefined;
   /** Local time (ms) at which the last successful acquire or renew was sent. */
   private renewedAt: number | undefined;
 
@@ -60,9 +60,19 @@ export class LeaderElector {
     return this.isLeader() ? undefined : this.lease.holderEndpoint?.value;
   }
 
-  /** msUntilRenew returns how long until the next renewal (or retry) is due; 0 when due now. */
+  /**
+   * msUntilRenew returns how long until the next renewal (or retry) is due; 0 when due now. A
+   * candidate retries every retry period, and also just when another holder's record it saw would
+   * expire (a dead holder's Lease is taken as soon as it may be, not up to a retry period later).
+   */
   msUntilRenew(): number {
-    if (this.renewedAt === undefined || !this.isLeader()) return this.lastTry === undefined ? 0 : Math.max(0, this.lastTry + this.timing.retryPeriodMs - this.clock());
+    if (this.renewedAt === undefined || !this.isLeader()) {
+      if (this.lastTry === undefined) return 0;
+      const retryAt = this.lastTry + this.timing.retryPeriodMs;
+      // Only an expiry after the last attempt: one already tried is not tried again at once.
+      const expiresAt = this.observed && this.observed.at + this.observed.durationMs > this.lastTry ? this.observed.at + this.observed.durationMs : Infinity;
+      return Math.max(0, Math.min(retryAt, expiresAt) - this.clock());
+    }
     return Math.max(0, this.renewedAt + this.timing.retryPeriodMs - this.clock());
   }
   private lastTry: number | undefined;
@@ -77,8 +87,9 @@ export class LeaderElector {
     const expired = (cur: LeaseRecord): boolean => {
       if (!cur.holderIdentity) return true; // released
       const key = recordKey(cur);
-      if (this.observed?.key !== key) this.observed = { key, at: sent };
-      return sent - this.observed.at >= (cur.leaseDurationSeconds ? cur.leaseDurationSeconds * 1000 : this.timing.durationMs);
+      const durationMs = cur.leaseDurationSeconds ? cur.leaseDurationSeconds * 1000 : this.timing.durationMs;
+      if (this.observed?.key !== key) this.observed = { key, at: sent, durationMs };
+      return sent - this.observed.at >= durationMs;
     };
     const ok = await acquireLease(this.client, { ...this.lease, durationSeconds: Math.ceil(this.timing.durationMs / 1000) }, this.wall(), expired);
     if (ok) {

@@ -130,6 +130,14 @@ export class ReconcileScheduler {
   private loops: Promise<unknown> | undefined;
   private readonly stopping: Promise<void>;
   private stopNow: () => void = () => {};
+  /** Cuts the election loop's wait short (retryNow, relinquish). */
+  private wakeElect: (() => void) | undefined;
+  /** Set by retryNow: the next attempt is made at once. */
+  private retryRequested = false;
+  /** Set by relinquish: the election loop gives the Lease back. */
+  private releaseRequested = false;
+  /** The pass of this scheduler in flight, if any (relinquish waits for it). */
+  private inFlight: Promise<unknown> | undefined;
 
   constructor(
     client: KubeClient,
@@ -185,6 +193,25 @@ export class ReconcileScheduler {
     return this.acting();
   }
 
+  /** retryNow makes a candidate (not holding its Lease) try to take it at once, not at its next retry. */
+  retryNow(): void {
+    if (this.elector.isLeader()) return;
+    this.retryRequested = true;
+    this.wakeElect?.();
+  }
+
+  /**
+   * relinquish gives this shard's Lease back for another replica to take (shard-schedulers.ts:
+   * balancing): it stops acting at once (writes are fenced from now on), and the election loop
+   * releases the Lease once the pass in flight has ended, so the next holder never acts beside it.
+   */
+  relinquish(): void {
+    if (!this.acting()) return;
+    this.clear = false;
+    this.releaseRequested = true;
+    this.wakeElect?.();
+  }
+
   /** stop ends both loops after the pass in flight and releases the lease. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -223,10 +250,15 @@ export class ReconcileScheduler {
   private async electLoop(): Promise<void> {
     const { retryPeriodMs } = this.elector.timing;
     while (!this.stopped) {
-      const wait = this.elector.msUntilRenew();
+      if (this.releaseRequested) {
+        await this.giveBack();
+        continue;
+      }
+      const wait = this.retryRequested ? 0 : this.elector.msUntilRenew();
+      this.retryRequested = false;
       if (wait > 0) {
         // A candidate's retries are jittered, as client-go's: candidates started together do not meet at every retry.
-        await this.sleep(wait + (this.elector.isLeader() ? 0 : Math.random() * 0.2 * retryPeriodMs));
+        await this.sleep(wait + (this.elector.isLeader() ? 0 : Math.random() * 0.2 * retryPeriodMs), true);
         continue;
       }
       const was = this.acting();
@@ -237,7 +269,7 @@ export class ReconcileScheduler {
           continue;
         }
         const leading = await this.elector.tryAcquireOrRenew();
-        if (leading && !this.clear) {
+        if (leading && !this.clear && !this.releaseRequested) {
           if (await this.yieldsToOtherCounts()) continue;
           this.clear = true;
         }
@@ -251,6 +283,20 @@ export class ReconcileScheduler {
         await this.sleep(Math.min(2_000, retryPeriodMs));
       }
     }
+  }
+
+  /** giveBack releases the Lease relinquish asked for, after the pass in flight (which stops at its next write, fenced). */
+  private async giveBack(): Promise<void> {
+    this.clear = false;
+    await this.inFlight?.catch(() => undefined);
+    try {
+      await this.elector.release();
+      this.o.log.info("lease released for another replica to take (balancing)", { holder: this.o.holder, ...this.shardFields() });
+    } catch (e) {
+      // Not released: it lapses at the renew deadline (nothing acts meanwhile: clear is false).
+      this.o.log.warn("lease release failed", { holder: this.o.holder, ...this.shardFields(), ...errorFields(e) });
+    }
+    this.releaseRequested = false;
   }
 
   /** yieldsToOtherCounts returns true (and gives up this scheduler's lease) when another shard count's Lease is live. */
@@ -271,10 +317,12 @@ export class ReconcileScheduler {
     return this.o.shard ? { shard: `${this.o.shard.index}-of-${this.o.shard.count}` } : {};
   }
 
-  /** sleep waits `ms`, or less when stopping. */
-  private async sleep(ms: number): Promise<void> {
+  /** sleep waits `ms`, or less when stopping (or, `wakeable`, when retryNow or relinquish asks). */
+  private async sleep(ms: number, wakeable = false): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), this.stopping]);
+    const woken = wakeable ? new Promise<void>((resolve) => (this.wakeElect = resolve)) : undefined;
+    await Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), this.stopping, ...(woken ? [woken] : [])]);
+    if (wakeable) this.wakeElect = undefined;
     clearTimeout(timer);
   }
 
@@ -365,7 +413,9 @@ export class ReconcileScheduler {
   /** run runs a pass and reports it; a failed pass is logged and returns undefined. */
   private async run(pass: () => Promise<PassResult>): Promise<PassResult | undefined> {
     const lock = this.o.passLock;
-    return lock ? lock.run(() => this.runNow(pass)) : this.runNow(pass);
+    const running = lock ? lock.run(() => this.runNow(pass)) : this.runNow(pass);
+    this.inFlight = running;
+    return running;
   }
 
   private async runNow(pass: () => Promise<PassResult>): Promise<PassResult | undefined> {

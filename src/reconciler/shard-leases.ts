@@ -22,6 +22,27 @@ const BASE = "ordinal-reconciler";
 /** shardLeaseName returns the Lease of shard `index` of `count`. */
 export const shardLeaseName = (index: number, count: number): string => (count === 1 ? BASE : `${BASE}-${index}-of-${count}`);
 
+/**
+ * replicaLeaseName returns the Lease that says replica `holder` runs shards of `count` (ShardShare:
+ * a replica that holds no shard yet still counts when the others work out their fair share). The
+ * holder is hashed (FNV-1a) so any identity makes a valid name; it never matches a shard's Lease.
+ */
+export function replicaLeaseName(holder: string, count: number): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < holder.length; i++) h = Math.imul(h ^ holder.charCodeAt(i), 0x01000193) >>> 0;
+  return `${BASE}-replica-${h.toString(16).padStart(8, "0")}-of-${count}`;
+}
+
+/** isReplicaLease is true for a replica Lease (replicaLeaseName) of `count`. */
+export const isReplicaLease = (name: string, count: number): boolean => new RegExp(`^${BASE}-replica-[0-9a-f]{8}-of-${count}$`).test(name);
+
+/** shardOfLease returns the shard index a Lease of `count` is for, undefined for any other Lease. */
+export function shardOfLease(name: string, count: number): number | undefined {
+  if (count === 1) return name === BASE ? 0 : undefined;
+  const m = /^ordinal-reconciler-(\d+)-of-(\d+)$/.exec(name);
+  return m && Number(m[2]) === count && Number(m[1]) < count ? Number(m[1]) : undefined;
+}
+
 /** countOfLease returns the shard count a reconciler Lease belongs to (1 for `ordinal-reconciler`), undefined for other Leases. */
 function countOfLease(name: string): number | undefined {
   if (name === BASE) return 1;
@@ -33,13 +54,44 @@ function countOfLease(name: string): number | undefined {
 const recordKey = (l: Lease): string => JSON.stringify([l.spec?.holderIdentity ?? "", l.spec?.renewTime ?? "", l.spec?.acquireTime ?? "", l.spec?.leaseTransitions ?? 0]);
 
 /**
+ * LeaseObservations judges other holders' Leases by this process's own observations (the
+ * elector's rule, no clocks compared): a Lease is live while it has a holder and its record has
+ * not been seen unchanged for its duration on this process's clock, counted from the first sighting.
+ */
+export class LeaseObservations {
+  private readonly observed = new Map<string, { key: string; at: number }>();
+  private seen = new Set<string>();
+
+  constructor(private readonly defaultDurationMs: number) {}
+
+  /** live returns whether `l` (seen at local ms `t`) is live: held, and renewed within its duration as far as this process saw. */
+  live(l: Lease, t: number): boolean {
+    const name = l.metadata?.name ?? "";
+    if (!l.spec?.holderIdentity) return false;
+    this.seen.add(name);
+    const key = recordKey(l);
+    const prev = this.observed.get(name);
+    const at = prev?.key === key ? prev.at : t;
+    this.observed.set(name, { key, at });
+    const durationMs = l.spec.leaseDurationSeconds ? l.spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
+    return t - at < durationMs;
+  }
+
+  /** endList forgets the Leases not judged since the last endList (gone, or released). */
+  endList(): void {
+    for (const name of this.observed.keys()) if (!this.seen.has(name)) this.observed.delete(name);
+    this.seen = new Set();
+  }
+}
+
+/**
  * OtherCountLeases watches the reconciler Leases of shard counts other than `count` in the Lease
  * namespace. A Lease is live while it has a holder and this process has not yet seen its record
- * unchanged for its duration on its own clock (the elector's rule: no clocks compared); one seen
- * expired is released here (resourceVersion-guarded), so later observers need not wait for it.
+ * unchanged for its duration on its own clock (LeaseObservations); one seen expired is released
+ * here (resourceVersion-guarded), so later observers need not wait for it.
  */
 export class OtherCountLeases {
-  private readonly observed = new Map<string, { key: string; at: number }>();
+  private readonly observations: LeaseObservations;
 
   constructor(
     private readonly client: KubeClient,
@@ -47,29 +99,24 @@ export class OtherCountLeases {
     private readonly count: number,
     /** Local monotonic ms. */
     private readonly clock: () => number,
-    private readonly defaultDurationMs = 30_000,
-  ) {}
+    defaultDurationMs = 30_000,
+  ) {
+    this.observations = new LeaseObservations(defaultDurationMs);
+  }
 
   /** live returns the names (with holders) of the other counts' Leases that are live now; one list request. */
   async live(): Promise<string[]> {
     const t = this.clock();
     const leases = await this.client.list<Lease>(R.leases, this.namespace, { limit: 500 });
     const out: string[] = [];
-    const seen = new Set<string>();
     for (const l of leases) {
       const name = l.metadata?.name ?? "";
       const count = countOfLease(name);
       if (count === undefined || count === this.count || !l.spec?.holderIdentity) continue;
-      seen.add(name);
-      const key = recordKey(l);
-      const prev = this.observed.get(name);
-      const at = prev?.key === key ? prev.at : t;
-      this.observed.set(name, { key, at });
-      const durationMs = l.spec.leaseDurationSeconds ? l.spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
-      if (t - at < durationMs) out.push(`${name} (held by ${l.spec.holderIdentity})`);
+      if (this.observations.live(l, t)) out.push(`${name} (held by ${l.spec.holderIdentity})`);
       else await this.releaseExpired(l);
     }
-    for (const name of this.observed.keys()) if (!seen.has(name)) this.observed.delete(name);
+    this.observations.endList();
     return out;
   }
 

@@ -32,6 +32,7 @@ const SERVER_FILES = [
   "src/reconciler/events.ts",
   "src/reconciler/lease.ts",
   "src/reconciler/shard-leases.ts",
+  "src/reconciler/shard-share.ts",
   "src/admission/lookup.ts",
   "src/webhook-config/registration.ts",
   "src/node/serving-cert.ts",
