@@ -3,7 +3,9 @@
  * the Worker's apiserver client, its settings, and registration repair on shard 0's full passes.
  * Loaded on the object's first event.
  */
+import { isAnnouncedWrite } from "./admission/wakes.ts";
 import { jsonLogger } from "./log/log.ts";
+import type { AnnouncedWrite } from "./objects/announced-write.ts";
 import { ShardRunner, type ShardStore } from "./reconciler/shard-runner.ts";
 import { registrationRepair, settingsFrom } from "./runtime-config.ts";
 import { clientFor, varsOf, type Env } from "./worker-env.ts";
@@ -42,4 +44,15 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     maxRequests: w.maxSubrequests,
     beforeFullPass: index === 0 ? registrationRepair(client, s, { log }) : undefined,
   });
+}
+
+/**
+ * announcedWriteOf returns a forwarded wake's announced write, copied field by field, when it is a
+ * well-formed one (the object's messages come from the Worker's own webhooks, but are checked as
+ * input); undefined otherwise: the wake then counts as announcing none (its rechecks are blind).
+ */
+export function announcedWriteOf(w: unknown): AnnouncedWrite | undefined {
+  if (!isAnnouncedWrite(w)) return undefined;
+  const { resource, name, operation, resourceVersion } = w;
+  return resourceVersion === undefined ? { resource, name, operation } : { resource, name, operation, resourceVersion };
 }

@@ -2,8 +2,9 @@
  * ShardReconciler, the Worker's Durable Object per shard: the single writer of the namespaces
  * that hash onto its shard (src/reconciler/shard-runner.ts does the work). Reached only through
  * the SHARDS binding (wrangler.toml), by name `shard-<index>`:
- * - `POST /wake {index, wake: {namespace, name}}` (the webhooks forward each wake): a targeted
- *   pass of that set at once; answers 204 once the shard's queue was drained.
+ * - `POST /wake {index, wake: {namespace, name, write?}}` (the webhooks forward each wake, with the
+ *   write its admission announces): a targeted pass of that set at once; answers 204 once the
+ *   shard's queue was drained.
  * - `POST /poke {index}` (each cron tick): the full (safety) pass now, with whatever else is due
  *   (a set no wake announced waits at most one tick, whatever the alarm says).
  * - `alarm()`: the sets whose requeueAfter came, and the full (safety) pass every
@@ -29,14 +30,14 @@ interface DurableObjectStateLike {
 
 const INDEX_KEY = "index";
 
-/** messageOf returns the shard index and wake of a message body, or a reason it is not one. */
-function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string } } | string {
+/** messageOf returns the shard index and wake of a message body (its write unchecked yet), or a reason it is not one. */
+function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string; write?: unknown } } | string {
   if (typeof body !== "object" || body === null) return "body must be a JSON object";
-  const { index, wake } = body as { index?: unknown; wake?: { namespace?: unknown; name?: unknown } };
+  const { index, wake } = body as { index?: unknown; wake?: { namespace?: unknown; name?: unknown; write?: unknown } };
   if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return "index must be a whole number";
   if (!withWake) return { index };
   if (typeof wake?.namespace !== "string" || wake.namespace === "" || typeof wake.name !== "string") return "wake must be {namespace, name}";
-  return { index, wake: { namespace: wake.namespace, name: wake.name } };
+  return { index, wake: { namespace: wake.namespace, name: wake.name, write: wake.write } };
 }
 
 export class ShardReconciler {
@@ -61,7 +62,10 @@ export class ShardReconciler {
     if ((await this.state.storage.get<number>(INDEX_KEY)) !== m.index) await this.state.storage.put(INDEX_KEY, m.index);
     const runner = await this.runnerOf(m.index);
     if (!runner) return new Response("no shard here", { status: 410 });
-    if (m.wake) await runner.wake(m.wake);
+    if (m.wake) {
+      const { announcedWriteOf } = await import("./worker-shard-runner.ts");
+      await runner.wake({ namespace: m.wake.namespace, name: m.wake.name, write: announcedWriteOf(m.wake.write) });
+    }
     else await runner.poke();
     return new Response(null, { status: 204 });
   }

@@ -136,20 +136,26 @@ export function volumeClaimStatus(
   const templates = set.spec.volumeClaimTemplates ?? [];
   if (!templates.length) return undefined;
   const out = templates.map((t) => ({ volumeClaimName: t.metadata.name, compatibleReplicas: 0, compatibleReadyReplicas: 0 }));
-  const wants = templates.map((t) => storageOf(t.spec));
-  for (const [ordinal, pod] of replicas) {
-    const mounted = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v.persistentVolumeClaim?.claimName]));
-    templates.forEach((t, i) => {
-      const name = getClaimName(set, t.metadata.name, ordinal);
-      const claim = claims.get(name);
-      const have = isLive(claim) ? storageOf(claim.spec) : undefined;
-      const want = wants[i];
-      if (!claim || !have || (want && compareQuantities(have, want) < 0) || mounted.get(t.metadata.name) !== name) return;
-      out[i].compatibleReplicas++;
-      if (!isResizing(claim)) out[i].compatibleReadyReplicas++;
-    });
-  }
+  for (const [ordinal, pod] of replicas) countCompatibleClaims(set, out, ordinal, pod, claims);
   return out;
+}
+
+/**
+ * countCompatibleClaims adds one replica (its ordinal and pod) to `out` (one entry per template, in
+ * order): a template's claim counts as compatible when it is live, at least the template's size,
+ * and mounted by the pod; as ready too unless it is resizing.
+ */
+export function countCompatibleClaims(set: StatefulSet, out: VolumeClaimStatus[], ordinal: number, pod: Pod, claims: ReadonlyMap<string, PersistentVolumeClaim>): void {
+  const mounted = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v.persistentVolumeClaim?.claimName]));
+  (set.spec.volumeClaimTemplates ?? []).forEach((t, i) => {
+    const name = getClaimName(set, t.metadata.name, ordinal);
+    const claim = claims.get(name);
+    const have = isLive(claim) ? storageOf(claim.spec) : undefined;
+    const want = storageOf(t.spec);
+    if (!out[i] || !claim || !have || (want && compareQuantities(have, want) < 0) || mounted.get(t.metadata.name) !== name) return;
+    out[i].compatibleReplicas++;
+    if (!isResizing(claim)) out[i].compatibleReadyReplicas++;
+  });
 }
 
 /** ClaimUpdates returns calculateClaimUpdate of an ordinal (and its pod, if any), each calculated once per plan. */

@@ -116,6 +116,7 @@ export function plan(input: PlanInput): Plan {
       collisionCount: revisions.collisionCount,
       conditions: status.status.conditions,
       volumeClaims: claims.status,
+      claims: ctx.claims,
     },
     monotonic: ctx.monotonic,
   };

@@ -1,4 +1,6 @@
-import type { Pod } from "../api/k8s.ts";
+import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
+import { countCompatibleClaims } from "./claim-update.ts";
+import { getOrdinal, nameOf } from "../objects/names.ts";
 import type { Condition, StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { rolloutConditions, type RolloutFacts } from "./conditions.ts";
@@ -137,19 +139,24 @@ export interface StatusBasis {
   conditions?: Condition[];
   /** status.volumeClaims before any write (claim-update.ts: volumeClaimStatus). */
   volumeClaims?: VolumeClaimStatus[];
+  /** The set's claims by name before any write: a created pod's claims count in volumeClaims (statusAfter). */
+  claims?: ReadonlyMap<string, PersistentVolumeClaim>;
 }
 
 /**
  * statusAfter returns the status with the counts observed after the pod writes that were done
- * (`done`, in any order): a created pod counts in, a deleted failed pod counts out of replicas,
- * any deleted pod out of its revision, an expanded claim into its template's compatibleReplicas
- * (not yet ready: its capacity follows), as upstream adjusts its status while it acts. When every
+ * (`done`, in any order): a created pod counts in (and its claims, as observed or created, into
+ * volumeClaims: so the pass after it has no status left to write), a deleted failed pod counts out
+ * of replicas, any deleted pod out of its revision, an expanded claim into its template's
+ * compatibleReplicas (not yet ready: its capacity follows), as upstream adjusts its status while it acts. When every
  * planned write was done it equals the plan's status; after a failure it is the status to write
  * anyway (upstream always writes the status it computed).
  */
 export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[]): StatefulSetStatus {
   const c = { ...basis.observed };
   const volumeClaims = basis.volumeClaims?.map((v) => ({ ...v }));
+  const claims = new Map(basis.claims);
+  for (const a of done) if (a.type === "createClaim") claims.set(a.claim.metadata?.name ?? "", a.claim);
   const move = (rev: string | undefined, delta: number, ready = false) => {
     if (rev === basis.currentRevision) c.currentReplicas += delta;
     if (rev === basis.updateRevision) c.updatedReplicas += delta;
@@ -159,6 +166,7 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
     if (a.type === "createPod") {
       c.replicas++;
       move(getPodRevision(a.pod), +1);
+      if (volumeClaims) countCompatibleClaims(set, volumeClaims, getOrdinal(nameOf(a.pod)), a.pod, claims);
     } else if (a.type === "deletePod") {
       if (a.reason === "failed") c.replicas--;
       move(a.revision, -1, a.ready);

@@ -46,6 +46,13 @@ export interface PassOptions {
   /** Targeted pass: the writes its wakes announced; the result says which of them its reads did not include yet. */
   awaiting?: readonly AnnouncedWrite[];
   /**
+   * Targeted pass: the caller knows the namespace had no ImageLists (its last pass there read none,
+   * and no ImageList wake came since), so a set that does not opt in to `imagePrewarm` skips their
+   * list (its plan reads them only to pre-warm or to release what it pre-warmed). Only a hint: a
+   * stale one delays an ImageList's actuation to its own wake or the full pass, and writes nothing.
+   */
+  imageListsKnownNone?: boolean;
+  /**
    * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
    * events are flushed once, after the set, so nothing is left to close).
    */
@@ -85,6 +92,8 @@ export interface PassResult {
   imageListActions?: string[];
   /** Of the `awaiting` writes, those this pass's reads did not include yet (it read before they were stored). */
   unseenWrites?: AnnouncedWrite[];
+  /** Targeted pass that read the namespace's ImageLists: how many it holds after the pass (0: none; undefined: not read). */
+  imageListCount?: number;
 }
 
 /**
@@ -121,9 +130,14 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   }
   const setIds = new Set<string>();
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a shard's only).
+  // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a
+  // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
+  // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
   const listNs = ns;
-  const lists = indexObjects([], [], [], await listImageLists(client, o.setName ? ns : listNs));
+  const skipLists = !!o.setName && !!o.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
+  const listsRead = skipLists ? Promise.resolve([]) : listImageLists(client, listNs);
+  const listsReady = listsRead.then((l) => indexObjects([], [], [], l));
+  listsReady.catch(() => {}); // awaited below; a pass that fails before must not leave it unhandled
   const events = o.events ?? new EventRecorder(client, o.log);
   const storageClasses = storageClassReader(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
@@ -131,12 +145,14 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, lists, { ...o, events, storageClasses }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
-    if (lists.imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
+    if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
     if (result.cursor !== undefined) break;
   }
+  const lists = await listsReady;
+  if (o.setName && !skipLists && ns !== undefined) result.imageListCount = lists.imageListsIn(ns).length;
   if (result.cursor === undefined) {
     // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
     if (!o.setName) for (const l of await releaseGoneSets(client, inShard(lists.imageLists(), o), setIds, o.log)) lists.putImageList(l);
@@ -149,6 +165,15 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
 interface NamespaceGroup {
   namespace: string;
   sets: KubeObject[];
+}
+
+/** optsInToPrewarm is true when the (unparsed) set has `imagePrewarm` in its rolling update strategy, or something there that is not an object. */
+function optsInToPrewarm(set: KubeObject): boolean {
+  const strategy = (set.spec as { updateStrategy?: { rollingUpdate?: { imagePrewarm?: unknown } } } | undefined)?.updateStrategy;
+  if (typeof strategy !== "object" || strategy === null) return strategy !== undefined && strategy !== null;
+  const rolling: unknown = strategy.rollingUpdate;
+  if (typeof rolling !== "object" || rolling === null) return rolling !== undefined && rolling !== null;
+  return (rolling as { imagePrewarm?: unknown }).imagePrewarm !== undefined;
 }
 
 /** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
@@ -205,17 +230,18 @@ async function reconcileNamespace(
   client: KubeClient,
   group: NamespaceGroup,
   selector: string,
-  lists: PassIndex,
+  listsReady: Promise<PassIndex>,
   o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader },
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
   // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
   const withClaims = group.sets.some((s) => hasClaimTemplates(s));
-  const [pods, claims, revisions] = await Promise.all([
+  const [pods, claims, revisions, lists] = await Promise.all([
     client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     withClaims ? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }) : [],
     client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    listsReady,
   ]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
   withUnseen(result, o.awaiting, { statefulsets: group.sets, pods, ...(withClaims ? { persistentvolumeclaims: claims } : {}) });

@@ -5,7 +5,25 @@ import { EventRecorder } from "./events.ts";
 import { fencedClient } from "./fence.ts";
 import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
-import { afterFullPass, afterSetPass, dueAt, emptySchedule, MAX_DUE_SETS, nextAlarmAt, WOKEN_RECHECK_MS, withDue, type ShardSchedule } from "./wake-schedule.ts";
+import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
+import { R } from "../kube/resources.ts";
+import {
+  afterFullPass,
+  afterSetPass,
+  awaitingAlso,
+  dueAt,
+  emptySchedule,
+  MAX_DUE_SETS,
+  nextAlarmAt,
+  nextLookMs,
+  probesFirst,
+  recheckAfterMs,
+  UNSEEN_RECHECK_MS,
+  withDue,
+  wokenBy,
+  type ShardSchedule,
+  type WokenSet,
+} from "./wake-schedule.ts";
 
 /**
  * ShardRunner is the single writer of one shard of namespaces (the Worker's Durable Object per
@@ -30,10 +48,11 @@ export interface ShardStore {
   setAlarm(at: number): Promise<void>;
 }
 
-/** A set to pass, or a namespace's ImageLists (`name` ""). */
+/** A set to pass, or a namespace's ImageLists (`name` ""); and the write its admission announces, if known. */
 export interface ShardWake {
   namespace: string;
   name: string;
+  write?: AnnouncedWrite;
 }
 
 export interface ShardRunnerOptions {
@@ -56,7 +75,11 @@ export interface ShardRunnerOptions {
   now?: () => Date;
   /** Local monotonic ms the Lease's expiry and renewals are judged by (default performance.now). */
   clock?: () => number;
-  /** A wake's pass waits this long first (ms; default WAKE_COALESCE_MS): the write it announces is stored meanwhile, and wakes meanwhile join it. */
+  /**
+   * A wake that announces no write waits this long before its pass (ms; default WAKE_COALESCE_MS):
+   * the write is stored meanwhile, and wakes meanwhile join it. One that announces its write does
+   * not wait: its pass tells whether it read the write, and looks again UNSEEN_RECHECK_MS[0] later if not.
+   */
   coalesceMs?: number;
 }
 
@@ -68,12 +91,18 @@ const REQUESTS_PER_PASS_RESERVE = 20;
 const MISSING_RECHECK_MS = 250;
 
 /**
- * A wake comes from admission, before the write it announces is stored: its pass waits this long
- * first (as Node's scheduler, 15 ms), so it rarely reads the state before the write (bench:latency
- * --worker-only: the pass 17 ms after a kubelet's status admission read the old status, and the
- * step waited for the 50 ms recheck's pass).
+ * A wake comes from admission, before the write it announces is stored: the pass of one that does
+ * not say which write waits this long first (as Node's scheduler, 15 ms), so it rarely reads the
+ * state before the write (bench:latency --worker-only: the pass 17 ms after a kubelet's status
+ * admission read the old status, and the step waited for the 50 ms recheck's pass).
  */
 const WAKE_COALESCE_MS = 25;
+
+/** A recheck reads at most this many awaited objects by name before it passes the set or waits more. */
+const MAX_PROBES = 3;
+
+/** The resource each kind of announced write is read from. */
+const PROBED: Record<AnnouncedResource, (typeof R)[keyof typeof R]> = { pods: R.pods, persistentvolumeclaims: R.pvcs, statefulsets: R.statefulSets };
 
 /** At most this many distinct sets wait in the queue; more bring the full pass forward. */
 const MAX_QUEUED = 1_000;
@@ -90,10 +119,16 @@ export class ShardRunner {
   private readonly queued = new Set<string>();
   private fullPassQueued = false;
   /**
-   * Woken sets (and sets whose pass wrote) and how many rechecks of that wake were passed since
-   * (WOKEN_RECHECK_MS: the wake may have come before the write it announces was stored).
+   * Woken sets (and sets whose pass wrote): how many rechecks of their wakes were passed since, and
+   * the writes those wakes announced that no pass read yet (wake-schedule.ts: recheckAfterMs).
    */
-  private readonly woken = new Map<string, number>();
+  private readonly woken = new Map<string, WokenSet>();
+  /**
+   * Namespaces whose last targeted pass read no ImageList, with no ImageList wake and no full pass
+   * since: a targeted pass there skips their list for a set that does not pre-warm (pass.ts).
+   * In memory, bounded; only a hint (a lost ImageList wake delays its actuation to the full pass).
+   */
+  private readonly noImageLists = new Set<string>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private readonly elector: LeaderElector;
@@ -129,9 +164,10 @@ export class ShardRunner {
       return;
     }
     const key = shardKey(w);
-    this.o.log.debug?.("wake", { set: key, queued: this.queued.has(key) });
-    this.markWoken(key);
-    const coalesceMs = this.o.coalesceMs ?? WAKE_COALESCE_MS;
+    this.o.log.debug?.("wake", { set: key, queued: this.queued.has(key), write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
+    this.markWoken(key, w.write);
+    if (w.name === "") this.noImageLists.delete(w.namespace);
+    const coalesceMs = w.write ? 0 : (this.o.coalesceMs ?? WAKE_COALESCE_MS);
     if (coalesceMs > 0 && !this.queued.has(key)) await new Promise((resolve) => setTimeout(resolve, coalesceMs));
     if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
     else this.queued.add(key);
@@ -232,46 +268,81 @@ export class ShardRunner {
     }
   }
 
-  /** markWoken starts the rechecks of a wake of `key` (bounded: beyond MAX_DUE_SETS woken sets, a new one gets none). */
-  private markWoken(key: string): void {
-    if (this.woken.size < MAX_DUE_SETS || this.woken.has(key)) this.woken.set(key, 0);
+  /** markWoken starts the rechecks of a wake of `key` announcing `write` (bounded: beyond MAX_DUE_SETS woken sets, a new one gets none). */
+  private markWoken(key: string, write: AnnouncedWrite | undefined): void {
+    if (this.woken.size < MAX_DUE_SETS || this.woken.has(key)) this.woken.set(key, wokenBy(this.woken.get(key), write));
   }
 
   /** setPass runs a targeted pass of one set (or a namespace's ImageLists) and returns the schedule after it. */
   private async setPass(s: ShardSchedule, key: string, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
     const w = fromKey(key);
-    const recheck = this.woken.get(key);
+    const woken = this.woken.get(key);
+    if (woken && w.name && probesFirst(woken, this.now().getTime()) && !(await this.anyLanded(w.namespace, woken.awaiting))) {
+      // Not stored yet: one GET per awaited object instead of a pass; looked at again soon.
+      const soon = UNSEEN_RECHECK_MS[woken.recheck];
+      if (soon !== undefined) {
+        this.woken.set(key, { ...woken, recheck: woken.recheck + 1 });
+        const at = Math.min(this.now().getTime() + soon, woken.passAt ?? Infinity);
+        return withDue(s, key, at);
+      }
+    }
     this.woken.delete(key);
+    const awaiting = woken?.awaiting.length ? woken.awaiting : undefined;
     let r: PassResult;
     try {
-      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, events, shouldStop, beforeSet: () => this.renewIfDue() });
+      const imageListsKnownNone = this.noImageLists.has(w.namespace);
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
     }
+    if (r.imageListCount === 0 && this.noImageLists.size < MAX_DUE_SETS) this.noImageLists.add(w.namespace);
+    else if (r.imageListCount) this.noImageLists.delete(w.namespace);
     const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };
-    this.o.log.debug?.("set passed", { set: key, recheck, ...outcome });
-    // A wake that came during this pass (it is queued) starts its rechecks afresh: this pass's count must not override it.
-    const wokenMeanwhile = this.woken.has(key);
+    const unseen = r.unseenWrites ?? [];
+    this.o.log.debug?.("set passed", { set: key, recheck: woken?.recheck, unseen: unseen.length || undefined, ...outcome });
+    // A wake that came during this pass (it is queued) starts its rechecks afresh, and its pass also
+    // looks for what this one did not read: this pass's state must not override it.
+    const meanwhile = this.woken.get(key);
+    if (meanwhile) this.woken.set(key, awaitingAlso(meanwhile, unseen));
     // Writes made, or the budget ran out before the set: again at once (in this drain, or the alarm's).
     if (outcome.actionCount > 0 || (r.pending && shouldStop())) {
-      // Its own writes wake nothing: what they lead to is rechecked as a wake's would be.
-      if (outcome.actionCount > 0) this.markWoken(key);
-      else if (recheck !== undefined && !wokenMeanwhile) this.woken.set(key, recheck);
+      // Its own writes wake nothing: the pass after them reads them (and what this one did not read yet).
+      if (!meanwhile && outcome.actionCount > 0) this.woken.set(key, { recheck: 0, awaiting: unseen, announced: woken?.announced ?? true });
+      else if (!meanwhile && woken) this.woken.set(key, woken);
       this.queued.add(key);
       return withDue(s, key, undefined);
     }
+    const soon = woken && !meanwhile ? recheckAfterMs(woken, unseen) : undefined;
     // A wake comes from admission, before the write it announces is stored: a set not found yet is
-    // looked at once more, MISSING_RECHECK_MS later (a set that is really gone costs one more read).
+    // looked at again while its announced create (or update) is not read, or once, MISSING_RECHECK_MS
+    // later, after a wake that did not say (a set that is really gone costs one more read).
     if (w.name && r.sets.length === 0) {
-      if (recheck !== 0 || wokenMeanwhile) return withDue(s, key, undefined);
-      this.woken.set(key, WOKEN_RECHECK_MS.length);
-      return withDue(s, key, this.now().getTime() + MISSING_RECHECK_MS);
+      if (!woken || meanwhile) return withDue(s, key, undefined);
+      const missingMs = unseen.length ? soon : !woken.announced && woken.recheck === 0 ? MISSING_RECHECK_MS : undefined;
+      if (missingMs === undefined) return withDue(s, key, undefined);
+      this.woken.set(key, { recheck: unseen.length ? woken.recheck + 1 : Infinity, awaiting: unseen, announced: woken.announced });
+      return withDue(s, key, this.now().getTime() + missingMs);
     }
-    // A woken set is looked at again soon (WOKEN_RECHECK_MS), whether it waits or not: its pass
-    // may have read the pod status, the template or the deletion before the wake's write was stored.
-    if (recheck !== undefined && recheck < WOKEN_RECHECK_MS.length && !wokenMeanwhile) this.woken.set(key, recheck + 1);
-    return afterSetPass(s, key, outcome, this.now().getTime(), recheck);
+    // A woken set is looked at again soon (recheckAfterMs), whether it waits or not: its pass may
+    // have read the pod status, the template or the deletion before the wake's write was stored.
+    if (soon !== undefined && woken) {
+      const later = nextLookMs(outcome);
+      this.woken.set(key, { recheck: woken.recheck + 1, awaiting: unseen, announced: woken.announced, passAt: later === undefined ? undefined : this.now().getTime() + later });
+    }
+    return afterSetPass(s, key, outcome, this.now().getTime(), soon);
+  }
+
+  /** anyLanded returns true when one of the awaited writes (the first few) shows on its object, read by name; a failed read counts as landed (the pass then looks). */
+  private async anyLanded(namespace: string, awaiting: readonly AnnouncedWrite[]): Promise<boolean> {
+    for (const write of awaiting.slice(0, MAX_PROBES)) {
+      try {
+        if (writeLanded(write, await this.client.get(PROBED[write.resource], namespace, write.name))) return true;
+      } catch {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
@@ -279,6 +350,8 @@ export class ShardRunner {
     const { client } = this;
     const { log } = this.o;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
+    // The safety net for a lost ImageList wake too: targeted passes read the ImageLists again after it.
+    this.noImageLists.clear();
     let r: PassResult;
     try {
       r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events, shouldStop, beforeSet: () => this.renewIfDue() });

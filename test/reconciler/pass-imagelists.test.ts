@@ -162,3 +162,40 @@ describe("what the actuator did is part of the pass's result", () => {
     await expect(pass()).rejects.toThrow(/500|internal/i);
   });
 });
+
+describe("a targeted pass's ImageList read", () => {
+  it("is sent beside the set's pods, claims and revisions, not before them (one round trip fewer before it acts)", async () => {
+    const { fake, now } = setup();
+    fake.seed(setManifest({ name: "web", replicas: 1 }));
+    const events: string[] = [];
+    // Each request answers a turn later than it was sent: what is sent before another answers is in flight at once.
+    const fetch: typeof fake.fetch = async (input, init) => {
+      const path = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
+      events.push(`send ${path}`);
+      await new Promise((r) => setTimeout(r, 0));
+      const res = await fake.fetch(input, init);
+      events.push(`done ${path}`);
+      return res;
+    };
+    const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 1 });
+    await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web" });
+    expect(events.indexOf("send pods")).toBeLessThan(events.indexOf("done imagelists"));
+  });
+
+  it("is skipped when the caller knows the namespace has none and the set does not pre-warm; the result says how many there are when read", async () => {
+    const { fake, client, pass, seedList } = setup();
+    fake.seed(setManifest({ name: "web", replicas: 1 }));
+    const lists = () => fake.log.count({ verb: "list", resource: "imagelists" });
+    expect((await pass({ namespace: "default", setName: "web" })).imageListCount).toBe(0);
+    fake.log.clear();
+    const skipped = await pass({ namespace: "default", setName: "web", imageListsKnownNone: true });
+    expect([lists(), skipped.imageListCount]).toEqual([0, undefined]);
+    // A set that pre-warms reads them whatever the caller knows (it writes them).
+    const strategy = { updateStrategy: { type: "RollingUpdate", rollingUpdate: { imagePrewarm: { parallelism: 1 } } } };
+    fake.seed(setManifest({ name: "warm", replicas: 1, spec: strategy }));
+    seedList("node-a", [OLD]);
+    fake.log.clear();
+    expect((await reconcilePass(client, { now: () => new Date(), log: silentLogger, namespace: "default", setName: "warm", imageListsKnownNone: true })).imageListCount).toBe(1);
+    expect(lists()).toBe(1);
+  });
+});

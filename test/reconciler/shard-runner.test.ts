@@ -5,7 +5,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
-import { WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { UNSEEN_RECHECK_MS, WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -209,6 +209,98 @@ describe("ShardRunner.wake", () => {
     expect(w.pods()).toEqual([]);
     expect(w.stored.schedule?.due["default/web"]).toBe(now);
     expect(w.stored.alarm).toBe(now);
+  });
+});
+
+/** The wake of the set's own create, stored before its pass. */
+const webCreated = { ...web, write: { resource: "statefulsets" as const, name: "web", operation: "CREATE" as const } };
+
+/** statusWrite returns the wake of the kubelet's status write of pod `name` as admission announces it (the pod's resourceVersion before it). */
+function statusWrite(fake: ReturnType<typeof createFakeApiServer>, name: string) {
+  const rv = fake.get<Pod>(`/api/v1/namespaces/default/pods/${name}`)!.metadata!.resourceVersion;
+  return { ...web, write: { resource: "pods" as const, name, operation: "UPDATE" as const, resourceVersion: rv } };
+}
+
+describe("ShardRunner and the writes wakes announce", () => {
+  it("a wake whose pass read the write it announced is not looked at again blindly: only when its outcome says (WAITING_RECHECK_MS while it waits)", async () => {
+    const w = world();
+    await w.runner.wake(webCreated); // web-0 created
+    const wake = statusWrite(w.fake, "web-0");
+    markReady(w.fake, "web-0"); // stored before the pass reads it
+    w.fake.log.clear();
+    await w.runner.wake(wake);
+    expect(w.pods()).toEqual(["web-0", "web-1"]);
+    // The pass after its own writes waits for web-1 (no wake announced anything more): no 50 ms, 250 ms, … looks.
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + WAITING_RECHECK_MS);
+    expect(w.fake.log.count({ verb: "list", resource: "statefulsets" })).toBe(2);
+  });
+
+  it("a wake whose pass read before its announced write was stored looks again UNSEEN_RECHECK_MS[0] (10 ms) later, and takes the step then", async () => {
+    const w = world({ coalesceMs: 20 });
+    await w.runner.wake(webCreated);
+    const wake = statusWrite(w.fake, "web-0");
+    await w.runner.wake(wake); // the kubelet's status write is admitted, not stored yet
+    expect(w.pods()).toEqual(["web-0"]);
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + UNSEEN_RECHECK_MS[0]);
+    markReady(w.fake, "web-0");
+    w.clock.advance(UNSEEN_RECHECK_MS[0]);
+    await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("while the announced write is not stored, a recheck reads only the awaited pod (one GET), then passes the set once the write shows", async () => {
+    const w = world();
+    await w.runner.wake(webCreated);
+    await w.runner.wake(statusWrite(w.fake, "web-0")); // admitted, not stored yet: due 10 ms on
+    w.fake.log.clear();
+    w.clock.advance(UNSEEN_RECHECK_MS[0]);
+    await w.runner.alarm();
+    expect(w.fake.log.entries.map((e) => `${e.verb} ${e.resource}`)).toEqual(["get pods"]);
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + UNSEEN_RECHECK_MS[1]);
+    markReady(w.fake, "web-0");
+    w.clock.advance(UNSEEN_RECHECK_MS[1]);
+    await w.runner.alarm();
+    expect(w.pods()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("a set create announced but not stored yet is looked at again 10 ms later, and its first pod created then", async () => {
+    const w = world();
+    const late = { namespace: "default", name: "late", write: { resource: "statefulsets" as const, name: "late", operation: "CREATE" as const } };
+    await w.runner.wake(late);
+    expect(w.stored.schedule?.due["default/late"]).toBe(w.clock.now().getTime() + UNSEEN_RECHECK_MS[0]);
+    w.fake.seed(setManifest({ name: "late", replicas: 1, claims: [] }));
+    w.clock.advance(UNSEEN_RECHECK_MS[0]);
+    await w.runner.alarm();
+    expect(w.pods()).toContain("late-0");
+  });
+
+  it("a wake naming a set that does not exist, announcing a pod's write, costs one read", async () => {
+    const w = world();
+    await w.runner.wake(web); // the Lease taken
+    w.fake.log.clear();
+    await w.runner.wake({ namespace: "default", name: "nope", write: { resource: "pods", name: "nope-0", operation: "CREATE" } });
+    expect(w.fake.log.total).toBe(1);
+    expect(w.stored.schedule?.due["default/nope"]).toBeUndefined();
+  });
+
+  it("a targeted pass of a set that does not pre-warm skips the ImageLists once a pass there read none, until an ImageList wake or a full pass", async () => {
+    const w = world();
+    const imageListLists = () => w.fake.log.count({ verb: "list", resource: "imagelists" });
+    await w.runner.wake(web); // reads them: none
+    w.fake.log.clear();
+    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    expect(imageListLists()).toBe(0);
+    await w.runner.wake({ namespace: "default", name: "" }); // an ImageList changed
+    w.fake.log.clear();
+    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    expect(imageListLists()).toBe(1);
+    w.fake.log.clear();
+    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    expect(imageListLists()).toBe(0);
+    await w.runner.poke(); // the full pass reads them all
+    w.fake.log.clear();
+    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    expect(imageListLists()).toBe(1);
   });
 });
 

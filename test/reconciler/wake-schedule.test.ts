@@ -1,16 +1,24 @@
 import { describe, expect, it } from "vitest";
+import type { AnnouncedWrite } from "../../src/objects/announced-write.ts";
 import {
   afterFullPass,
+  awaitingAlso,
   afterSetPass,
   dueAt,
   emptySchedule,
+  MAX_AWAITED,
   MAX_DUE_SETS,
   nextAlarmAt,
   nextLookMs,
+  probesFirst,
+  recheckAfterMs,
+  UNSEEN_RECHECK_MS,
   WAITING_RECHECK_MS,
   WOKEN_RECHECK_MS,
   withDue,
+  wokenBy,
   type ShardSchedule,
+  type WokenSet,
 } from "../../src/reconciler/wake-schedule.ts";
 
 const T = 1_000_000;
@@ -27,13 +35,52 @@ describe("nextLookMs", () => {
   });
 
   it.each([
-    ["the wake's first recheck, set waiting", { actionCount: 0, pending: true }, 0, WOKEN_RECHECK_MS[0]],
-    ["the wake's second recheck, set converged", { actionCount: 0, pending: false }, 1, WOKEN_RECHECK_MS[1]],
-    ["a requeue sooner than the recheck wins", { actionCount: 0, pending: true, requeueAfterMs: 10 }, 0, 10],
-    ["rechecks used up, waiting: the waiting recheck", { actionCount: 0, pending: true }, WOKEN_RECHECK_MS.length, WAITING_RECHECK_MS],
-    ["rechecks used up, converged: not tracked", { actionCount: 0, pending: false }, WOKEN_RECHECK_MS.length, undefined],
-  ])("woken: %s", (_name, outcome, recheck, want) => {
-    expect(nextLookMs(outcome, recheck)).toBe(want);
+    ["the wake's first recheck, set waiting", { actionCount: 0, pending: true }, WOKEN_RECHECK_MS[0], WOKEN_RECHECK_MS[0]],
+    ["the wake's second recheck, set converged", { actionCount: 0, pending: false }, WOKEN_RECHECK_MS[1], WOKEN_RECHECK_MS[1]],
+    ["a requeue sooner than the recheck wins", { actionCount: 0, pending: true, requeueAfterMs: 10 }, WOKEN_RECHECK_MS[0], 10],
+    ["no recheck, waiting: the waiting recheck", { actionCount: 0, pending: true }, undefined, WAITING_RECHECK_MS],
+    ["no recheck, converged: not tracked", { actionCount: 0, pending: false }, undefined, undefined],
+  ])("woken: %s", (_name, outcome, soonMs, want) => {
+    expect(nextLookMs(outcome, soonMs)).toBe(want);
+  });
+});
+
+describe("recheckAfterMs (a woken set whose pass made no write)", () => {
+  const podUpdate: AnnouncedWrite = { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "41" };
+  const announced = wokenBy(undefined, podUpdate);
+  const blind = wokenBy(undefined, undefined);
+
+  it("a pass that read every write its wakes announced is not looked at again soon", () => {
+    expect(recheckAfterMs(announced, [])).toBeUndefined();
+  });
+
+  it("one that did not read an announced write looks again after UNSEEN_RECHECK_MS (10 ms first, then close together, 3 s last), then no more", () => {
+    const got = [...UNSEEN_RECHECK_MS.keys(), UNSEEN_RECHECK_MS.length].map((recheck) => recheckAfterMs({ ...announced, recheck }, [podUpdate]));
+    expect(got).toEqual([...UNSEEN_RECHECK_MS, undefined]);
+    expect([UNSEEN_RECHECK_MS[0], UNSEEN_RECHECK_MS.at(-1)]).toEqual([10, 3000]);
+  });
+
+  it("a recheck reads its awaited objects first only after a wake's own pass, while all wakes announced their write, before its outcome's own time", () => {
+    const rechecking: WokenSet = { recheck: 1, awaiting: [podUpdate], announced: true, passAt: T + 100 };
+    expect(probesFirst(rechecking, T)).toBe(true);
+    expect(probesFirst({ ...rechecking, recheck: 0 }, T)).toBe(false);
+    expect(probesFirst({ ...rechecking, announced: false }, T)).toBe(false);
+    expect(probesFirst({ ...rechecking, awaiting: [] }, T)).toBe(false);
+    expect(probesFirst(rechecking, T + 100)).toBe(false);
+  });
+
+  it("after a wake that announced no write (an ImageList's), rechecks are blind: WOKEN_RECHECK_MS whatever the pass read", () => {
+    expect([0, 1, 2, 3, 4].map((recheck) => recheckAfterMs({ ...blind, recheck }, []))).toEqual([...WOKEN_RECHECK_MS, undefined]);
+    expect(wokenBy(announced, undefined).announced).toBe(false);
+  });
+
+  it("a wake starts the rechecks afresh and adds its write once; beyond MAX_AWAITED the set turns blind", () => {
+    const again = wokenBy({ ...announced, recheck: 3 }, podUpdate);
+    expect(again).toEqual({ recheck: 0, awaiting: [podUpdate], announced: true });
+    let w = announced;
+    for (let i = 0; i < MAX_AWAITED + 1; i++) w = wokenBy(w, { ...podUpdate, resourceVersion: String(100 + i) });
+    expect(w.announced).toBe(false);
+    expect(awaitingAlso(announced, [podUpdate]).awaiting).toEqual([podUpdate]);
   });
 });
 

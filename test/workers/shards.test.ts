@@ -97,6 +97,21 @@ describe("the webhook forwards wakes to the shard's object", () => {
     expect(lease?.spec?.holderIdentity).toBe("ordinal-worker");
   });
 
+  it("the object gets the write a wake announces: a pass that read it is not looked at again blindly (50 ms, 250 ms, …) but when its outcome says", async () => {
+    await fake.seed(setManifest({ replicas: 2, claims: [] }));
+    const index = shardOf("default", SHARDS);
+    const later = Date.now() + 3_600_000;
+    await seedSchedule(index, { due: {}, nextFullPassAt: later }, later);
+    // The set's create, stored before the wake's pass reads it (a malformed write would count as none).
+    const wake = { namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" } };
+    const res = await stubOf(index).fetch("https://shard/wake", { method: "POST", body: JSON.stringify({ index, wake }) });
+    expect(res.status).toBe(204);
+    expect(podNames(fake)).toEqual(["web-0"]);
+    // web-0 not Ready: the set waits for the kubelet's wake, WAITING_RECHECK_MS at the latest; no blind look 50 ms on.
+    const { schedule } = await stateOf(index);
+    expect(schedule?.due["default/web"]).toBeGreaterThan(Date.now() + WAITING_RECHECK_MS / 2);
+  });
+
   it("a wake while another holder has the Lease writes nothing", async () => {
     await fake.seed(setManifest({ replicas: 1, claims: [] }));
     await fake.seed({

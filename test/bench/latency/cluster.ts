@@ -114,7 +114,9 @@ function serveEnv(env: EnvJson): Record<string, string> {
 
 /** workerArgs returns `npx wrangler dev …` for the Worker with wrangler.toml's settings and the same identity and auth mode. */
 function workerArgs(env: EnvJson): string[] {
-  const vars = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+  const vars: Record<string, string> = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+  // LOG_LEVEL=debug on the bench's command line reaches the Worker too (serve inherits it): its shard's `wake` / `set passed` lines.
+  if (process.env.LOG_LEVEL) vars.LOG_LEVEL = process.env.LOG_LEVEL;
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORTS.worker), "--inspector-port", String(PORTS.inspector), "--local-protocol", "https"];
   args.push("--https-key-path", `${DIR}/tls.key`, "--https-cert-path", `${DIR}/tls.crt`, "--persist-to", `${DIR}/wrangler-state`, "--show-interactive-dev-session=false");
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);

@@ -224,6 +224,29 @@ describe("volumeClaimStatus (Kruise's compatibleReplicas / compatibleReadyReplic
   });
 });
 
+describe("statusAfter and the claims of a created pod", () => {
+  it("counts a created pod's claims (created this pass or found) as compatible and ready: the pass after it has no status to write", () => {
+    const set = setWith("1Gi", "OnPodRollingUpdate");
+    const observed = { replicas: 1, readyReplicas: 1, availableReplicas: 1, currentReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1 };
+    const before = volumeClaimStatus(set, [[0, pod(set, 0, "r")]], byName([claim(set, 0)]));
+    const basis = { observed, currentRevision: "r", updateRevision: "r", collisionCount: 0, volumeClaims: before, claims: byName([claim(set, 0), claim(set, 2)]) };
+    const created = (o: number) => ({ type: "createPod" as const, pod: pod(set, o, "r"), reason: "create" as const });
+    const done = [{ type: "createClaim" as const, claim: claim(set, 1), pod: "web-1" }, created(1), created(2)];
+    expect(statusAfter(set, basis, done).volumeClaims).toEqual([{ volumeClaimName: "www", compatibleReplicas: 3, compatibleReadyReplicas: 3 }]);
+    // What the next pass computes from the same objects.
+    const replicas = [0, 1, 2].map((o) => [o, pod(set, o, "r")] as const);
+    expect(volumeClaimStatus(set, replicas, byName([claim(set, 0), claim(set, 1), claim(set, 2)]))).toEqual(statusAfter(set, basis, done).volumeClaims);
+  });
+
+  it("does not count a created pod whose claim is neither found nor created", () => {
+    const set = setWith("1Gi", "OnPodRollingUpdate");
+    const observed = { replicas: 0, readyReplicas: 0, availableReplicas: 0, currentReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0 };
+    const basis = { observed, currentRevision: "r", updateRevision: "r", collisionCount: 0, volumeClaims: volumeClaimStatus(set, [], new Map()), claims: new Map() };
+    const done = [{ type: "createPod" as const, pod: pod(set, 0, "r"), reason: "create" as const }];
+    expect(statusAfter(set, basis, done).volumeClaims).toEqual([{ volumeClaimName: "www", compatibleReplicas: 0, compatibleReadyReplicas: 0 }]);
+  });
+});
+
 describe("the VolumeExpansionBlocked condition", () => {
   const set = setWith("2Gi", "OnPodRollingUpdate");
   const status = { replicas: 3, readyReplicas: 3, updatedReplicas: 3, updateRevision: "r" };
