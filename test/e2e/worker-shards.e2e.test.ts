@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lease } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { R } from "../../src/kube/resources.ts";
@@ -21,13 +21,14 @@ import { shardLeaseName } from "../../src/reconciler/shard-leases.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { startApiProxy, startWorker, waitHealthy, webhookFetch, WORKER_URL, type Running } from "./servers.ts";
-import { admin, kubeletFor, kubectl, listPods, newNamespace, sleep } from "./support.ts";
+import { admin, kubeletFor, kubectl, listPods, newNamespace, setupCluster, sleep } from "./support.ts";
 
 const LEASE_NS = "ordinal-system";
 const state = mkdtempSync(join(tmpdir(), "ordinal-worker-shards-"));
 let proxy: Running | undefined;
 let worker: Running | undefined;
 
+beforeAll(setupCluster);
 afterAll(async () => {
   await worker?.stop();
   await proxy?.stop();
