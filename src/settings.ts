@@ -56,8 +56,19 @@ const SETTINGS = {
    * that thread only; the webhooks keep answering (src/node/reconcile-thread.ts). 0: no thread.
    */
   RECONCILE_HEAP_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 128 },
+  /**
+   * `ordinal serve`: the watch cache's budget (MB of JSON held; the heap it takes is about 2–3×
+   * that, within RECONCILE_HEAP_MB). A resource past its share is read from the apiserver instead. 0: no cache.
+   */
+  WATCH_CACHE_MB: { parse: integer(0, 65_536, " of megabytes"), fallback: 16 },
   /** Shards the namespaces are hashed onto, one writer each: the Worker's Durable Objects; `ordinal serve`'s Leases (one elector each). */
   RECONCILE_SHARDS: { parse: integer(1, 256), fallback: 1 },
+  /**
+   * `ordinal serve`: the reconciler Leases' duration in seconds (client-go's LeaseDuration; renew
+   * deadline 2/3 of it, retry period 1/3): how long the others wait before taking a dead replica's
+   * shards over. Shorter: faster takeover, more Lease writes.
+   */
+  RECONCILE_LEASE_SECONDS: { parse: integer(3, 300, " of seconds"), fallback: 30 },
   VALIDATE_APPS_V1_STATEFULSETS: { parse: yesNo, fallback: false },
   WEBHOOK_MTLS: { parse: yesNo, fallback: false },
   /** Whether registration creates missing webhook configurations (create), only repairs existing ones (update, deploy/'s) or does nothing (off). */

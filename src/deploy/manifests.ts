@@ -63,11 +63,11 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   // The replica's address: the Lease holder writes it on the Lease, and the standby forwards the
   // wakes its webhooks see there (src/node/wake-forward.ts).
   { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-  // One shard (the Lease ordinal-reconciler): one replica acts, the other forwards its wakes and
-  // takes over when the Lease expires. n > 1 shares the work (src/reconciler/shard-schedulers.ts),
-  // but a replica takes free shards one retry period (10 s) apart, so a lone replica holds all 8 of
-  // n = 8 only after ~80 s: the deploy e2e's first set waited past its 90 s on the shipped defaults.
-  { name: "RECONCILE_SHARDS", value: "1" },
+  // 8 shards (Leases ordinal-reconciler-<i>-of-8): each replica takes its fair share, ceil(8 / live
+  // replicas), in its first round, so the two replicas hold 4 each; when one dies the other takes
+  // its shards as their Leases expire (30 s). A wake seen by a replica that does not hold its set's
+  // shard is forwarded to the holder (src/reconciler/shard-schedulers.ts, shard-share.ts).
+  { name: "RECONCILE_SHARDS", value: "8" },
 ];
 
 /** serverManifests returns the Deployment (2 replicas, non-root, read-only root), the Service and the PDB. */

@@ -1,7 +1,10 @@
 /**
  * Least-privilege RBAC of the reconciler's ServiceAccount, as data: exactly the verbs the code
  * uses (test/deploy/rbac.test.ts scans src/ for the requests and fails on a verb granted but
- * unused or used but not granted). No watch (passes list), no get where list serves.
+ * unused or used but not granted). No get where list serves.
+ * - Watch (with list) on what a set's pass reads: Ordinal's StatefulSets and ImageLists, pods,
+ *   claims and revisions (those labelled ordinal.dev/statefulset: the selector is the request's,
+ *   RBAC cannot narrow it): `ordinal serve`'s watch cache (src/reconciler/watch-cache.ts).
  * - Pods: listed (only those carrying ordinal.dev/statefulset), created, deleted, patched
  *   (adoption, identity labels), read by name (an unlabelled orphan whose create met
  *   AlreadyExists); status patched (the InPlaceUpdateReady condition).
@@ -43,17 +46,17 @@ const NAME = "ordinal-reconciler";
 const labels = { "app.kubernetes.io/part-of": "ordinal" };
 
 const CLUSTER_RULES: Rule[] = [
-  { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "create", "delete", "patch"] },
+  { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch", "create", "delete", "patch"] },
   { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
-  { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "create", "patch"] },
+  { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "watch", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
   { apiGroups: ["storage.k8s.io"], resources: ["storageclasses"], verbs: ["list"] },
   { apiGroups: [""], resources: ["namespaces"], verbs: ["list"] },
-  { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "create", "patch", "delete"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "patch"] },
+  { apiGroups: ["apps"], resources: ["controllerrevisions"], verbs: ["get", "list", "watch", "create", "patch", "delete"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets"], verbs: ["get", "list", "watch", "patch"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["statefulsets/status"], verbs: ["patch"] },
-  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "create", "patch", "delete"] },
+  { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists"], verbs: ["list", "watch", "create", "patch", "delete"] },
   { apiGroups: ["apps.ordinal.dev"], resources: ["imagelists/status"], verbs: ["patch"] },
   {
     apiGroups: ["admissionregistration.k8s.io"],

@@ -92,6 +92,34 @@ export interface KubeClient {
   readonly requestCount: number;
 }
 
+/** One event of a watch stream: an object added, modified or deleted, a bookmark, or an ERROR carrying a Status (410 Expired: list again). */
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: KubeObject;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Events after this resourceVersion (a list's); empty: ADDED for what exists, then changes. */
+  resourceVersion?: string;
+  /** The apiserver ends the watch after this long (it is then resumed from the last event seen). */
+  timeoutSeconds?: number;
+  /** Ends the watch from this side. */
+  signal?: AbortSignal;
+}
+
+/**
+ * WatchClient opens watches (Node's watch cache, src/kube/informer.ts). Only createKubeClient's
+ * client has it: the Worker never holds a stream open, and wrappers (fenced, metered) pass lists.
+ */
+export interface WatchClient {
+  /** watch yields the events of one watch request until the server ends it or `signal` aborts; an HTTP error throws ApiError. */
+  watch(r: ResourceRef, namespace: string | undefined, opts: WatchOptions): AsyncGenerator<WatchEvent>;
+  /** listWithVersion returns every matching object (following pages) and the resourceVersion the list was read at (a watch resumes from it). */
+  listWithVersion(r: ResourceRef, namespace: string | undefined, labelSelector: string | undefined): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+}
+
 /**
  * ApiError is a non-2xx answer of the apiserver: `code` is the HTTP status, `reason` the Status
  * reason ("Conflict", "NotFound", "Invalid", …) and `status` the whole Status body.

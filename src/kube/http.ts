@@ -1,4 +1,17 @@
-import { ApiError, type DeleteOptions, type KubeClient, type KubeObject, type ListOptions, type Named, type PatchType, type ServerVersion, type WriteOptions } from "./client.ts";
+import {
+  ApiError,
+  type DeleteOptions,
+  type KubeClient,
+  type KubeObject,
+  type ListOptions,
+  type Named,
+  type PatchType,
+  type ServerVersion,
+  type WatchClient,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
+} from "./client.ts";
 import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
@@ -38,7 +51,7 @@ const PATCH_CONTENT: Record<PatchType, string> = {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export function createKubeClient(opts: KubeClientOptions): KubeClient {
+export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchClient {
   const base = opts.baseUrl.replace(/\/+$/, "");
   const doFetch: FetchLike = opts.fetch ?? ((i, init) => fetch(i, init));
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 4);
@@ -46,10 +59,15 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
   const sleep = opts.sleep ?? defaultSleep;
   let count = 0;
 
-  async function request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Response> {
+  async function headersFor(): Promise<Record<string, string>> {
     const token = typeof opts.token === "function" ? await opts.token() : opts.token;
     const headers: Record<string, string> = { Accept: "application/json", "User-Agent": opts.userAgent ?? "ordinal" };
     if (token) headers.Authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  async function request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Response> {
+    const headers = await headersFor();
     if (body !== undefined) headers["Content-Type"] = contentType;
     let lastError: unknown;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -88,6 +106,20 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
     const s = q.toString();
     return s ? `?${s}` : "";
   };
+  /** listAtVersion follows a list's pages; returns the items and the resourceVersion it was read at (every page reads the first's). */
+  async function listAtVersion<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let resourceVersion = "";
+    do {
+      const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
+      const page = await json<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(await request("GET", path));
+      for (const item of page.items ?? []) if (!o?.keep || o.keep(item as KubeObject)) items.push(item);
+      cont = page.metadata?.continue || undefined;
+      resourceVersion ||= page.metadata?.resourceVersion ?? "";
+    } while (cont);
+    return { items, resourceVersion };
+  }
   const writeQuery = (w?: WriteOptions) => query({ dryRun: w?.dryRun ? "All" : undefined, fieldManager: w?.fieldManager });
 
   return {
@@ -103,15 +135,10 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
       return json<T>(res);
     },
     async list<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions) {
-      const items: T[] = [];
-      let cont: string | undefined;
-      do {
-        const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
-        const page = await json<{ items?: T[]; metadata?: { continue?: string } }>(await request("GET", path));
-        for (const item of page.items ?? []) if (!o?.keep || o.keep(item as KubeObject)) items.push(item);
-        cont = page.metadata?.continue || undefined;
-      } while (cont);
-      return items;
+      return (await listAtVersion<T>(r, ns, o)).items;
+    },
+    async listWithVersion(r: ResourceRef, ns: string | undefined, labelSelector: string | undefined) {
+      return listAtVersion<KubeObject>(r, ns, { labelSelector, limit: 500 });
     },
     async create<T extends object>(r: ResourceRef, ns: string | undefined, obj: T, w?: WriteOptions) {
       return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj));
@@ -125,6 +152,19 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
     async patch<T extends object>(r: ResourceRef, ns: string | undefined, name: string, patch: unknown, type: PatchType, sub?: string, w?: WriteOptions) {
       return json<T>(await request("PATCH", resourcePath(r, ns, name, sub) + writeQuery(w), patch, PATCH_CONTENT[type]));
     },
+    async *watch(r: ResourceRef, ns: string | undefined, w: WatchOptions): AsyncGenerator<WatchEvent> {
+      const path = resourcePath(r, ns) + query({ watch: "true", labelSelector: w.labelSelector, fieldSelector: w.fieldSelector, resourceVersion: w.resourceVersion, timeoutSeconds: w.timeoutSeconds, allowWatchBookmarks: "true" });
+      count++;
+      let res: Response;
+      try {
+        res = await doFetch(base + path, { ...opts.init, method: "GET", headers: await headersFor(), ...(w.signal ? { signal: w.signal } : {}) });
+      } catch (e) {
+        if (w.signal?.aborted) return;
+        throw new ApiError(0, "NetworkError", `WATCH ${base}${path}: ${networkCause(e)}`);
+      }
+      if (!res.ok) throw await toApiError(res);
+      yield* watchEvents(res, w.signal);
+    },
     async delete(r: ResourceRef, ns: string | undefined, name: string, o?: DeleteOptions) {
       const body = o ? { apiVersion: "v1", kind: "DeleteOptions", ...o } : undefined;
       const res = await request("DELETE", resourcePath(r, ns, name), body);
@@ -134,6 +174,32 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient {
       return true;
     },
   };
+}
+
+/** watchEvents yields the JSON lines of a watch response's body until it ends (or the signal aborts: then it returns quietly). */
+async function* watchEvents(res: Response, signal: AbortSignal | undefined): AsyncGenerator<WatchEvent> {
+  const body = res.body;
+  if (!body) return;
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<string>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (signal?.aborted) return;
+        throw new ApiError(0, "NetworkError", `watch stream broken: ${networkCause(e)}`);
+      }
+      if (chunk.done) break;
+      const lines = (buffered + chunk.value).split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) yield JSON.parse(line) as WatchEvent;
+    }
+    if (buffered.trim()) yield JSON.parse(buffered) as WatchEvent;
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
 }
 
 /** toApiError turns a non-2xx response into an ApiError carrying the Status reason and message. */

@@ -10,7 +10,7 @@ import { homedir } from "node:os";
 import { promisify } from "node:util";
 import { Agent, fetch as undiciFetch } from "undici";
 import { parse } from "yaml";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
 import { checkKubeToken } from "../settings.ts";
 
@@ -174,7 +174,7 @@ export async function tokenOf(cfg: ClusterConfig): Promise<string | undefined> {
   return typeof cfg.token === "function" ? cfg.token() : cfg.token;
 }
 
-/** clientFor returns a KubeClient for the config. */
-export function clientFor(cfg: ClusterConfig): KubeClient {
-  return createKubeClient({ baseUrl: cfg.server, token: cfg.token, fetch: fetchFor(cfg) });
+/** clientFor returns a KubeClient for the config (`userAgent`: what the apiserver's audit log names it; default "ordinal"). */
+export function clientFor(cfg: ClusterConfig, userAgent?: string): KubeClient & WatchClient {
+  return createKubeClient({ baseUrl: cfg.server, token: cfg.token, fetch: fetchFor(cfg), userAgent });
 }

@@ -21,6 +21,7 @@ import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
+import { watchCacheFrom } from "./watch-cache.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -29,7 +30,7 @@ interface ThreadData {
   role: typeof ROLE;
   /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
   vars: Record<string, string | undefined>;
-  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs">;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
 }
@@ -53,11 +54,14 @@ export async function reconcileThreadMain(): Promise<number> {
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const metrics = new Metrics();
-  const client = instrumentClient(clientFor(cluster), metrics, log);
+  const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
+  const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;
+  const cache = watchCacheFrom(data.vars, raw, client, log, () => (w) => scheduler.wake(w));
   const scheduler = new ShardSchedulers(client, {
     ...data.scheduler,
+    ...(cache ? { cache } : {}),
     log,
     leaseNamespace: settings.leaseNamespace,
     ...(data.forwarding ? { endpoint: data.forwarding.endpoint, forward: wakeForwarder(data.forwarding) } : {}),
@@ -75,7 +79,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const stopped = new Promise<void>((resolve) => {
     port.on("message", (m: ToThread) => {
       if (m.type === "wake") scheduler.wake(m.wake, m.forwarded);
-      else void scheduler.stop().then(() => {
+      else void Promise.all([scheduler.stop(), cache?.stop()]).then(() => {
         port.postMessage({ type: "stopped" } satisfies FromThread);
         resolve();
       });

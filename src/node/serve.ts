@@ -14,10 +14,12 @@ import { checkTokenVerifierKeys, generateWebhookKeys } from "../auth/token.ts";
 import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, WatchClient } from "../kube/client.ts";
+import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
 import { setting } from "../settings.ts";
+import { electionFor } from "../reconciler/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
@@ -90,6 +92,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if (isReconcileThread()) return reconcileThreadMain();
   const vars = { ...process.env } as Record<string, string | undefined>;
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
+  // The reconciler's identity on the Leases, and its User-Agent (the apiserver's audit log tells replicas apart).
+  const holder = `node-${randomUUID().slice(0, 8)}`;
   const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
   for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
     const file = process.env[`${k}_FILE`];
@@ -110,10 +114,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     return 2;
   }
   let client: KubeClient;
+  /** The client that watches (the instrumented one passes lists only): the watch cache's. */
+  let watcher: KubeClient & WatchClient;
   let simulation: Simulation | undefined;
   const metrics = new Metrics();
   if (cluster) {
-    client = instrumentClient(clientFor(cluster), metrics, log);
+    watcher = clientFor(cluster, `ordinal/${holder}`);
+    client = instrumentClient(watcher, metrics, log);
     // The webhooks let only the reconciler change a pod's identity: learn our own username from
     // our token (a ServiceAccount's), unless RECONCILER_USERNAME says it.
     vars.RECONCILER_USERNAME ||= usernameFromToken(await tokenOf(cluster));
@@ -122,7 +129,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     // Loaded only here: the simulated cluster is a quarter of the code and a real cluster never needs it.
     const { startSimulation } = await import("./simulation.ts");
     simulation = await startSimulation(log);
-    client = simulation.client;
+    client = watcher = simulation.client;
     flags.intervalMs = Math.min(flags.intervalMs, 300);
     log.info("no cluster configured: running on an embedded simulated cluster");
   }
@@ -147,7 +154,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
   const scheduling = {
-    holder: `node-${randomUUID().slice(0, 8)}`,
+    holder,
+    election: electionFor(setting(vars, "RECONCILE_LEASE_SECONDS")),
     intervalMs: flags.intervalMs,
     budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
     idleMs: Math.min(1000, flags.intervalMs),
@@ -159,13 +167,16 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
   const shards = setting(vars, "RECONCILE_SHARDS");
+  setting(vars, "WATCH_CACHE_MB");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
+  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, () => (w) => loop.wake(w));
   const loop =
     thread ??
     new ShardSchedulers(client, {
       ...scheduling,
+      ...(cache ? { cache } : {}),
       log,
       leaseNamespace: settings.leaseNamespace,
       ...(forwarding ? { endpoint: forwarding.endpoint, forward: wakeForwarder(forwarding) } : {}),
@@ -216,7 +227,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   void readiness.observe();
   loop.start();
   const stop = async () => {
-    await loop.stop();
+    await Promise.all([loop.stop(), cache?.stop()]);
     simulation?.stop();
     await new Promise<void>((r) => server.close(() => r()));
   };

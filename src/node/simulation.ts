@@ -7,7 +7,7 @@ import type { Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { rolloutState } from "../core/rollout-state.ts";
 import { getPodRevision, isRunningAndReady } from "../core/pod-state.ts";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { createKubeClient } from "../kube/http.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
@@ -29,7 +29,7 @@ const DEMO_SET = {
 
 /** A running simulated cluster: its client, and stop. */
 export interface Simulation {
-  client: KubeClient;
+  client: KubeClient & WatchClient;
   stop: () => void;
 }
 

@@ -27,6 +27,9 @@ export interface ElectionTiming {
 
 export const DEFAULT_ELECTION: ElectionTiming = { durationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 10_000 };
 
+/** electionFor returns the timing of a `seconds` long lease in DEFAULT_ELECTION's proportions: renew deadline 2/3 of it, retry period 1/3. */
+export const electionFor = (seconds: number): ElectionTiming => ({ durationMs: seconds * 1000, renewDeadlineMs: Math.round((seconds * 2000) / 3), retryPeriodMs: Math.round((seconds * 1000) / 3) });
+
 /** recordKey is what identifies one renewal of a lease: a changed key is a renewal observed. */
 const recordKey = (r: LeaseRecord): string => JSON.stringify([r.holderIdentity ?? "", r.renewTime ?? "", r.acquireTime ?? "", r.leaseDurationSeconds ?? 0, r.leaseTransitions ?? 0]);
 

@@ -4,8 +4,8 @@ import { earlierMs } from "../core/requeue.ts";
 import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
 import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
-import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
-import { WakeLimiter } from "./wake-limiter.ts";
+import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
+import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
@@ -65,6 +65,12 @@ export interface SchedulerOptions {
   passLock?: PassLock;
   /** Asked before taking a Lease no one holds (lease.ts); default: take it. */
   mayTakeFree?: () => boolean;
+  /**
+   * The watch cache (watch-cache.ts): targeted passes read through its client (no read requests),
+   * and a webhook's wake whose write it covers is left to the watch's own wake (`observed`).
+   * Full passes still read the apiserver: the safety net does not trust the mirror.
+   */
+  cache?: { client: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
 }
 
 /** PassLock runs tasks one at a time, in the order they asked. */
@@ -84,6 +90,8 @@ export interface SetWake {
   namespace: string;
   name: string;
   write?: AnnouncedWrite;
+  /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
+  observed?: boolean;
 }
 
 const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
@@ -96,6 +104,9 @@ const RECHECK_MS = [50, 250] as const;
 
 /** A pass that did not see a write its wakes announced looks again after these delays (ms), one after the other. */
 const UNSEEN_MS = [10, 50, 250] as const;
+
+/** A wake the watch observed is gathered this long (ms) before its pass: the pass reads memory, so only bursts wait. */
+const OBSERVED_COALESCE_MS = 2;
 
 /** Announced writes kept per due set; beyond, its wakes count as announcing none (blind rechecks). */
 const MAX_AWAITED = 32;
@@ -114,13 +125,14 @@ interface Due {
 export class ReconcileScheduler {
   private readonly due = new Map<string, Due>();
   private readonly elector: LeaderElector;
-  private readonly others: OtherCountLeases;
-  /** True once no other count's Lease was live before and after this scheduler took its own; false after yielding. */
-  private clear = false;
-  /** The other counts' Leases last yielded to (logged when they change). */
-  private yieldedTo = "";
+  /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
+  private readonly guard: OtherCountGuard;
   private readonly limiter: WakeLimiter;
+  /** The limiter of passes that read the synced watch cache (no read requests): higher rates. */
+  private readonly cachedLimiter: WakeLimiter;
   private readonly client: KubeClient;
+  /** What targeted passes read through: the watch cache's client when there is one. */
+  private readonly targetClient: KubeClient;
   private readonly clock: () => number;
   private readonly now: () => Date;
   private nextFull = 0;
@@ -148,9 +160,12 @@ export class ReconcileScheduler {
     const count = o.shard?.count ?? 1;
     const timing = o.election ?? DEFAULT_ELECTION;
     this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, timing);
-    this.others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
+    const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
+    this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
+    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
     this.client = fencedClient(client, () => this.acting());
+    this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
@@ -161,16 +176,18 @@ export class ReconcileScheduler {
    */
   wake(w: SetWake, forwarded = false): void {
     if (this.stopped) return;
+    // The watch brings this change to the replica that acts (its own mirror); a webhook's wake of a write the mirror covers comes again from it.
+    if (w.observed ? !this.acting() : this.o.cache?.covers(w)) return;
     const leader = !forwarded && this.o.forward ? this.elector.leaderEndpoint() : undefined;
     if (leader && leader !== this.o.endpoint) {
       this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
       return;
     }
     const key = wakeKey(w);
-    const at = this.clock() + (this.o.coalesceMs ?? 15);
+    const at = this.clock() + (w.observed ? OBSERVED_COALESCE_MS : (this.o.coalesceMs ?? 15));
     const cur = this.due.get(key);
     if (cur) {
-      noteWrite(cur, w.write);
+      if (!w.observed) noteWrite(cur, w.write);
       if (cur.at <= at) return;
       cur.at = at;
       cur.recheck = 0;
@@ -178,7 +195,7 @@ export class ReconcileScheduler {
       // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
       if (this.due.size >= 10_000) return;
       const d: Due = { wake: { namespace: w.namespace, name: w.name }, at, recheck: 0, awaiting: [], announced: true };
-      noteWrite(d, w.write);
+      if (!w.observed) noteWrite(d, w.write);
       this.due.set(key, d);
     }
     this.kick?.();
@@ -207,7 +224,7 @@ export class ReconcileScheduler {
    */
   relinquish(): void {
     if (!this.acting()) return;
-    this.clear = false;
+    this.guard.standDown();
     this.releaseRequested = true;
     this.wakeElect?.();
   }
@@ -239,7 +256,7 @@ export class ReconcileScheduler {
 
   /** acting is true while this scheduler may act: it holds its Lease and no other count's Lease was live. */
   private acting(): boolean {
-    return this.clear && this.elector.isLeader();
+    return this.guard.acting();
   }
 
   /**
@@ -263,16 +280,13 @@ export class ReconcileScheduler {
       }
       const was = this.acting();
       try {
-        if (await this.yieldsToOtherCounts()) {
+        if (await this.guard.yields()) {
           // Jittered, as client-go's retry: two candidates that yielded to each other do not meet again.
           await this.sleep(retryPeriodMs * (1 + Math.random() * 0.2));
           continue;
         }
         const leading = await this.elector.tryAcquireOrRenew();
-        if (leading && !this.clear && !this.releaseRequested) {
-          if (await this.yieldsToOtherCounts()) continue;
-          this.clear = true;
-        }
+        if (leading && !this.releaseRequested && (await this.guard.confirm())) continue;
         if (this.acting() && !was) {
           this.o.log.info("lease acquired", { holder: this.o.holder, ...this.shardFields() });
           this.nextFull = 0;
@@ -287,30 +301,16 @@ export class ReconcileScheduler {
 
   /** giveBack releases the Lease relinquish asked for, after the pass in flight (which stops at its next write, fenced). */
   private async giveBack(): Promise<void> {
-    this.clear = false;
+    this.guard.standDown();
     await this.inFlight?.catch(() => undefined);
     try {
       await this.elector.release();
       this.o.log.info("lease released for another replica to take (balancing)", { holder: this.o.holder, ...this.shardFields() });
     } catch (e) {
-      // Not released: it lapses at the renew deadline (nothing acts meanwhile: clear is false).
+      // Not released: it lapses at the renew deadline (nothing acts meanwhile: the guard stood down).
       this.o.log.warn("lease release failed", { holder: this.o.holder, ...this.shardFields(), ...errorFields(e) });
     }
     this.releaseRequested = false;
-  }
-
-  /** yieldsToOtherCounts returns true (and gives up this scheduler's lease) when another shard count's Lease is live. */
-  private async yieldsToOtherCounts(): Promise<boolean> {
-    const live = await this.others.live();
-    const names = live.join(", ");
-    if (names !== this.yieldedTo) {
-      this.yieldedTo = names;
-      if (names) this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { ...this.shardFields(), leases: live });
-    }
-    if (!live.length) return false;
-    this.clear = false;
-    if (this.elector.isLeader()) await this.elector.release();
-    return true;
   }
 
   private shardFields(): Record<string, string> {
@@ -378,7 +378,7 @@ export class ReconcileScheduler {
   /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
   private async targetedPass(d: Due): Promise<void> {
     const key = wakeKey(d.wake);
-    const wait = this.limiter.take(key);
+    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key);
     if (wait > 0) {
       d.at = this.clock() + wait;
       return;
@@ -387,7 +387,7 @@ export class ReconcileScheduler {
     const { namespace, name } = d.wake;
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
+      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
     );
     const again = this.due.get(key);
     if (again) {

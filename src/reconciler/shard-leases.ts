@@ -1,6 +1,7 @@
 import type { Lease } from "../api/k8s.ts";
 import { isConflict, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
+import type { Logger } from "../log/log.ts";
 
 /**
  * The Leases of sharded reconcilers. Shard i of n holds Lease `ordinal-reconciler-<i>-of-<n>`
@@ -127,5 +128,80 @@ export class OtherCountLeases {
     } catch (e) {
       if (!isConflict(e)) throw e;
     }
+  }
+}
+
+/** What OtherCountGuard needs of a shard's elector (elector.ts). */
+interface Elector {
+  isLeader(): boolean;
+  release(): Promise<void>;
+}
+
+/**
+ * OtherCountGuard is the rule a shard's holder follows (scheduler.ts for `ordinal serve`,
+ * shard-runner.ts for the Worker's Durable Objects): it acts only while it holds its own Lease and
+ * no reconciler Lease of another shard count was live, looked at before each attempt to take or
+ * renew it (`yields`) and once after taking it (`confirm`); seeing one, it gives its Lease back.
+ * While yielding it lists the Leases at most once per retry period (a caller asking more often,
+ * such as a Worker's drain per wake, is answered from the last look).
+ */
+export class OtherCountGuard {
+  /** True once no other count's Lease was live before and after the Lease was taken; false after yielding. */
+  private clear = false;
+  /** The other counts' Leases last yielded to (logged when they change). */
+  private yieldedTo = "";
+  /** When (local ms) the last look found another count's Lease live. */
+  private yieldedAt: number | undefined;
+
+  constructor(
+    private readonly others: OtherCountLeases,
+    private readonly elector: Elector,
+    private readonly log: Logger,
+    private readonly fields: Record<string, unknown>,
+    /** Local monotonic ms. */
+    private readonly clock: () => number,
+    private readonly retryPeriodMs: number,
+  ) {}
+
+  /** acting is true while the shard may act: it holds its Lease and no other count's Lease was live when it took it. */
+  acting(): boolean {
+    return this.clear && this.elector.isLeader();
+  }
+
+  /** msUntilLook returns how long until the next look at the other counts' Leases while yielding (0: now). */
+  msUntilLook(): number {
+    return this.yieldedAt === undefined ? 0 : Math.max(0, this.yieldedAt + this.retryPeriodMs - this.clock());
+  }
+
+  /** yields returns true (and gives the shard's Lease back) while another count's Lease is live: one list per retry period at most. */
+  async yields(): Promise<boolean> {
+    if (this.msUntilLook() > 0) return true;
+    const live = await this.others.live();
+    const names = live.join(", ");
+    if (names !== this.yieldedTo) {
+      this.yieldedTo = names;
+      if (names) this.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { ...this.fields, leases: live });
+    }
+    if (!live.length) {
+      this.yieldedAt = undefined;
+      return false;
+    }
+    this.yieldedAt = this.clock();
+    this.clear = false;
+    if (this.elector.isLeader()) await this.elector.release();
+    return true;
+  }
+
+  /** confirm looks once more right after the Lease was taken (whoever came second sees the first); returns true when the shard yields. */
+  async confirm(): Promise<boolean> {
+    if (!this.elector.isLeader() || this.clear) return false;
+    if (await this.yields()) return true;
+    this.clear = true;
+    return false;
+  }
+
+  /** standDown stops acting at once (the Lease is about to be given back). */
+  standDown(): void {
+    this.clear = false;
   }
 }

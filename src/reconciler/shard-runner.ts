@@ -3,7 +3,7 @@ import { errorFields, type Logger } from "../log/log.ts";
 import { DEFAULT_ELECTION, LeaderElector } from "./elector.ts";
 import { EventRecorder } from "./events.ts";
 import { fencedClient } from "./fence.ts";
-import { OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
+import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 import { R } from "../kube/resources.ts";
@@ -134,9 +134,8 @@ export class ShardRunner {
   private readonly elector: LeaderElector;
   /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
   private readonly client: KubeClient;
-  private readonly others: OtherCountLeases;
-  /** True once no other count's Lease was live before and after this shard took its own; false after yielding. */
-  private clear = false;
+  /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
+  private readonly guard: OtherCountGuard;
   private readonly now: () => Date;
 
   constructor(private readonly o: ShardRunnerOptions) {
@@ -146,7 +145,8 @@ export class ShardRunner {
     const name = shardLeaseName(o.shard.index, o.shard.count);
     this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder, name }, clock, this.now, DEFAULT_ELECTION);
     this.client = fencedClient(o.client, () => this.acting());
-    this.others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, clock, DEFAULT_ELECTION.durationMs);
+    const others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, clock, DEFAULT_ELECTION.durationMs);
+    this.guard = new OtherCountGuard(others, this.elector, o.log, { shard: o.shard.index }, clock, DEFAULT_ELECTION.retryPeriodMs);
   }
 
   /** inShard is true when the namespace belongs to this runner's shard. */
@@ -235,7 +235,7 @@ export class ShardRunner {
           log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
           // The holder does the work meanwhile; this shard looks again when its elector may try
           // again (RENEW_EVERY_MS: the Lease may have expired by then), with its queue due then.
-          const retry = this.now().getTime() + Math.max(1, this.elector.msUntilRenew());
+          const retry = this.now().getTime() + Math.max(1, this.elector.msUntilRenew(), this.guard.msUntilLook());
           s = { ...s, due: Object.fromEntries(Object.entries(s.due).map(([k, t]) => [k, Math.max(t, retry)])), nextFullPassAt: Math.max(s.nextFullPassAt, retry) };
           for (const key of this.queued) s = withDue(s, key, retry, true);
           this.queued.clear();
@@ -376,7 +376,7 @@ export class ShardRunner {
    */
   private async holdLease(): Promise<boolean> {
     if (this.elector.msUntilRenew() > 0) return this.acting();
-    if (await this.yieldsToOtherCounts()) return false;
+    if (await this.guard.yields()) return false;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         if (await this.elector.tryAcquireOrRenew()) break;
@@ -385,26 +385,13 @@ export class ShardRunner {
         break;
       }
     }
-    if (this.elector.isLeader() && !this.clear) {
-      if (await this.yieldsToOtherCounts()) return false;
-      this.clear = true;
-    }
+    if (await this.guard.confirm()) return false;
     return this.acting();
   }
 
   /** acting is true while this shard holds its Lease and no other shard count's Lease was live when it took it. */
   private acting(): boolean {
-    return this.clear && this.elector.isLeader();
-  }
-
-  /** yieldsToOtherCounts returns true (giving this shard's Lease back) while another shard count's Lease is live. */
-  private async yieldsToOtherCounts(): Promise<boolean> {
-    const live = await this.others.live();
-    if (!live.length) return false;
-    this.o.log.warn("reconciler Leases of another shard count are live: this shard waits until they are released or expire", { shard: this.o.shard.index, leases: live });
-    this.clear = false;
-    if (this.elector.isLeader()) await this.elector.release();
-    return true;
+    return this.guard.acting();
   }
 
   /** renewIfDue renews the Lease between sets when its period came (a long pass keeps it; a lost one stops at its next write). */

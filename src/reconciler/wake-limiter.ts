@@ -16,6 +16,14 @@ const SET_RATE: Rate = { burst: 20, perSecond: 10 };
 /** All sets together. */
 const GLOBAL_RATE: Rate = { burst: 100, perSecond: 50 };
 
+/**
+ * With the watch cache synced a targeted pass reads nothing from the apiserver (its cost is the
+ * plan's CPU and the writes that are progress), so passes may follow the changes they see: an
+ * in-place step makes about six passes of its set within one kubelet step.
+ */
+export const CACHED_SET_RATE: Rate = { burst: 100, perSecond: 100 };
+export const CACHED_GLOBAL_RATE: Rate = { burst: 1000, perSecond: 500 };
+
 class Bucket {
   constructor(
     private tokens: number,

@@ -11,7 +11,8 @@
  * Also: controller time per OrderedReady step (pod Ready seen → next pod created), Lease writes
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
-import { DIR, readAudit, startBenchCluster, type AuditEvent } from "./latency/cluster.ts";
+import { DIR, readAudit, startBenchCluster } from "./latency/cluster.ts";
+import type { AuditEvent } from "../support/audit.ts";
 import { median } from "./latency/measure.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
 

@@ -148,6 +148,7 @@ fi
 # --- optional: an audit log of every request (who, what, when; no bodies) -----------------------
 # ORDINAL_AUDIT_LOG=FILE: one JSON line per completed request (level Metadata); the latency
 # benchmark (test/bench/latency.ts) counts each controller's requests and Lease writes from it.
+# ORDINAL_AUDIT_VERBS=v1,v2: only those verbs (the e2e run logs writes only).
 AUDIT_ARGS=()
 if [ -n "${ORDINAL_AUDIT_LOG:-}" ]; then
   cat >"$DIR/audit-policy.yaml" <<EOF
@@ -156,6 +157,7 @@ kind: Policy
 omitStages: [RequestReceived, ResponseStarted]
 rules:
 - level: Metadata
+${ORDINAL_AUDIT_VERBS:+  verbs: [${ORDINAL_AUDIT_VERBS}]}
 EOF
   AUDIT_ARGS=(--audit-policy-file="$DIR/audit-policy.yaml" --audit-log-path="$ORDINAL_AUDIT_LOG" --audit-log-format=json --audit-log-mode=blocking)
 fi

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { R } from "../../src/kube/resources.ts";
+import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
 
 interface Rule {
   apiGroups: string[];
@@ -54,6 +55,8 @@ function requestsInCode(): Set<string> {
       for (const ref of refs) out.add(`${R[ref].group}|${R[ref].resource}${sub}|${VERB[m[1]]}`);
     }
   }
+  // The watch cache's informers list and watch each resource of its table (src/kube/informer.ts).
+  for (const { resource } of MIRRORED) for (const verb of ["list", "watch"]) out.add(`${resource.group}|${resource.resource}|${verb}`);
   return out;
 }
 

@@ -9,6 +9,10 @@ npm run build:node --silent
 export ORDINAL_CLUSTER_DIR="${ORDINAL_CLUSTER_DIR:-/tmp/ordinal-e2e-cluster}"
 export ORDINAL_APISERVER_PORT="${ORDINAL_APISERVER_PORT:-26543}"
 export ORDINAL_ETCD_PORT="${ORDINAL_ETCD_PORT:-23890}"
+# The apiserver's audit log of writes (shards.e2e.test.ts: no namespace written by two replicas at once).
+export ORDINAL_AUDIT_LOG="${ORDINAL_AUDIT_LOG:-$ORDINAL_CLUSTER_DIR.audit.log}"
+export ORDINAL_AUDIT_VERBS="${ORDINAL_AUDIT_VERBS:-create,update,patch,delete,deletecollection}"
+rm -f "$ORDINAL_AUDIT_LOG"
 KEYS="$ORDINAL_CLUSTER_DIR.keys"
 rm -rf "$KEYS" && mkdir -p "$KEYS"
 # Keys and the admission JWT the apiserver presents to our webhooks (ordinal token).

@@ -31,7 +31,7 @@ function start(cmd: string, args: string[], extraEnv: Record<string, string>): R
     proc,
     output: () => out,
     stop: async () => {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return; // exited, or killed by a signal
       try {
         process.kill(-proc.pid!, "SIGTERM");
       } catch {
@@ -74,18 +74,27 @@ export async function waitHealthy(url: string, r: Running, timeoutMs = 60_000): 
 }
 
 /**
- * freeReconcilerLease deletes the reconciler Lease a server of an earlier file may have left (a
- * killed one does not release it): each e2e server is the only reconciler, and one that found a
- * Lease would rightly wait its whole duration, observed, before acting.
+ * freeReconcilerLease deletes the reconciler Leases (`ordinal-reconciler`, shards', replicas') a
+ * server of an earlier file may have left (a killed one does not release them): each e2e server is
+ * the only reconciler, and one that found a Lease would rightly wait its whole duration, observed,
+ * before acting (a live one of another shard count too).
  */
 function freeReconcilerLease(): void {
-  execFileSync("kubectl", ["-n", "ordinal-system", "delete", "lease", "ordinal-reconciler", "--ignore-not-found"], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG }, stdio: "ignore" });
+  const kubeEnv = { ...process.env, KUBECONFIG: env.KUBECONFIG };
+  const names = execFileSync("kubectl", ["-n", "ordinal-system", "get", "leases", "-o", "name"], { env: kubeEnv, encoding: "utf8" })
+    .split("\n")
+    .filter((n) => n.startsWith("lease.coordination.k8s.io/ordinal-reconciler"));
+  if (names.length) execFileSync("kubectl", ["-n", "ordinal-system", "delete", ...names, "--ignore-not-found"], { env: kubeEnv, stdio: "ignore" });
 }
 
-/** startNodeServer runs `ordinal serve` with TLS as the reconciler identity (the Lease freed first). */
-export function startNodeServer(extraEnv: Record<string, string> = {}): Running {
-  freeReconcilerLease();
-  return start("node", ["src/cli/bin.mjs", "serve", "--port", "28443", "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
+/**
+ * startNodeServer runs `ordinal serve` with TLS as the reconciler identity on `port` (default
+ * 28443; the apiserver calls webhooks on 28443 and 28444), the Leases freed first unless
+ * `keepLeases` (a second replica beside a running one).
+ */
+export function startNodeServer(extraEnv: Record<string, string> = {}, o: { port?: number; keepLeases?: boolean } = {}): Running {
+  if (!o.keepLeases) freeReconcilerLease();
+  return start("node", ["src/cli/bin.mjs", "serve", "--port", String(o.port ?? 28443), "--tls-cert", `${KEYS}/tls.crt`, "--tls-key", `${KEYS}/tls.key`, "--interval-ms", "1000"], {
     KUBE_API_URL: env.KUBE_API_URL,
     KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
     KUBE_CA_FILE: env.KUBE_CA_FILE,

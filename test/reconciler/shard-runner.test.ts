@@ -399,4 +399,25 @@ describe("ShardRunner and the Leases of another shard count", () => {
     expect(mine?.spec?.holderIdentity).toBe("ordinal-worker");
     expect(w.fake.get<{ spec?: { holderIdentity?: string } }>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-1-of-4")?.spec?.holderIdentity).toBeUndefined();
   });
+
+  it("while yielding to another count's Lease, looks at the Leases once per retry period, not on every drain (a wake each)", async () => {
+    const w = world({ count: 2, index: shardOf("default", 2) });
+    const old = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ordinal-reconciler-1-of-4", namespace: "ordinal-system" } };
+    w.fake.seed({ ...old, spec: { holderIdentity: "old", leaseDurationSeconds: 30, renewTime: "2026-11-21T12:00:00.000000Z" } });
+    const leaseLists = () => w.fake.log.count({ verb: "list", resource: "leases" });
+    await w.runner.wake(web);
+    expect(leaseLists()).toBe(1);
+    // Five more wakes within the retry period: no Lease list, and the alarm waits for the next look.
+    for (let i = 0; i < 5; i++) {
+      w.clock.advance(RENEW_EVERY_MS / 10);
+      await w.runner.wake(web);
+    }
+    expect(leaseLists()).toBe(1);
+    expect(w.pods()).toEqual([]);
+    expect(w.stored.alarm).toBeGreaterThanOrEqual(Date.parse("2026-11-21T12:00:00Z") + RENEW_EVERY_MS);
+    // Once the retry period has passed, it looks again.
+    w.clock.advance(RENEW_EVERY_MS);
+    await w.runner.wake(web);
+    expect(leaseLists()).toBe(2);
+  });
 });

@@ -232,10 +232,4 @@ describe("routing", () => {
     expect((await call("GET", `${CMS}/a%2Eb`)).status).toBe(200);
   });
 
-  it("refuses watch", async () => {
-    const { call } = setup();
-    const r = await call("GET", `${CMS}?watch=true`);
-    expect(r.status).toBe(400);
-    expect(r.body.message).toMatch(/watch is not supported/);
-  });
 });

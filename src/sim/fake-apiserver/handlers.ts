@@ -3,7 +3,7 @@
 
 import { parseBody } from "./decode.ts";
 import { deleteObject, parseDeleteOptions } from "./deletion.ts";
-import { badRequest, invalidError, isApiError, methodNotAllowed, notSupported, resourceNotFound } from "./errors.ts";
+import { invalidError, isApiError, methodNotAllowed, notSupported, resourceNotFound } from "./errors.ts";
 import { str, type Obj } from "./json.ts";
 import { apiVersionOf, type ResourceDef } from "./kinds/types.ts";
 import { listObjects } from "./listing.ts";
@@ -101,7 +101,6 @@ function handleResource(engine: Engine, route: Extract<Route, { type: "resource"
   if (name === undefined) {
     switch (method) {
       case "GET":
-        if (query.get("watch") === "true" || query.get("watch") === "1") throw badRequest("watch is not supported by the fake apiserver");
         return { code: 200, body: listObjects(engine.store, def, def.namespaced ? route.namespace : undefined, query) };
       case "POST":
         if (def.namespaced && route.namespace === undefined) throw methodNotAllowed();

@@ -54,7 +54,7 @@ function fieldGetter(def: ResourceDef, field: string): ((o: Obj) => string) | un
   return def.fieldSelectors?.[field];
 }
 
-function checkFields(def: ResourceDef, reqs: FieldRequirement[]): Record<string, (o: Obj) => string> {
+export function checkFields(def: ResourceDef, reqs: FieldRequirement[]): Record<string, (o: Obj) => string> {
   const getters: Record<string, (o: Obj) => string> = {};
   for (const r of reqs) {
     const g = fieldGetter(def, r.field);

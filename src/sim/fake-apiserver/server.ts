@@ -20,6 +20,7 @@ import { mulberry32, uuidFrom } from "./random.ts";
 import { Engine, type Change } from "./rest.ts";
 import { parseRoute, type Route } from "./routing.ts";
 import { Store } from "./store.ts";
+import { WatchHub } from "./watch.ts";
 import { formatTime } from "./time.ts";
 
 export interface FakeApiServerOptions {
@@ -37,6 +38,8 @@ export interface FakeApiServerOptions {
   namespaces?: readonly string[];
   /** how many request records the log keeps (default 10000; counts() totals are kept regardless) */
   logLimit?: number;
+  /** how many changes a watch can resume from (default 10000; older: 410 Expired) */
+  watchHistory?: number;
 }
 
 interface ListHelperOptions {
@@ -94,6 +97,8 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
   const engine = new Engine(registry, store, { now, random: rng, uid, onChange: (c) => observers.forEach((o) => o(c)) });
   const ctl = new Controllers(engine, { serviceAccounts: options.serviceAccounts ?? true });
   observers.push((c) => ctl.observe(c));
+  const hub = new WatchHub(store, options.watchHistory);
+  observers.push((c) => hub.record(c));
   const faults = new Faults();
   const log = new RequestLog(options.logLimit ?? 10_000);
   const hooks = new Set<(req: RequestInfo) => void>();
@@ -130,6 +135,14 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
     const contentType = new Headers(init?.headers).get("content-type") ?? "";
     if (init?.signal?.aborted) throw init.signal.reason;
     const route = parseRoute(url.pathname, registry);
+    const watch = url.searchParams.get("watch");
+    if (method === "GET" && route.type === "resource" && route.name === undefined && route.subresource === undefined && (watch === "true" || watch === "1")) {
+      try {
+        return hub.watch(route.def, route.def.namespaced ? route.namespace : undefined, url.searchParams, init?.signal ?? undefined);
+      } catch (e) {
+        return toResponse(errorResult(e));
+      }
+    }
     let result: HttpResult;
     try {
       result = handle(engine, { method, route, query: url.searchParams, body, contentType });

@@ -12,6 +12,7 @@ import type { KubeClient } from "../../../src/kube/client.ts";
 import { clientFor, fetchFor } from "../../../src/node/kubeconfig.ts";
 import type { ApiAccess } from "./watch.ts";
 import { reconcilerUserBindings } from "../../support/reconciler-user.ts";
+import { readAuditLog, type AuditEvent } from "../../support/audit.ts";
 
 export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-latency";
 const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946 };
@@ -158,40 +159,5 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
   await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
 }
 
-/** One request from the audit log (level Metadata, stage ResponseComplete). */
-export interface AuditEvent {
-  at: number;
-  user: string;
-  userAgent: string;
-  verb: string;
-  resource: string;
-  subresource?: string;
-  namespace?: string;
-}
-
 /** readAudit returns every completed request the apiserver logged so far. */
-export function readAudit(): AuditEvent[] {
-  const out: AuditEvent[] = [];
-  for (const line of readFileSync(AUDIT_LOG, "utf8").split("\n")) {
-    if (!line) continue;
-    const e = JSON.parse(line) as {
-      stage: string;
-      requestReceivedTimestamp: string;
-      user?: { username?: string };
-      userAgent?: string;
-      verb: string;
-      objectRef?: { resource?: string; subresource?: string; namespace?: string };
-    };
-    if (e.stage !== "ResponseComplete") continue;
-    out.push({
-      at: Date.parse(e.requestReceivedTimestamp),
-      user: e.user?.username ?? "",
-      userAgent: e.userAgent ?? "",
-      verb: e.verb,
-      resource: e.objectRef?.resource ?? "",
-      subresource: e.objectRef?.subresource,
-      namespace: e.objectRef?.namespace,
-    });
-  }
-  return out;
-}
+export const readAudit = (): AuditEvent[] => readAuditLog(AUDIT_LOG);

@@ -1,0 +1,71 @@
+import type { KubeClient, KubeObject, WatchClient } from "../kube/client.ts";
+import { cachingClient } from "../kube/cached-client.ts";
+import { Informer } from "../kube/informer.ts";
+import { R, type ResourceRef } from "../kube/resources.ts";
+import type { Logger } from "../log/log.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
+import type { SetWake } from "./scheduler.ts";
+
+/**
+ * WatchCache is `ordinal serve`'s mirror of what a set's pass reads (issue 20): Ordinal's
+ * StatefulSets and ImageLists, and the pods, claims and revisions carrying Ordinal's
+ * `ordinal.dev/statefulset` label, each one informer (list + watch, src/kube/informer.ts). It
+ * gives the scheduler two things:
+ * - `client`: reads answered from the mirror (a targeted pass costs no read request once synced),
+ *   writes passed through and seen at once;
+ * - wakes as the watch sees changes: each names the set the object belongs to (its name, or the
+ *   label), or ("" name) its namespace's ImageLists, and `observed`: the mirror already holds it, so
+ *   the woken pass sees it without waiting or looking again (a webhook's wake comes before the write).
+ * Every informer keeps to its share of `maxBytes`; one over it stops mirroring (its reads go to the
+ * apiserver, its changes wake nothing: webhook wakes and rechecks take over, as without a cache).
+ */
+export interface WatchCache {
+  client: KubeClient;
+  /** covers is true when the wake's announced write is of a resource the mirror holds and is synced for (the watch will wake its set). */
+  covers(w: SetWake): boolean;
+  /** synced is true while every informer is: a targeted pass then reads no object from the apiserver. */
+  synced(): boolean;
+  stop(): Promise<void>;
+}
+
+const labelled = (o: KubeObject) => o.metadata?.labels?.[SET_NAME_LABEL];
+
+/** What each informer mirrors, the set an object of it wakes, and its share of the memory budget (pods are most of it). */
+export const MIRRORED: { resource: ResourceRef; labelSelector?: string; setOf: (o: KubeObject) => string | undefined; share: number }[] = [
+  { resource: R.statefulSets, setOf: (o) => o.metadata?.name, share: 0.1 },
+  { resource: R.pods, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.5 },
+  { resource: R.pvcs, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.15 },
+  { resource: R.controllerRevisions, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.2 },
+  { resource: R.imageLists, setOf: () => "", share: 0.05 },
+];
+
+/**
+ * startWatchCache starts one informer per mirrored resource over `watcher` (the raw client: watches
+ * and versioned lists) and returns the mirror, whose client passes what it cannot answer to
+ * `client` (the instrumented one). `wake` is called for each change the watches see.
+ */
+export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { log: Logger; maxBytes: number; wake: (w: SetWake) => void }): WatchCache {
+  const informers = MIRRORED.map(
+    (m) =>
+      new Informer(watcher, {
+        resource: m.resource,
+        labelSelector: m.labelSelector,
+        log: o.log,
+        maxBytes: Math.floor(o.maxBytes * m.share),
+        onEvent: (_type, obj) => {
+          const name = m.setOf(obj);
+          if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true });
+        },
+      }),
+  );
+  for (const i of informers) i.start();
+  // The announced kinds (statefulsets: Ordinal's) are one informer each.
+  const byResource = new Map(informers.map((i) => [i.resource.resource, i]));
+  return {
+    client: cachingClient(client, informers),
+    covers: (w) => !!w.write && byResource.get(w.write.resource)?.synced === true,
+    synced: () => informers.every((i) => i.synced),
+    stop: async () => void (await Promise.all(informers.map((i) => i.stop()))),
+  };
+}
+
