@@ -51,8 +51,9 @@ async function poke(): Promise<void> {
   expect(res.status, worker?.output().slice(-3000)).toBe(200);
 }
 
-async function start(shards: number): Promise<void> {
-  worker = startWorker("http://127.0.0.1:28789", { vars: { RECONCILE_SHARDS: String(shards), RECONCILE_INTERVAL_MS: "2000" }, persistTo: state });
+/** start runs the Worker with `shards` shards and sends the first tick; a restart keeps the Leases the last run left. */
+async function start(shards: number, restart = false): Promise<void> {
+  worker = startWorker("http://127.0.0.1:28789", { vars: { RECONCILE_SHARDS: String(shards), RECONCILE_INTERVAL_MS: "2000" }, persistTo: state, keepLeases: restart });
   await waitHealthy(WORKER_URL, worker, 120_000);
   await poke();
 }
@@ -95,7 +96,8 @@ describe("the Worker's shards under wrangler dev", () => {
 
     // Restart with 2 shards: the 4-shard Leases stay as the stopped Worker left them (held).
     await worker!.stop();
-    await start(2);
+    expect(await Promise.all([0, 1, 2, 3].map((i) => holderOf(shardLeaseName(i, 4))))).toEqual(["ordinal-worker", "ordinal-worker", "ordinal-worker", "ordinal-worker"]);
+    await start(2, true);
     const lateNs = namespaces[0];
     await createSet(lateNs, "late");
     let firstPodAt: number | undefined;
