@@ -4,12 +4,18 @@
  * apiserver's `faults` use), which answers 409/429/500 or drops the connection without applying a
  * request, applies it and loses the response, and at a chosen request "crashes" the reconciler
  * (SimulatedCrash, which nothing catches), as a process dying between two requests.
+ * With `cached`, the reconciler reads through the watch cache (`ordinal serve`'s: informers over
+ * the same faulty client, a new mirror per "process"), and an invocation runs at once or after
+ * the watches caught up, at random: its reads may be stale, as an informer's are.
  */
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { getPodRevision, isHealthy } from "../../src/core/pod-state.ts";
+import { cachingClient } from "../../src/kube/cached-client.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
+import { Informer } from "../../src/kube/informer.ts";
 import { getOrdinal } from "../../src/objects/names.ts";
+import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
 import { faultFetch } from "../../src/sim/faults/fault-fetch.ts";
@@ -32,7 +38,7 @@ type Observe = (method: string, path: string, status: number, body: unknown) => 
  */
 export function crashingReconciler(
   inner: FetchLike,
-  o: { random: () => number; chaos: () => boolean; leaseNamespace: string; now: () => Date; observe?: Observe },
+  o: { random: () => number; chaos: () => boolean; leaseNamespace: string; now: () => Date; observe?: Observe; cached?: boolean },
 ) {
   const faults = new Faults();
   const injected: Record<string, number> = {};
@@ -49,18 +55,32 @@ export function crashingReconciler(
   });
   const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 2 });
   let holder = 0;
+  const turn = () => new Promise<void>((r) => setTimeout(r, 0));
+  let mirror: Informer[] | undefined;
+  const stopMirror = async () => {
+    await Promise.all((mirror ?? []).map((i) => i.stop()));
+    mirror = undefined;
+  };
   const invoke = async () => {
+    if (o.cached && !mirror) {
+      mirror = MIRRORED.map((m) => new Informer(client, { resource: m.resource, labelSelector: m.labelSelector, log: silentLogger, sleep: turn }));
+      for (const i of mirror) i.start();
+    }
+    // Caught up, or not: a pass may read the mirror before the watch brought the latest writes.
+    if (mirror && o.random() < 0.7) for (let i = 0; i < 10; i++) await turn();
     const crash = o.chaos() && o.random() < 0.3 ? faults.add({ fault: "crash", skip: Math.floor(o.random() * 12), times: 1 }) : undefined;
     try {
-      await runReconcile(client, { log: silentLogger, holder: `h${holder}`, leaseNamespace: o.leaseNamespace, budgetMs: 1, maxPasses: 1, now: o.now });
+      await runReconcile(mirror ? cachingClient(client, mirror) : client, { log: silentLogger, holder: `h${holder}`, leaseNamespace: o.leaseNamespace, budgetMs: 1, maxPasses: 1, now: o.now });
     } catch (e) {
       if (!(e instanceof SimulatedCrash) && !(e instanceof Error)) throw e;
       holder++;
+      // The process died: its mirror with it.
+      await stopMirror();
     } finally {
       crash?.remove();
     }
   };
-  return { client, faults: injected, invoke };
+  return { client, faults: injected, invoke, stop: stopMirror };
 }
 
 /**

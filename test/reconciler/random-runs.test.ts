@@ -24,6 +24,8 @@ import { convergedTo, crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(60, 500);
+/** Runs through the watch cache (a mirror that may be stale), seeds after the others'. */
+const CACHED_RUNS = randomRuns(8, 200);
 const NS = "default";
 
 interface Scenario {
@@ -76,7 +78,7 @@ function setObject(s: Scenario, replicas: number, image: string) {
   });
 }
 
-async function runOnce(seed: number): Promise<{ steps: number; faults: Record<string, number>; rollbacks: number }> {
+async function runOnce(seed: number, cached = false): Promise<{ steps: number; faults: Record<string, number>; rollbacks: number }> {
   const rnd = mulberry32(seed);
   const s = scenario(rnd);
   let clock = Date.parse("2026-11-21T00:00:00Z");
@@ -126,7 +128,14 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
     }
   };
 
-  const reconciler = crashingReconciler(fake.fetch, { random: rnd, chaos: () => chaos, leaseNamespace: NS, now, observe });
+  const reconciler = crashingReconciler(fake.fetch, { random: rnd, chaos: () => chaos, leaseNamespace: NS, now, observe, cached });
+  try {
+    return await steer();
+  } finally {
+    await reconciler.stop();
+  }
+
+  async function steer(): Promise<{ steps: number; faults: Record<string, number>; rollbacks: number }> {
   await observer.create(R.statefulSets, NS, setObject(s, replicas, "img:1"));
 
   const claimsNow = async () => new Set((await observer.list<PersistentVolumeClaim>(R.pvcs, NS)).map((c) => c.metadata!.name!));
@@ -212,6 +221,7 @@ async function runOnce(seed: number): Promise<{ steps: number; faults: Record<st
       .join(", ")}`,
   );
 }
+}
 
 describe("randomized reconcile runs with faults and crashes", () => {
   it(`${RUNS} seeded runs keep upstream's invariants and converge`, async () => {
@@ -227,5 +237,16 @@ describe("randomized reconcile runs with faults and crashes", () => {
     if (RUNS >= 20) expect(rollbacks).toBeGreaterThan(0);
     expect(totals.crash ?? 0).toBeGreaterThan(0);
     expect(totals.lost ?? 0).toBeGreaterThan(0);
+  }, 600_000);
+
+  it(`${CACHED_RUNS} seeded runs through the watch cache (reads from a mirror that may be stale) keep them too`, async () => {
+    const totals: Record<string, number> = {};
+    let steps = 0;
+    for (const r of await forEachSeed("test/reconciler/random-runs.test.ts", CACHED_RUNS, (seed) => runOnce(seed + 100_000, true))) {
+      steps += r.steps;
+      for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;
+    }
+    console.log(`random runs through the watch cache: ${CACHED_RUNS} converged, ${steps} steps, faults injected: ${JSON.stringify(totals)}`);
+    expect(totals.crash ?? 0).toBeGreaterThan(0);
   }, 600_000);
 });
