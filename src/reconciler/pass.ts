@@ -53,6 +53,13 @@ export interface PassOptions {
    */
   imageListsKnownNone?: boolean;
   /**
+   * Targeted pass: the caller's last pass of this set found it (with claim templates or not), so
+   * its pods, revisions, claims (when it had templates) and ImageLists are read beside the set, not
+   * after it: one round trip fewer. Only a hint: a set found with templates it did not have then
+   * has its claims read after it; a set gone costs those reads once.
+   */
+  knownSet?: { withClaims: boolean };
+  /**
    * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
    * events are flushed once, after the set, so nothing is left to close).
    */
@@ -94,6 +101,22 @@ export interface PassResult {
   unseenWrites?: AnnouncedWrite[];
   /** Targeted pass that read the namespace's ImageLists: how many it holds after the pass (0: none; undefined: not read). */
   imageListCount?: number;
+  /** Targeted pass that found its set: whether it has claim templates (the caller's `knownSet` next time). */
+  seenSet?: { withClaims: boolean };
+}
+
+/** A targeted pass's reads of the set's namespace, sent beside the set's own (knownSet). */
+interface Prefetched {
+  pods: Promise<(Pod & KubeObject)[]>;
+  revisions: Promise<(ControllerRevision & KubeObject)[]>;
+  claims?: Promise<(PersistentVolumeClaim & KubeObject)[]>;
+  imageLists?: Promise<ImageList[]>;
+}
+
+/** quiet returns `p`, marked handled: awaited later, or dropped when the pass ends before (it must not be an unhandled rejection). */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /**
@@ -116,6 +139,8 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const result: PassResult = { sets: [], pending: false, actionCount: 0 };
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
+  const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
+  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet.withClaims, !o.imageListsKnownNone) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
@@ -129,15 +154,14 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     return result;
   }
   const setIds = new Set<string>();
-  const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
+  if (o.setName) result.seenSet = { withClaims: rawSets.some(hasClaimTemplates) };
   // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a
   // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
   // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
   const listNs = ns;
   const skipLists = !!o.setName && !!o.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
-  const listsRead = skipLists ? Promise.resolve([]) : listImageLists(client, listNs);
-  const listsReady = listsRead.then((l) => indexObjects([], [], [], l));
-  listsReady.catch(() => {}); // awaited below; a pass that fails before must not leave it unhandled
+  const listsRead = skipLists ? Promise.resolve([]) : (prefetched?.imageLists ?? listImageLists(client, listNs));
+  const listsReady = quiet(listsRead.then((l) => indexObjects([], [], [], l))); // awaited below
   const events = o.events ?? new EventRecorder(client, o.log);
   const storageClasses = storageClassReader(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
@@ -145,7 +169,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses, prefetched }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -231,16 +255,17 @@ async function reconcileNamespace(
   group: NamespaceGroup,
   selector: string,
   listsReady: Promise<PassIndex>,
-  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader },
+  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
   // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
   const withClaims = group.sets.some((s) => hasClaimTemplates(s));
+  const early = namespace === o.namespace ? o.prefetched : undefined;
   const [pods, claims, revisions, lists] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    withClaims ? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }) : [],
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    early?.pods ?? client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    withClaims ? (early?.claims ?? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE })) : [],
+    early?.revisions ?? client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
     listsReady,
   ]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
@@ -291,6 +316,17 @@ async function reconcileNamespace(
   } finally {
     for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
   }
+}
+
+/** prefetch sends a targeted pass's reads of the namespace (pods and revisions by `selector`, claims when `withClaims`, ImageLists when `imageLists`) at once. */
+function prefetch(client: KubeClient, namespace: string, selector: string, withClaims: boolean, imageLists: boolean): Prefetched {
+  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE };
+  return {
+    pods: quiet(client.list<Pod & KubeObject>(R.pods, namespace, page)),
+    revisions: quiet(client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page)),
+    ...(withClaims ? { claims: quiet(client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, page)) } : {}),
+    ...(imageLists ? { imageLists: quiet(listImageLists(client, namespace)) } : {}),
+  };
 }
 
 /** StorageClassReader returns the cluster's StorageClasses (name → allowVolumeExpansion), read once per pass; undefined when they cannot be read. */

@@ -129,6 +129,8 @@ export class ShardRunner {
    * In memory, bounded; only a hint (a lost ImageList wake delays its actuation to the full pass).
    */
   private readonly noImageLists = new Set<string>();
+  /** Sets its last targeted pass found, and whether with claim templates: the next reads its namespace beside the set (pass.ts knownSet). In memory, bounded. */
+  private readonly knownSets = new Map<string, { withClaims: boolean }>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private readonly elector: LeaderElector;
@@ -291,11 +293,14 @@ export class ShardRunner {
     let r: PassResult;
     try {
       const imageListsKnownNone = this.noImageLists.has(w.namespace);
-      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, events, shouldStop, beforeSet: () => this.renewIfDue() });
+      const knownSet = this.knownSets.get(key);
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, knownSet, events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
     }
+    if (!r.seenSet) this.knownSets.delete(key);
+    else if (this.knownSets.size < MAX_DUE_SETS || this.knownSets.has(key)) this.knownSets.set(key, r.seenSet);
     if (r.imageListCount === 0 && this.noImageLists.size < MAX_DUE_SETS) this.noImageLists.add(w.namespace);
     else if (r.imageListCount) this.noImageLists.delete(w.namespace);
     const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };

@@ -199,3 +199,41 @@ describe("a targeted pass's ImageList read", () => {
     expect(lists()).toBe(1);
   });
 });
+
+describe("a targeted pass of a set its caller knows (knownSet)", () => {
+  /** delayed returns a client whose requests answer a turn after they are sent, and the send/done events in order. */
+  function delayed(fake: ReturnType<typeof createFakeApiServer>) {
+    const events: string[] = [];
+    const fetch: typeof fake.fetch = async (input, init) => {
+      const path = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
+      events.push(`send ${path}`);
+      await new Promise((r) => setTimeout(r, 0));
+      const res = await fake.fetch(input, init);
+      events.push(`done ${path}`);
+      return res;
+    };
+    return { events, client: createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 1 }) };
+  }
+
+  it("reads the set's pods, revisions, claims and ImageLists beside the set, not after it, and says what it found", async () => {
+    const { fake, now } = setup();
+    fake.seed(setManifest({ name: "web", replicas: 1, claims: ["data"] }));
+    const { events, client } = delayed(fake);
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: true } });
+    const setDone = events.indexOf("done statefulsets");
+    for (const path of ["pods", "controllerrevisions", "persistentvolumeclaims", "imagelists"]) expect(events.indexOf(`send ${path}`), path).toBeLessThan(setDone);
+    expect(r.seenSet).toEqual({ withClaims: true });
+    expect(fake.list("/api/v1/namespaces/default/pods").length).toBe(1);
+  });
+
+  it("a set that has claim templates now, known without, has its claims read after it: the plan still sees them", async () => {
+    const { fake, now } = setup();
+    fake.seed(setManifest({ name: "web", replicas: 1, claims: ["data"] }));
+    const { client } = delayed(fake);
+    await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false } });
+    fake.log.clear();
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false } });
+    expect(fake.log.count({ verb: "list", resource: "persistentvolumeclaims" })).toBe(1);
+    expect(r.actionCount).toBe(0); // its claim data-web-0 was seen: nothing created again
+  });
+});

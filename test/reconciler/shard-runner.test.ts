@@ -283,6 +283,18 @@ describe("ShardRunner and the writes wakes announce", () => {
     expect(w.stored.schedule?.due["default/nope"]).toBeUndefined();
   });
 
+  it("a set its last pass found has its namespace read beside it; once found gone, a wake costs one read again", async () => {
+    const w = world();
+    await w.runner.wake(webCreated); // found: remembered
+    w.fake.remove("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
+    w.fake.log.clear();
+    await w.runner.wake(web); // read beside the set: its pods, claims, revisions too
+    expect(w.fake.log.count({ verb: "list" })).toBeGreaterThan(1);
+    w.fake.log.clear();
+    await w.runner.wake(web);
+    expect(w.fake.log.entries.map((e) => `${e.verb} ${e.resource}`)).toEqual(["list statefulsets"]);
+  });
+
   it("a targeted pass of a set that does not pre-warm skips the ImageLists once a pass there read none, until an ImageList wake or a full pass", async () => {
     const w = world();
     const imageListLists = () => w.fake.log.count({ verb: "list", resource: "imagelists" });
