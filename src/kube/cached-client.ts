@@ -7,27 +7,34 @@ import type { ResourceRef } from "./resources.ts";
  * mirrors the resource, is synced, and holds every object the read could return; everything else
  * (writes, other resources, selectors it cannot answer, an object it does not hold) goes to
  * `inner`. What `inner` answers a write is handed to the informer, so a read after a write of
- * ours sees it. Reads it answers cost no request.
+ * ours sees it. Reads it answers cost no request. With `reads: "apiserver"` (the full pass, the
+ * safety net that does not trust the mirror) every read goes to `inner`, and what it returns is
+ * handed to the informers too (held where it is later than what they hold).
  */
-export function cachingClient(inner: KubeClient, informers: readonly Informer[]): KubeClient {
+export function cachingClient(inner: KubeClient, informers: readonly Informer[], reads: "mirror" | "apiserver" = "mirror"): KubeClient {
   const of = (r: ResourceRef): Informer | undefined => informers.find((i) => i.synced && i.resource.group === r.group && i.resource.resource === r.resource);
   const seen = <T>(r: ResourceRef, obj: T): T => {
-    if (obj && typeof obj === "object") of(r)?.observeWrite(obj as KubeObject);
+    if (obj && typeof obj === "object") of(r)?.observe(obj as KubeObject);
     return obj;
   };
+  const fromMirror = reads === "mirror";
   return {
     get requestCount() {
       return inner.requestCount;
     },
     serverVersion: () => inner.serverVersion(),
     async get<T extends object>(r: ResourceRef, ns: string | undefined, name: string) {
-      const held = of(r)?.get(ns, name);
-      return held ? (held as T) : inner.get<T>(r, ns, name);
+      const held = fromMirror ? of(r)?.get(ns, name) : undefined;
+      return held ? (held as T) : seen(r, await inner.get<T>(r, ns, name));
     },
     async list<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions) {
       const informer = of(r);
       const match = informer && matcher(informer.o.labelSelector, o);
-      if (!informer || !match) return inner.list<T>(r, ns, o);
+      if (!informer || !match || !fromMirror) {
+        const items = await inner.list<T>(r, ns, o);
+        for (const item of items) seen(r, item);
+        return items;
+      }
       return informer.list(ns, (obj) => match(obj) && (!o?.keep || o.keep(obj))) as T[];
     },
     create: async (r, ns, obj, w) => (w?.dryRun ? inner.create(r, ns, obj, w) : seen(r, await inner.create(r, ns, obj, w))),

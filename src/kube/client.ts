@@ -116,8 +116,8 @@ export interface WatchOptions {
 export interface WatchClient {
   /** watch yields the events of one watch request until the server ends it or `signal` aborts; an HTTP error throws ApiError. */
   watch(r: ResourceRef, namespace: string | undefined, opts: WatchOptions): AsyncGenerator<WatchEvent>;
-  /** listWithVersion returns every matching object (following pages) and the resourceVersion the list was read at (a watch resumes from it). */
-  listWithVersion(r: ResourceRef, namespace: string | undefined, labelSelector: string | undefined): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+  /** listWithVersion returns every matching object `keep` keeps (applied as each page arrives; following pages) and the resourceVersion the list was read at (a watch resumes from it). */
+  listWithVersion(r: ResourceRef, namespace: string | undefined, labelSelector: string | undefined, keep?: (item: KubeObject) => boolean): Promise<{ items: KubeObject[]; resourceVersion: string }>;
 }
 
 /**

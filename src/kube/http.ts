@@ -137,8 +137,8 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
     async list<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions) {
       return (await listAtVersion<T>(r, ns, o)).items;
     },
-    async listWithVersion(r: ResourceRef, ns: string | undefined, labelSelector: string | undefined) {
-      return listAtVersion<KubeObject>(r, ns, { labelSelector, limit: 500 });
+    async listWithVersion(r: ResourceRef, ns: string | undefined, labelSelector: string | undefined, keep?: (item: KubeObject) => boolean) {
+      return listAtVersion<KubeObject>(r, ns, { labelSelector, limit: 500, keep });
     },
     async create<T extends object>(r: ResourceRef, ns: string | undefined, obj: T, w?: WriteOptions) {
       return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj));

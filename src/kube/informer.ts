@@ -9,23 +9,31 @@ import type { ResourceRef } from "./resources.ts";
  * passes that read it still plan level-triggered, their writes carry the usual preconditions, and
  * the scheduler's periodic full pass reads the apiserver itself.
  *
- * Its own writes are seen at once (`observeWrite`, `observeDelete`: what the apiserver answered a
- * write), so the pass that follows a write does not act on the state before it; an event or a
- * write older than what is held (resourceVersions compared as the integers etcd gives) never
- * replaces it. `onEvent` is told of every change the watch (or a relist) brings, not of writes.
- * Memory: the JSON size of what it holds is counted; past `maxBytes` it stops, drops its objects
- * and reports itself unsynced (readers then go to the apiserver), so a cluster larger than the
- * budget costs lists, never the reconcile thread's heap.
+ * It is `synced` (readers may use it) only while it is listed AND its watch is up: a watch that
+ * fails (refused, a resource gone, the network) makes it unsynced until it is back, so readers go to
+ * the apiserver meanwhile and webhook wakes are not left to a watch that does not come. A watch
+ * silent for longer than the apiserver's own timeout plus 30 s is cut from this side.
+ *
+ * Its own writes are seen at once (`observe`: what the apiserver answered a write, or what a full
+ * pass read), so the pass that follows a write does not act on the state before it; an event, a
+ * write or a read older than what is held never replaces it, and a deletion is remembered
+ * (tombstones, by resourceVersion) so an older answer in flight does not bring the object back.
+ * `onEvent` is told of every change the watch (or a relist) brings, with what was held before.
+ * Memory: the JSON size of what it holds is counted as it is listed, page by page; past `maxBytes`
+ * it stops, drops its objects and stays unsynced (readers go to the apiserver), so a cluster
+ * larger than the budget costs lists, never the reconcile thread's heap.
  */
 
 export interface InformerOptions {
   resource: ResourceRef;
   /** Objects carrying this label selector only (e.g. Ordinal's `ordinal.dev/statefulset`); default all. */
   labelSelector?: string;
+  /** Whether an object belongs in the mirror (what the label selector picks); a written object that does not is dropped. */
+  holds?: (o: KubeObject) => boolean;
   /** Where a failed watch and the budget's end are told (a Logger fits). */
   log: { warn(message: string, fields?: Record<string, unknown>): void };
-  /** Called after each change a watch event or a relist brought (not after observeWrite / observeDelete). */
-  onEvent?: (type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject) => void;
+  /** Called after each change a watch event or a relist brought (not after observe / observeDelete), with what was held before. */
+  onEvent?: (type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject, before: KubeObject | undefined) => void;
   /** Stop caching past this many bytes of JSON held (default 16 MiB). */
   maxBytes?: number;
   /** The apiserver ends each watch after this long (default 240 s, within undici's 300 s body timeout); it is resumed from the last event. */
@@ -39,6 +47,13 @@ export interface InformerOptions {
 const keyOf = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ""}/${name ?? ""}`;
 const key = (o: KubeObject): string => keyOf(o.metadata?.namespace, o.metadata?.name);
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A resource the apiserver does not serve (404: its CRD is not installed) is looked for again this often. */
+const ABSENT_RETRY_MS = 60_000;
+/** A watch that ends this soon without an event is opened again only after a pause (no hot loop). */
+const QUICK_END_MS = 1_000;
+/** Deletions remembered at most (oldest forgotten first); a relist starts afresh. */
+const MAX_TOMBSTONES = 10_000;
 
 /**
  * newerThan returns true when resourceVersion `a` is later than `b`. etcd's are decimal integers
@@ -61,11 +76,18 @@ interface Held {
   bytes: number;
 }
 
+/** Thrown inside a list when the mirror would pass its budget: the list stops there. */
+class OverBudget extends Error {}
+
 export class Informer {
-  private readonly held = new Map<string, Held>();
+  /** Held objects by namespace, then by key: a namespace's list costs that namespace. */
+  private readonly held = new Map<string, Map<string, Held>>();
+  /** Deleted objects' keys and the resourceVersion of their deletion. */
+  private readonly tombstones = new Map<string, string>();
   private bytes = 0;
   private version = "";
   private ready = false;
+  private watching = false;
   private stopped = false;
   private overBudget = false;
   private readonly abort = new AbortController();
@@ -83,9 +105,9 @@ export class Informer {
     return this.o.resource;
   }
 
-  /** synced is true while the mirror is complete (listed, watching, within its budget): readers may use it. */
+  /** synced is true while the mirror is complete (listed, its watch up, within its budget): readers may use it. */
   get synced(): boolean {
-    return this.ready && !this.stopped && !this.overBudget;
+    return this.ready && this.watching && !this.stopped && !this.overBudget;
   }
 
   /** heldBytes returns the JSON size of what is held (the memory budget's measure). */
@@ -98,7 +120,7 @@ export class Informer {
     this.loop ??= this.run();
   }
 
-  /** stop ends the watch; the mirror is no longer used. */
+  /** stop ends the watch (and a wait or a list in flight); the mirror is no longer used. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.abort.abort();
@@ -107,55 +129,79 @@ export class Informer {
 
   /** get returns a copy of the held object, or undefined (not held: absent, or not picked by the selector). */
   get(namespace: string | undefined, name: string): KubeObject | undefined {
-    const h = this.held.get(keyOf(namespace, name));
+    const h = this.held.get(namespace ?? "")?.get(keyOf(namespace, name));
     return h && structuredClone(h.obj);
   }
 
   /** list returns copies of the held objects of a namespace (every namespace when undefined) that `keep` accepts, in the apiserver's order (namespace, then name). */
   list(namespace: string | undefined, keep: (o: KubeObject) => boolean): KubeObject[] {
     const out: [string, KubeObject][] = [];
-    for (const [k, { obj }] of this.held) if ((namespace === undefined || obj.metadata?.namespace === namespace) && keep(obj)) out.push([k, obj]);
+    const spaces = namespace === undefined ? [...this.held.values()] : [this.held.get(namespace) ?? new Map<string, Held>()];
+    for (const space of spaces) for (const [k, { obj }] of space) if (keep(obj)) out.push([k, obj]);
     return out.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, obj]) => structuredClone(obj));
   }
 
-  /** observeWrite holds what the apiserver answered a write of ours (unless something later is held). */
-  observeWrite(obj: KubeObject): void {
+  /**
+   * observe holds what the apiserver answered a write of ours, or what a pass read from it, unless
+   * something later is held or was deleted; an object the mirror does not hold (its label gone) is dropped.
+   */
+  observe(obj: KubeObject): void {
     if (!this.ready || !obj.metadata?.name) return;
+    if (this.o.holds && !this.o.holds(obj)) {
+      const h = this.find(key(obj));
+      if (!h || newerThan(obj.metadata.resourceVersion, h.obj.metadata?.resourceVersion)) this.remove(key(obj), obj.metadata.resourceVersion);
+      return;
+    }
     this.put(obj);
   }
 
   /**
    * observeDelete records a delete of ours the apiserver accepted: an object with finalizers (or a
    * pod, deleted gracefully) is marked terminating until the watch brings what follows; another is
-   * dropped.
+   * dropped (and remembered as deleted).
    */
   observeDelete(namespace: string | undefined, name: string): void {
-    const h = this.held.get(keyOf(namespace, name));
+    const k = keyOf(namespace, name);
+    const h = this.find(k);
     if (!h) return;
     const graceful = this.o.resource.resource === "pods" || (h.obj.metadata?.finalizers?.length ?? 0) > 0;
-    if (!graceful) return this.drop(key(h.obj));
+    if (!graceful) return this.remove(k, h.obj.metadata?.resourceVersion);
     if (h.obj.metadata?.deletionTimestamp) return;
     const obj = { ...h.obj, metadata: { ...h.obj.metadata, deletionTimestamp: (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z") } };
-    this.held.set(key(obj), { obj, bytes: h.bytes });
+    this.space(namespace ?? "").set(k, { obj, bytes: h.bytes });
   }
 
   private async run(): Promise<void> {
-    const sleep = this.o.sleep ?? defaultSleep;
+    const sleep = (ms: number) => Promise.race([(this.o.sleep ?? defaultSleep)(ms), new Promise<void>((r) => this.abort.signal.addEventListener("abort", () => r(), { once: true }))]);
     let backoff = 500;
+    const timeoutSeconds = this.o.watchTimeoutSeconds ?? 240;
     while (!this.stopped && !this.overBudget) {
       try {
         if (!this.version) await this.relist();
-        for await (const ev of this.client.watch(this.o.resource, undefined, {
-          labelSelector: this.o.labelSelector,
-          resourceVersion: this.version,
-          timeoutSeconds: this.o.watchTimeoutSeconds ?? 240,
-          signal: this.abort.signal,
-        })) {
+        if (this.stopped || this.overBudget) return;
+        const opened = Date.now();
+        let events = 0;
+        // The apiserver ends the watch at timeoutSeconds; one silent for 30 s longer is cut here (a partition).
+        const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout((timeoutSeconds + 30) * 1000)]);
+        this.watching = true;
+        for await (const ev of this.client.watch(this.o.resource, undefined, { labelSelector: this.o.labelSelector, resourceVersion: this.version, timeoutSeconds, signal })) {
+          events++;
           if (!this.apply(ev)) break;
           backoff = 500;
         }
+        if (events === 0 && Date.now() - opened < QUICK_END_MS) await sleep(QUICK_END_MS);
       } catch (e) {
+        this.watching = false;
         if (this.stopped) return;
+        if (e instanceof ApiError && e.code === 404 && !this.version) {
+          // The resource is not served (a CRD not installed): there is nothing, as a list would say; look again later.
+          this.clear();
+          this.ready = this.watching = true;
+          await sleep(ABSENT_RETRY_MS);
+          this.watching = false;
+          continue;
+        }
+        if (e instanceof OverBudget) return;
         this.o.log.warn("watch failed; resuming", { resource: this.o.resource.resource, inMs: backoff, error: e instanceof Error ? e.message : String(e) });
         await sleep(backoff);
         backoff = Math.min(30_000, backoff * 2);
@@ -165,18 +211,24 @@ export class Informer {
 
   /** relist replaces what is held with a fresh list (keeping our own writes that are later than it) and tells onEvent what changed. */
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.client.listWithVersion(this.o.resource, undefined, this.o.labelSelector);
+    this.watching = false;
+    this.tombstones.clear();
     const listed = new Set<string>();
-    for (const item of items) {
-      listed.add(key(item));
-      const before = this.held.get(key(item));
-      if (this.put(item) && this.ready) this.o.onEvent?.(before ? "MODIFIED" : "ADDED", item);
-      if (this.overBudget) return;
-    }
-    for (const [k, h] of [...this.held]) {
-      if (listed.has(k) || newerThan(h.obj.metadata?.resourceVersion, resourceVersion)) continue;
-      this.drop(k);
-      if (this.ready) this.o.onEvent?.("DELETED", h.obj);
+    // Each item is held as its page arrives (what the budget counts): the whole list is never in memory twice.
+    const { resourceVersion } = await this.client.listWithVersion(this.o.resource, undefined, this.o.labelSelector, (item) => {
+      const k = key(item);
+      listed.add(k);
+      const before = this.find(k)?.obj;
+      if (this.put(item) && this.ready) this.o.onEvent?.(before ? "MODIFIED" : "ADDED", item, before);
+      if (this.overBudget) throw new OverBudget();
+      return false;
+    });
+    for (const space of [...this.held.values()]) {
+      for (const [k, h] of [...space]) {
+        if (listed.has(k) || newerThan(h.obj.metadata?.resourceVersion, resourceVersion)) continue;
+        this.remove(k, resourceVersion);
+        if (this.ready) this.o.onEvent?.("DELETED", h.obj, h.obj);
+      }
     }
     this.version = resourceVersion;
     this.ready = true;
@@ -194,34 +246,62 @@ export class Informer {
     if (rv) this.version = rv;
     if (ev.type === "BOOKMARK") return true;
     const k = key(ev.object);
-    const h = this.held.get(k);
+    const before = this.find(k)?.obj;
     if (ev.type === "DELETED") {
-      if (h && !newerThan(rv, h.obj.metadata?.resourceVersion)) return true;
-      this.drop(k);
+      // A deletion at or after what is held removes it (our own write may be held at the same version).
+      if (before && newerThan(before.metadata?.resourceVersion, rv)) return true;
+      this.remove(k, rv);
     } else if (!this.put(ev.object)) return !this.overBudget;
-    this.o.onEvent?.(ev.type, ev.object);
+    this.o.onEvent?.(ev.type, ev.object, before);
     return !this.overBudget;
   }
 
-  /** put holds the object unless what is held is later; returns whether it did. Past the budget it gives up the mirror. */
+  private find(k: string): Held | undefined {
+    return this.held.get(k.slice(0, k.indexOf("/")))?.get(k);
+  }
+
+  private space(namespace: string): Map<string, Held> {
+    let s = this.held.get(namespace);
+    if (!s) this.held.set(namespace, (s = new Map()));
+    return s;
+  }
+
+  /** put holds the object unless what is held is as late, or it was deleted since; returns whether it did. Past the budget it gives up the mirror. */
   private put(o: KubeObject): boolean {
     const k = key(o);
-    const h = this.held.get(k);
-    if (h && h.obj.metadata?.resourceVersion === o.metadata?.resourceVersion) return false;
-    if (h && !newerThan(o.metadata?.resourceVersion, h.obj.metadata?.resourceVersion)) return false;
+    const rv = o.metadata?.resourceVersion;
+    const h = this.find(k);
+    if (h && !newerThan(rv, h.obj.metadata?.resourceVersion)) return false;
+    const deletedAt = this.tombstones.get(k);
+    if (deletedAt !== undefined && !newerThan(rv, deletedAt)) return false;
+    this.tombstones.delete(k);
     const obj = stripped(o);
     const bytes = JSON.stringify(obj).length;
     this.bytes += bytes - (h?.bytes ?? 0);
-    this.held.set(k, { obj, bytes });
+    this.space(o.metadata?.namespace ?? "").set(k, { obj, bytes });
     if (this.bytes > this.maxBytes) this.giveUp();
     return true;
   }
 
-  private drop(k: string): void {
-    const h = this.held.get(k);
-    if (!h) return;
-    this.bytes -= h.bytes;
-    this.held.delete(k);
+  /** remove drops the held object and remembers its deletion (at `rv`), so nothing older brings it back. */
+  private remove(k: string, rv: string | undefined): void {
+    const ns = k.slice(0, k.indexOf("/"));
+    const h = this.held.get(ns)?.get(k);
+    if (h) {
+      this.bytes -= h.bytes;
+      this.held.get(ns)!.delete(k);
+      if (this.held.get(ns)!.size === 0) this.held.delete(ns);
+    }
+    if (rv === undefined) return;
+    this.tombstones.delete(k);
+    this.tombstones.set(k, rv);
+    if (this.tombstones.size > MAX_TOMBSTONES) this.tombstones.delete(this.tombstones.keys().next().value!);
+  }
+
+  private clear(): void {
+    this.held.clear();
+    this.tombstones.clear();
+    this.bytes = 0;
   }
 
   /** giveUp drops the mirror once it holds more than its budget: readers go to the apiserver from now on. */
@@ -233,8 +313,7 @@ export class Informer {
       heldBytes: this.bytes,
       maxBytes: this.maxBytes,
     });
-    this.held.clear();
-    this.bytes = 0;
+    this.clear();
     this.abort.abort();
   }
 }

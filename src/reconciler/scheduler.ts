@@ -70,7 +70,7 @@ export interface SchedulerOptions {
    * and a webhook's wake whose write it covers is left to the watch's own wake (`observed`).
    * Full passes still read the apiserver: the safety net does not trust the mirror.
    */
-  cache?: { client: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
+  cache?: { client: KubeClient; freshClient: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
 }
 
 /** PassLock runs tasks one at a time, in the order they asked. */
@@ -164,7 +164,8 @@ export class ReconcileScheduler {
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
     this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
-    this.client = fencedClient(client, () => this.acting());
+    // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
+    this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
@@ -176,13 +177,15 @@ export class ReconcileScheduler {
    */
   wake(w: SetWake, forwarded = false): void {
     if (this.stopped) return;
-    // The watch brings this change to the replica that acts (its own mirror); a webhook's wake of a write the mirror covers comes again from it.
-    if (w.observed ? !this.acting() : this.o.cache?.covers(w)) return;
+    // The watch brings this change to the replica that acts (its own mirror).
+    if (w.observed && !this.acting()) return;
     const leader = !forwarded && this.o.forward ? this.elector.leaderEndpoint() : undefined;
     if (leader && leader !== this.o.endpoint) {
       this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
       return;
     }
+    // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
+    if (!w.observed && this.o.cache?.covers(w)) return;
     const key = wakeKey(w);
     const at = this.clock() + (w.observed ? OBSERVED_COALESCE_MS : (this.o.coalesceMs ?? 15));
     const cur = this.due.get(key);

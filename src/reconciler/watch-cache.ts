@@ -20,7 +20,10 @@ import type { SetWake } from "./scheduler.ts";
  * apiserver, its changes wake nothing: webhook wakes and rechecks take over, as without a cache).
  */
 export interface WatchCache {
+  /** Reads from the mirror (targeted passes). */
   client: KubeClient;
+  /** Reads from the apiserver, handed to the mirror too (full passes: the safety net); both see their writes in the mirror. */
+  freshClient: KubeClient;
   /** covers is true when the wake's announced write is of a resource the mirror holds and is synced for (the watch will wake its set). */
   covers(w: SetWake): boolean;
   /** synced is true while every informer is: a targeted pass then reads no object from the apiserver. */
@@ -52,9 +55,11 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
         labelSelector: m.labelSelector,
         log: o.log,
         maxBytes: Math.floor(o.maxBytes * m.share),
-        onEvent: (_type, obj) => {
-          const name = m.setOf(obj);
-          if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true });
+        holds: m.labelSelector ? (obj) => m.setOf(obj) !== undefined : undefined,
+        onEvent: (_type, obj, before) => {
+          // A changed set label wakes the set it left too.
+          const names = new Set([m.setOf(obj), before && m.setOf(before)]);
+          for (const name of names) if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true });
         },
       }),
   );
@@ -63,6 +68,7 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
   const byResource = new Map(informers.map((i) => [i.resource.resource, i]));
   return {
     client: cachingClient(client, informers),
+    freshClient: cachingClient(client, informers, "apiserver"),
     covers: (w) => !!w.write && byResource.get(w.write.resource)?.synced === true,
     synced: () => informers.every((i) => i.synced),
     stop: async () => void (await Promise.all(informers.map((i) => i.stop()))),

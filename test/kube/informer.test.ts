@@ -19,11 +19,11 @@ async function until(f: () => boolean): Promise<void> {
   expect(f()).toBe(true);
 }
 
-function setup(o: { maxBytes?: number } = {}) {
+function setup(o: { maxBytes?: number; sleep?: (ms: number) => Promise<void> } = {}) {
   const fake = createFakeApiServer({ seed: 1 });
   const c = createKubeClient({ baseUrl: "https://k", fetch: fake.fetch, sleep: async () => {} });
   const events: string[] = [];
-  const informer = new Informer(c, { resource: R.pods, labelSelector: LABEL, log: silentLogger, sleep: async () => tick().then(() => undefined), onEvent: (t, obj) => events.push(`${t} ${obj.metadata?.name}`), ...o });
+  const informer = new Informer(c, { resource: R.pods, labelSelector: LABEL, log: silentLogger, sleep: async () => tick().then(() => undefined), holds: (p) => p.metadata?.labels?.[LABEL] !== undefined, onEvent: (t, obj) => events.push(`${t} ${obj.metadata?.name}`), ...o });
   return { fake, c, informer, events };
 }
 
@@ -82,11 +82,11 @@ describe("Informer", () => {
     informer.start();
     await until(() => informer.synced);
     const created = await c.create<KubeObject>(R.pods, "default", pod("a"));
-    informer.observeWrite(created);
+    informer.observe(created);
     expect(informer.get("default", "a")?.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
     const patched = await c.patch<KubeObject>(R.pods, "default", "a", { metadata: { labels: { x: "1" } } }, "merge");
-    informer.observeWrite(patched);
-    informer.observeWrite(created); // stale: ignored
+    informer.observe(patched);
+    informer.observe(created); // stale: ignored
     expect(informer.get("default", "a")?.metadata?.labels?.x).toBe("1");
     await until(() => informer.get("default", "a")?.metadata?.resourceVersion === patched.metadata?.resourceVersion);
     await informer.stop();
@@ -96,7 +96,7 @@ describe("Informer", () => {
     const { c, informer } = setup();
     informer.start();
     await until(() => informer.synced);
-    informer.observeWrite(await c.create<KubeObject>(R.pods, "default", pod("a")));
+    informer.observe(await c.create<KubeObject>(R.pods, "default", pod("a")));
     informer.observeDelete("default", "a");
     expect(informer.get("default", "a")?.metadata?.deletionTimestamp).toBeTruthy();
     await informer.stop();
@@ -163,4 +163,67 @@ describe("cachingClient", () => {
     [undefined, { fieldSelector: "metadata.name=a" }, true],
     [undefined, {}, true],
   ])("informer %s answers %j: %s", (own, opts, want) => expect(!!matcher(own, opts)).toBe(want));
+});
+
+describe("Informer of a resource the apiserver does not serve", () => {
+  it("is synced and empty (as a list answering 404 means), so readers need not ask", async () => {
+    const fake = createFakeApiServer({ seed: 1, customResources: [] });
+    const c = createKubeClient({ baseUrl: "https://k", fetch: fake.fetch, sleep: async () => {} });
+    const informer = new Informer(c, { resource: R.imageLists, log: silentLogger, sleep: () => tick().then(() => undefined) });
+    informer.start();
+    await until(() => informer.synced);
+    expect(informer.list(undefined, () => true)).toEqual([]);
+    fake.log.clear();
+    expect(await cachingClient(c, [informer]).list(R.imageLists, "default")).toEqual([]);
+    expect(fake.log.total).toBe(0);
+    await informer.stop();
+  });
+});
+
+describe("Informer under the review's failure cases", () => {
+  it("a watch refused (403: RBAC without watch) leaves the mirror unsynced: readers go to the apiserver", async () => {
+    const { fake, c, informer } = setup();
+    await c.create(R.pods, "default", pod("a"));
+    fake.faults.add({ verb: "watch", resource: "pods", fault: { status: 403, reason: "Forbidden" } });
+    informer.start();
+    await until(() => fake.log.entries.filter((e) => e.verb === "watch").length >= 2);
+    expect(informer.synced).toBe(false);
+    await c.create(R.pods, "default", pod("b"));
+    expect((await cachingClient(c, [informer]).list<KubeObject>(R.pods, "default", { labelSelector: LABEL })).map((p) => p.metadata?.name)).toEqual(["a", "b"]);
+    await informer.stop();
+  });
+
+  it("an own write that removes the selector label leaves the mirror (either order of answer and DELETED)", async () => {
+    const { c, informer } = setup();
+    const cc = cachingClient(c, [informer]);
+    await c.create(R.pods, "default", pod("a"));
+    informer.start();
+    await until(() => informer.synced);
+    await cc.patch(R.pods, "default", "a", { metadata: { labels: { [LABEL]: null } } }, "merge");
+    for (let i = 0; i < 50; i++) await tick();
+    expect(informer.get("default", "a")).toBeUndefined();
+    expect(await cc.get<KubeObject>(R.pods, "default", "a")).toMatchObject({ metadata: { name: "a" } });
+    await informer.stop();
+  });
+
+  it("a write's answer that comes after the watch's DELETED does not bring the object back", async () => {
+    const { c, informer, events } = setup();
+    await c.create(R.pods, "default", pod("a"));
+    informer.start();
+    await until(() => informer.synced);
+    const patched = await c.patch<KubeObject>(R.pods, "default", "a", { metadata: { annotations: { n: "1" } } }, "merge");
+    await c.delete(R.pods, "default", "a", { gracePeriodSeconds: 0 });
+    await until(() => events.includes("DELETED a"));
+    informer.observe(patched);
+    expect(informer.get("default", "a")).toBeUndefined();
+    await informer.stop();
+  });
+
+  it("stop() ends a failure backoff at once", async () => {
+    const { fake, informer } = setup({ sleep: () => new Promise<void>(() => {}) });
+    fake.faults.add({ verb: "list", resource: "pods", fault: "network" });
+    informer.start();
+    await until(() => fake.log.entries.some((e) => e.verb === "list"));
+    await informer.stop(); // would never return while the backoff's sleep waits
+  });
 });

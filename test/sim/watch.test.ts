@@ -77,3 +77,18 @@ describe("fake apiserver watch", () => {
     expect(evs).toEqual([]);
   });
 });
+
+describe("fake apiserver watch, as 1.20 answers", () => {
+  it("an object leaving the selector comes as DELETED with its old labels at the new resourceVersion; a resourceVersion that is not a number is a 400", async () => {
+    const fake = createFakeApiServer({ seed: 1 });
+    const c = createKubeClient({ baseUrl: "https://k", fetch: fake.fetch });
+    await c.create(R.pods, "default", pod("a", { app: "x" }));
+    const { resourceVersion } = await c.listWithVersion(R.pods, "default", "app=x");
+    const moved = await c.patch<{ metadata?: { resourceVersion?: string } }>(R.pods, "default", "a", { metadata: { labels: { app: "y" } } }, "merge");
+    const [ev] = await collect(c.watch(R.pods, "default", { labelSelector: "app=x", resourceVersion }), 1);
+    expect(ev.type).toBe("DELETED");
+    expect(ev.object.metadata?.labels).toEqual({ app: "x" });
+    expect(ev.object.metadata?.resourceVersion).toBe(moved.metadata?.resourceVersion);
+    await expect(collect(c.watch(R.pods, "default", { resourceVersion: "abc" }), 1)).rejects.toMatchObject({ code: 400 });
+  });
+});
