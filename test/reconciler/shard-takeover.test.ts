@@ -12,7 +12,7 @@ import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { shardLeaseName } from "../../src/reconciler/shard-leases.ts";
+import { replicaLeaseName, shardLeaseName } from "../../src/reconciler/shard-leases.ts";
 import { ShardSchedulers } from "../../src/reconciler/shard-schedulers.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
@@ -172,6 +172,24 @@ describe("ShardSchedulers sharing", () => {
     const ns = NAMESPACES.find((n) => lost.includes(shardOf(n, N)))!;
     w.fake.seed(setManifest({ name: "db", namespace: ns, replicas: 1, policy: "Parallel" }));
     await until(() => w.podsIn(ns).join() === "db-0,web-0", ELECTION.retryPeriodMs);
+    expect(violations).toEqual([]);
+    // The dead replica's own Lease is deleted once seen unrenewed for its duration; the survivor's stays.
+    await until(() => w.fake.get(`${LEASES}/${replicaLeaseName("a", N)}`) === undefined, ELECTION.durationMs + 2 * ELECTION.retryPeriodMs);
+    expect(w.fake.get(`${LEASES}/${replicaLeaseName("b", N)}`)).toBeDefined();
+  });
+
+  it("a replica that stops releases its shards and deletes its own Lease: the other takes them at its next round", async () => {
+    const w = world();
+    const a = replica(w.fake, "a");
+    const b = replica(w.fake, "b");
+    a.schedulers.start();
+    b.schedulers.start();
+    await until(() => sizes(a, b).join() === "4,4", 4 * ELECTION.retryPeriodMs);
+    const stopping = a.schedulers.stop();
+    await until(() => w.fake.get(`${LEASES}/${replicaLeaseName("a", N)}`) === undefined, ELECTION.retryPeriodMs);
+    await stopping;
+    const took = await until(() => b.schedulers.held().length === N, 4 * ELECTION.durationMs);
+    expect(took).toBeLessThanOrEqual(2 * ELECTION.retryPeriodMs);
     expect(violations).toEqual([]);
   });
 
