@@ -111,8 +111,13 @@ export function startApiProxy(port: number): Running {
   return start("node", ["test/e2e/api-proxy.mjs", String(port)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE });
 }
 
-/** startWorker runs the Worker under `wrangler dev` over https on 28787, reaching the apiserver via `apiUrl`. */
-export function startWorker(apiUrl: string): Running {
+/**
+ * startWorker runs the Worker under `wrangler dev` over https on 28787, reaching the apiserver via
+ * `apiUrl`; `vars` add to or replace its settings, `persistTo` keeps its Durable Objects' state in a
+ * directory of the caller's (a restart that finds the objects of the run before); the reconciler
+ * Leases are freed first unless `keepLeases` (a restart that must find the last run's).
+ */
+export function startWorker(apiUrl: string, o: { vars?: Record<string, string>; persistTo?: string; keepLeases?: boolean } = {}): Running {
   const vars: Record<string, string> = {
     KUBE_API_URL: apiUrl,
     KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN,
@@ -120,10 +125,12 @@ export function startWorker(apiUrl: string): Running {
     RECONCILER_USERNAME: "ordinal-reconciler",
     LEASE_NAMESPACE: "ordinal-system",
     RECONCILE_BUDGET_MS: "5000",
+    ...o.vars,
   };
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", "28787", "--local-protocol", "https", "--https-key-path", `${KEYS}/tls.key`, "--https-cert-path", `${KEYS}/tls.crt`, "--test-scheduled", "--show-interactive-dev-session=false"];
+  if (o.persistTo) args.push("--persist-to", o.persistTo);
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  freeReconcilerLease();
+  if (!o.keepLeases) freeReconcilerLease();
   return start("npx", args, { CI: "true", WRANGLER_SEND_METRICS: "false" });
 }
 

@@ -8,9 +8,13 @@
  * the same faulty client, a new mirror per "process"), and an invocation runs at once or after
  * the watches caught up, at random: its reads may be stale, as an informer's are.
  */
+import type { Pod } from "../../src/api/k8s.ts";
+import type { StatefulSet } from "../../src/api/statefulset.ts";
+import { getPodRevision, isHealthy } from "../../src/core/pod-state.ts";
 import { cachingClient } from "../../src/kube/cached-client.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
 import { Informer } from "../../src/kube/informer.ts";
+import { getOrdinal } from "../../src/objects/names.ts";
 import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
@@ -77,4 +81,24 @@ export function crashingReconciler(
     }
   };
   return { client, faults: injected, invoke, stop: stopMirror };
+}
+
+/**
+ * convergedTo returns true when a set is at upstream's end state: `spec.replicas` pods, all
+ * healthy, those at or above the partition (none under OnDelete) at the update revision, and a
+ * status that counts them for the set's current generation.
+ */
+export function convergedTo(set: StatefulSet, pods: readonly Pod[]): boolean {
+  const replicas = set.spec.replicas;
+  const st = set.status;
+  const strategy = set.spec.updateStrategy;
+  const start = strategy.type === "OnDelete" ? replicas : Math.min(strategy.rollingUpdate?.partition ?? 0, replicas);
+  return (
+    pods.length === replicas &&
+    pods.every((p) => isHealthy(p)) &&
+    pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision) &&
+    st?.readyReplicas === replicas &&
+    st.replicas === replicas &&
+    st.observedGeneration === set.metadata.generation
+  );
 }

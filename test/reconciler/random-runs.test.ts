@@ -14,13 +14,13 @@ import type { PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { wasNeverReady } from "../../src/core/healing.ts";
 import { getOrdinal } from "../../src/objects/names.ts";
-import { getPodRevision, isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
+import { isHealthy, isRunningAndReady } from "../../src/core/pod-state.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
-import { crashingReconciler, mulberry32 } from "./chaos.ts";
+import { convergedTo, crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const RUNS = randomRuns(60, 500);
@@ -208,21 +208,8 @@ async function runOnce(seed: number, cached = false): Promise<{ steps: number; f
     claimsSeen = claims;
     if (violations.length) break;
     if (!chaos && steps > 62) {
-      const raw = await observer.get(R.statefulSets, NS, "web");
-      const set: StatefulSet = StatefulSetSchema.parse(raw);
-      const pods = await snapshot();
-      const st = set.status;
-      const partition = set.spec.updateStrategy.type === "RollingUpdate" ? (set.spec.updateStrategy.rollingUpdate?.partition ?? 0) : 0;
-      const start = s.strategy === "OnDelete" ? replicas : Math.min(partition, replicas);
-      const updated = pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision);
-      if (
-        pods.length === replicas &&
-        pods.every((p) => isHealthy(p)) &&
-        updated &&
-        st?.readyReplicas === replicas &&
-        st.replicas === replicas &&
-        st.observedGeneration === set.metadata.generation
-      ) {
+      const set: StatefulSet = StatefulSetSchema.parse(await observer.get(R.statefulSets, NS, "web"));
+      if (set.spec.replicas === replicas && convergedTo(set, await snapshot())) {
         return { steps, faults: reconciler.faults, rollbacks };
       }
     }

@@ -192,5 +192,38 @@ describe("the cron tick", () => {
       expect(schedule?.nextFullPassAt).toBeGreaterThan(Date.now());
       expect(alarm).not.toBeNull();
     }
+    // Each object took its own shard's Lease (one holder identity for the Worker), no other.
+    const leases = fake.list<Lease>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases").map((l) => `${l.metadata?.name}=${l.spec?.holderIdentity ?? ""}`);
+    expect(leases.sort()).toEqual(Array.from({ length: SHARDS }, (_, i) => `ordinal-reconciler-${i}-of-${SHARDS}=ordinal-worker`));
+  });
+
+  it("while a Lease of another shard count is live (a count being changed), no shard acts; once it is released, each takes its own and acts", async () => {
+    const byShard = new Map<number, string>();
+    for (const ns of ["default", "team-a", "team-b", "team-c"]) byShard.set(shardOf(ns, SHARDS), ns);
+    for (const ns of byShard.values()) await fake.seed(setManifest({ namespace: ns, replicas: 1, claims: [] }));
+    const old = "/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler-1-of-5";
+    fake.seed({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "ordinal-reconciler-1-of-5", namespace: "ordinal-system" },
+      spec: { holderIdentity: "ordinal-worker", leaseDurationSeconds: 3600, renewTime: new Date().toISOString().replace("Z", "000Z") },
+    });
+    const tick = async () => {
+      const ctx = createExecutionContext();
+      await worker.scheduled({ scheduledTime: Date.now(), cron: "* * * * *" }, bindings, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await tick();
+    expect([...byShard.values()].flatMap((ns) => podNames(fake, ns))).toEqual([]);
+    const held = () => fake.list<Lease>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases").filter((l) => l.spec?.holderIdentity && l.metadata?.name?.endsWith(`-of-${SHARDS}`));
+    expect(held()).toEqual([]);
+    // The old count's holder goes (its Lease released); the next tick's shards take their own.
+    const lease = fake.get<Lease>(old)!;
+    fake.put({ ...lease, spec: { ...lease.spec, holderIdentity: undefined } });
+    // New object instances (as after an eviction): their electors try at once, not a retry period later.
+    await abortAllDurableObjects();
+    await tick();
+    expect([...byShard.values()].map((ns) => [ns, podNames(fake, ns)])).toEqual([...byShard.values()].map((ns) => [ns, ["web-0"]]));
+    expect(held()).toHaveLength(SHARDS);
   });
 });
