@@ -38,7 +38,7 @@ export function cachingClient(inner: KubeClient, informers: readonly Informer[],
       return informer.list(ns, (obj) => match(obj) && (!o?.keep || o.keep(obj))) as T[];
     },
     create: async (r, ns, obj, w) => (w?.dryRun ? inner.create(r, ns, obj, w) : seen(r, await inner.create(r, ns, obj, w))),
-    createSubresource: (r, ns, name, sub, obj) => inner.createSubresource(r, ns, name, sub, obj),
+    createSubresource: (r, ns, name, sub, obj, w) => inner.createSubresource(r, ns, name, sub, obj, w),
     update: async (r, ns, obj, sub, w) => (w?.dryRun ? inner.update(r, ns, obj, sub, w) : seen(r, await inner.update(r, ns, obj, sub, w))),
     patch: async (r, ns, name, p, type, sub, w) => (w?.dryRun ? inner.patch(r, ns, name, p, type, sub, w) : seen(r, await inner.patch(r, ns, name, p, type, sub, w))),
     async delete(r, ns, name, o) {

@@ -49,6 +49,8 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** As WriteOptions.guard (not sent). */
+  guard?: () => void;
 }
 
 export type PatchType = "merge" | "json" | "strategic";
@@ -56,6 +58,8 @@ export type PatchType = "merge" | "json" | "strategic";
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
+  /** Called before every attempt of the write, retries included; a throw stops it there (the reconciler's Lease fence). */
+  guard?: () => void;
 }
 
 /** The apiserver's version as GET /version answers it (minor may carry a "+", e.g. "28+" on EKS). */
@@ -74,7 +78,7 @@ export interface KubeClient {
   list<T extends object = KubeObject>(r: ResourceRef, namespace: string | undefined, opts?: ListOptions): Promise<T[]>;
   create<T extends object>(r: ResourceRef, namespace: string | undefined, obj: T, opts?: WriteOptions): Promise<T>;
   /** createSubresource POSTs to an object's subresource (pods/NAME/binding, pods/NAME/eviction). */
-  createSubresource<T extends object>(r: ResourceRef, namespace: string | undefined, name: string, subresource: string, obj: object): Promise<T>;
+  createSubresource<T extends object>(r: ResourceRef, namespace: string | undefined, name: string, subresource: string, obj: object, opts?: WriteOptions): Promise<T>;
   /** update PUTs the object (resourceVersion is the precondition); `subresource` e.g. "status". */
   update<T extends Named>(r: ResourceRef, namespace: string | undefined, obj: T, subresource?: string, opts?: WriteOptions): Promise<T>;
   patch<T extends object = KubeObject>(

@@ -66,11 +66,13 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
     return headers;
   }
 
-  async function request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Response> {
+  async function request(method: string, path: string, body?: unknown, contentType = "application/json", guard?: () => void): Promise<Response> {
     const headers = await headersFor();
     if (body !== undefined) headers["Content-Type"] = contentType;
     let lastError: unknown;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      // A retry too must still be allowed (a fenced write whose Lease moved during the backoff stops here).
+      guard?.();
       count++;
       let res: Response | undefined;
       try {
@@ -141,16 +143,16 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
       return listAtVersion<KubeObject>(r, ns, { labelSelector, limit: 500, keep });
     },
     async create<T extends object>(r: ResourceRef, ns: string | undefined, obj: T, w?: WriteOptions) {
-      return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj));
+      return json<T>(await request("POST", resourcePath(r, ns) + writeQuery(w), obj, undefined, w?.guard));
     },
-    async createSubresource<T extends object>(r: ResourceRef, ns: string | undefined, name: string, sub: string, obj: object) {
-      return json<T>(await request("POST", resourcePath(r, ns, name, sub), obj));
+    async createSubresource<T extends object>(r: ResourceRef, ns: string | undefined, name: string, sub: string, obj: object, w?: WriteOptions) {
+      return json<T>(await request("POST", resourcePath(r, ns, name, sub), obj, undefined, w?.guard));
     },
     async update<T extends Named>(r: ResourceRef, ns: string | undefined, obj: T, sub?: string, w?: WriteOptions) {
-      return json<T>(await request("PUT", resourcePath(r, ns, obj.metadata?.name ?? "", sub) + writeQuery(w), obj));
+      return json<T>(await request("PUT", resourcePath(r, ns, obj.metadata?.name ?? "", sub) + writeQuery(w), obj, undefined, w?.guard));
     },
     async patch<T extends object>(r: ResourceRef, ns: string | undefined, name: string, patch: unknown, type: PatchType, sub?: string, w?: WriteOptions) {
-      return json<T>(await request("PATCH", resourcePath(r, ns, name, sub) + writeQuery(w), patch, PATCH_CONTENT[type]));
+      return json<T>(await request("PATCH", resourcePath(r, ns, name, sub) + writeQuery(w), patch, PATCH_CONTENT[type], w?.guard));
     },
     async *watch(r: ResourceRef, ns: string | undefined, w: WatchOptions): AsyncGenerator<WatchEvent> {
       const path = resourcePath(r, ns) + query({ watch: "true", labelSelector: w.labelSelector, fieldSelector: w.fieldSelector, resourceVersion: w.resourceVersion, timeoutSeconds: w.timeoutSeconds, allowWatchBookmarks: "true" });
@@ -166,8 +168,9 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
       yield* watchEvents(res, w.signal);
     },
     async delete(r: ResourceRef, ns: string | undefined, name: string, o?: DeleteOptions) {
-      const body = o ? { apiVersion: "v1", kind: "DeleteOptions", ...o } : undefined;
-      const res = await request("DELETE", resourcePath(r, ns, name), body);
+      const { guard, ...options } = o ?? {};
+      const body = o && Object.keys(options).length ? { apiVersion: "v1", kind: "DeleteOptions", ...options } : undefined;
+      const res = await request("DELETE", resourcePath(r, ns, name), body, undefined, guard);
       if (res.status === 404) return false;
       if (!res.ok) throw await toApiError(res);
       await res.body?.cancel();
