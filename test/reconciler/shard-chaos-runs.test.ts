@@ -9,11 +9,9 @@
  *   or they die between steps; a dead replica restarts later (the same identity or a new one);
  * - a replica pauses (a long GC pause, a partition) right after one of its calls: the world goes
  *   on for several steps without it (the others renew, take its expired Leases and act), then its
- *   pass resumes where it stopped, Lease lapsed. Never between the retries of one call: the fence
- *   is checked once per client call (fence.ts wraps KubeClient), and src/kube/http.ts retries a
- *   write after a 429/5xx/network error without asking it again — a write whose retries outlast
- *   renewDeadline→duration (10 s by default; up to 4 attempts of 15 s each) can land after the
- *   Lease moved (seen here at seed 23 of 80 when pauses fell between retries; not fixed here);
+ *   pass resumes where it stopped, Lease lapsed; also between the retries of one call (the fence
+ *   is asked before every attempt: with it asked once per call, a retry landed after the Lease
+ *   moved at seed 23 of 80);
  * - the kubelet player moves pods and a person scales sets, changes images, deletes and fails pods.
  * Checked on every write a replica's request applied in a namespace: the shard's Lease on the
  * apiserver names that replica (the fence refused its writes once the Lease moved), and no other
@@ -125,8 +123,8 @@ class Replica {
         throw networkError("the process was killed");
       }
       const res = await faulty(input, init);
-      // Paused between two calls, never between a call's retries (see the note at the top).
-      if (res.status !== 429 && res.status < 500) await this.maybePause();
+      // Paused after any answer: between two calls, or between a call's retries (a 429/5xx is retried).
+      await this.maybePause();
       return res;
     };
     this.client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {}, maxAttempts: 2 });
