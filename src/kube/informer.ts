@@ -172,7 +172,7 @@ export class Informer {
   }
 
   private async run(): Promise<void> {
-    const sleep = (ms: number) => Promise.race([(this.o.sleep ?? defaultSleep)(ms), new Promise<void>((r) => this.abort.signal.addEventListener("abort", () => r(), { once: true }))]);
+    const sleep = (ms: number) => this.sleepUnlessStopped(ms);
     let backoff = 500;
     const timeoutSeconds = this.o.watchTimeoutSeconds ?? 240;
     while (!this.stopped && !this.overBudget) {
@@ -206,6 +206,18 @@ export class Informer {
         await sleep(backoff);
         backoff = Math.min(30_000, backoff * 2);
       }
+    }
+  }
+
+  /** sleepUnlessStopped waits `ms` (the `sleep` option) or until stop() / giveUp(); its abort listener goes with it. */
+  private async sleepUnlessStopped(ms: number): Promise<void> {
+    let wake = () => {};
+    const stopped = new Promise<void>((r) => (wake = r));
+    this.abort.signal.addEventListener("abort", wake, { once: true });
+    try {
+      await Promise.race([(this.o.sleep ?? defaultSleep)(ms), stopped]);
+    } finally {
+      this.abort.signal.removeEventListener("abort", wake);
     }
   }
 
@@ -286,11 +298,12 @@ export class Informer {
   /** remove drops the held object and remembers its deletion (at `rv`), so nothing older brings it back. */
   private remove(k: string, rv: string | undefined): void {
     const ns = k.slice(0, k.indexOf("/"));
-    const h = this.held.get(ns)?.get(k);
-    if (h) {
+    const space = this.held.get(ns);
+    const h = space?.get(k);
+    if (space && h) {
       this.bytes -= h.bytes;
-      this.held.get(ns)!.delete(k);
-      if (this.held.get(ns)!.size === 0) this.held.delete(ns);
+      space.delete(k);
+      if (space.size === 0) this.held.delete(ns);
     }
     if (rv === undefined) return;
     this.tombstones.delete(k);

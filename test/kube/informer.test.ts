@@ -227,3 +227,16 @@ describe("Informer under the review's failure cases", () => {
     await informer.stop(); // would never return while the backoff's sleep waits
   });
 });
+
+describe("Informer's waits", () => {
+  it("leave no abort listener behind: a watch refused 40 times holds none (a listener per wait grew without bound)", async () => {
+    const { getEventListeners } = await import("node:events");
+    const { fake, informer } = setup();
+    fake.faults.add({ verb: "watch", resource: "pods", fault: { status: 403, reason: "Forbidden" } });
+    informer.start();
+    await until(() => fake.log.entries.filter((e) => e.verb === "watch").length >= 40);
+    const signal = (informer as unknown as { abort: AbortController }).abort.signal;
+    expect(getEventListeners(signal, "abort").length).toBeLessThanOrEqual(1);
+    await informer.stop();
+  });
+});
