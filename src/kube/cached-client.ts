@@ -32,7 +32,7 @@ export function cachingClient(inner: KubeClient, informers: readonly Informer[],
       const match = informer && matcher(informer.o.labelSelector, o);
       if (!informer || !match || !fromMirror) {
         const items = await inner.list<T>(r, ns, o);
-        for (const item of items) seen(r, item);
+        for (const item of items) informer?.observe(item as KubeObject);
         return items;
       }
       return informer.list(ns, (obj) => match(obj) && (!o?.keep || o.keep(obj))) as T[];

@@ -58,7 +58,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;
-  const cache = watchCacheFrom(data.vars, raw, client, log, () => (w) => scheduler.wake(w));
+  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w));
   const scheduler = new ShardSchedulers(client, {
     ...data.scheduler,
     ...(cache ? { cache } : {}),

@@ -171,7 +171,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
-  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, () => (w) => loop.wake(w));
+  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w));
   const loop =
     thread ??
     new ShardSchedulers(client, {

@@ -5,10 +5,11 @@ import { startWatchCache, type WatchCache } from "../reconciler/watch-cache.ts";
 import { setting } from "../settings.ts";
 
 /**
- * watchCacheFrom returns the watch cache the settings ask for (WATCH_CACHE_MB; 0: none), started;
- * `wake` is looked up at each change, so it may be bound after this returns.
+ * watchCacheFrom returns the watch cache the settings ask for (WATCH_CACHE_MB; 0: none), started.
+ * `wake` is first called after the first list is held (never during this call), so it may name a
+ * scheduler made after this returns.
  */
-export function watchCacheFrom(vars: Record<string, string | undefined>, watcher: WatchClient, client: KubeClient, log: Logger, wake: () => (w: SetWake) => void): WatchCache | undefined {
+export function watchCacheFrom(vars: Record<string, string | undefined>, watcher: WatchClient, client: KubeClient, log: Logger, wake: (w: SetWake) => void): WatchCache | undefined {
   const mb = setting(vars, "WATCH_CACHE_MB");
-  return mb > 0 ? startWatchCache(watcher, client, { log, maxBytes: mb * 1024 * 1024, wake: (w) => wake()(w) }) : undefined;
+  return mb > 0 ? startWatchCache(watcher, client, { log, maxBytes: mb * 1024 * 1024, wake }) : undefined;
 }

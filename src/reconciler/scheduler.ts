@@ -190,7 +190,7 @@ export class ReconcileScheduler {
     const at = this.clock() + (w.observed ? OBSERVED_COALESCE_MS : (this.o.coalesceMs ?? 15));
     const cur = this.due.get(key);
     if (cur) {
-      if (!w.observed) noteWrite(cur, w.write);
+      noteWake(cur, w);
       if (cur.at <= at) return;
       cur.at = at;
       cur.recheck = 0;
@@ -198,7 +198,7 @@ export class ReconcileScheduler {
       // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
       if (this.due.size >= 10_000) return;
       const d: Due = { wake: { namespace: w.namespace, name: w.name }, at, recheck: 0, awaiting: [], announced: true };
-      if (!w.observed) noteWrite(d, w.write);
+      noteWake(d, w);
       this.due.set(key, d);
     }
     this.kick?.();
@@ -432,6 +432,11 @@ export class ReconcileScheduler {
       return undefined;
     }
   }
+}
+
+/** noteWake notes what a wake announces; one the watch observed announces nothing to wait for (its pass reads it already). */
+function noteWake(d: Due, w: SetWake): void {
+  if (!w.observed) noteWrite(d, w.write);
 }
 
 /** noteWrite adds a wake's announced write to what its due pass looks for; a wake that announced none (or one too many) makes the set's rechecks blind. */
