@@ -1,4 +1,5 @@
 /** The informer (list + watch mirror) and the caching client over it, on the fake apiserver's watch. */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { cachingClient, matcher } from "../../src/kube/cached-client.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
@@ -230,7 +231,6 @@ describe("Informer under the review's failure cases", () => {
 
 describe("Informer's waits", () => {
   it("leave no abort listener behind: a watch refused 40 times holds none (a listener per wait grew without bound)", async () => {
-    const { getEventListeners } = await import("node:events");
     const { fake, informer } = setup();
     fake.faults.add({ verb: "watch", resource: "pods", fault: { status: 403, reason: "Forbidden" } });
     informer.start();
