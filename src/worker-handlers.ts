@@ -90,10 +90,12 @@ function appFor(env: Env) {
       return app;
     }
     const client = clientFor(env);
+    const lookup = client ? lookupStatefulSetWith(client) : undefined;
     app = createApp({
       ...appDepsFrom(s),
       log: logAt(s),
-      lookupStatefulSet: client ? lookupStatefulSetWith(client) : undefined,
+      lookupStatefulSet: lookup,
+      rememberStatefulSet: lookup?.remember,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);

@@ -9,6 +9,21 @@ export const SET_CACHE_TTL_MS = 10_000;
 const SET_CACHE_SIZE = 256;
 
 /**
+ * SetLookup is the mutating hook's set lookup with its cache, which `remember` primes: the
+ * validating hook hands it each set whose CREATE it allowed (see `remember`).
+ */
+export type SetLookup = LookupStatefulSet & {
+  /**
+   * remember caches a set whose CREATE the validating hook just allowed, by its uid: the apiserver
+   * gives a created object its uid before validating admission, so the set as admitted is the set
+   * stored under that uid (or none ever is: then no pod can name the uid). The reconciler's first
+   * pod of a new set then costs no GET in the mutating hook. A set without a uid or one that does
+   * not parse is ignored (the lookup GETs it as before).
+   */
+  remember(raw: unknown): void;
+};
+
+/**
  * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: a GET, parsed
  * with defaults filled (as the planner sees the set). A set that does not parse throws, which the
  * HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
@@ -19,9 +34,14 @@ const SET_CACHE_SIZE = 256;
  * only the volumes of the templates it knows), so a stale cached set costs nothing there; a pod
  * made by hand within the time-to-live of a template's addition gets it when next recreated.
  */
-export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): LookupStatefulSet {
+export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): SetLookup {
   const cache = new Map<string, { set: StatefulSet; at: number }>();
-  return async (namespace, name, uid) => {
+  const keep = (key: string, set: StatefulSet) => {
+    cache.delete(key);
+    if (cache.size >= SET_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, { set, at: now() });
+  };
+  const lookup: LookupStatefulSet = async (namespace, name, uid) => {
     const key = `${namespace}/${name}`;
     const hit = cache.get(key);
     if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return hit.set;
@@ -31,9 +51,14 @@ export function lookupStatefulSetWith(client: KubeClient, now: () => number = Da
       return undefined;
     }
     const set = StatefulSetSchema.parse(raw);
-    cache.delete(key);
-    if (cache.size >= SET_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(key, { set, at: now() });
+    keep(key, set);
     return set;
   };
+  const remember = (raw: unknown) => {
+    const parsed = StatefulSetSchema.safeParse(raw);
+    if (!parsed.success) return;
+    const { uid, namespace, name } = parsed.data.metadata;
+    if (uid && namespace && name) keep(`${namespace}/${name}`, parsed.data);
+  };
+  return Object.assign(lookup, { remember });
 }

@@ -53,6 +53,12 @@ export interface AppDeps {
   onWake?(wake: Wake, waitUntil: (p: Promise<unknown>) => void): void;
   /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
   lookupStatefulSet?: LookupStatefulSet;
+  /**
+   * An Ordinal StatefulSet whose CREATE (not a dry run) the validating hook allowed, as admitted,
+   * with its uid: the lookup's cache keeps it (`SetLookup.remember`), so the mutating hook needs no
+   * GET for the reconciler's first pod of a new set. Must not throw.
+   */
+  rememberStatefulSet?(set: unknown): void;
   log: Logger;
   /** Defaults to MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -69,6 +75,8 @@ interface AdmissionRoute {
   bounded?: boolean;
   /** false: the request wakes nothing (another hook that sees the same request wakes the set). */
   wakes?: false;
+  /** Called with each request the handler allowed, before the answer is sent. */
+  allowed?(req: AdmissionRequest): void;
 }
 
 /**
@@ -146,6 +154,9 @@ export function createApp(deps: AppDeps): Hono {
         return pause ? runStepsPausing(statefulSetRequestSteps(req, opts), pause) : validateStatefulSetRequest(req, opts);
       },
       bounded: true,
+      allowed: (req) => {
+        if (req.operation === "CREATE" && !req.dryRun && req.kind.group === GROUP) deps.rememberStatefulSet?.(req.object);
+      },
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
@@ -242,6 +253,7 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = route.failed(req, message);
   }
 
+  if (result.response.allowed) route.allowed?.(req);
   const wake = deps.onWake && route.wakes !== false && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
   if (wake) {
     try {

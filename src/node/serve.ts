@@ -186,10 +186,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
         void readiness.observe({ passes: [pass] });
       },
     }, shards);
+  const lookup = lookupStatefulSetWith(client);
   const app = createApp({
     ...appDepsFrom(settings),
     log: metricsLogger(log, metrics),
-    lookupStatefulSet: lookupStatefulSetWith(client),
+    lookupStatefulSet: lookup,
+    rememberStatefulSet: lookup.remember,
     clientCertificate: (c) => {
       const socket = (c.env as { incoming?: { socket?: TLSSocket } } | undefined)?.incoming?.socket;
       if (!socket || !("authorized" in socket) || socket.authorized !== true) return undefined;

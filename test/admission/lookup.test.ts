@@ -41,6 +41,24 @@ describe("lookupStatefulSetWith", () => {
     expect(calls.slice(257)).toEqual(["default/s0"]);
   });
 
+  it("remember: a set admitted with a uid serves pods naming that uid without a GET; another uid, a set without a uid or one that does not parse is fetched", async () => {
+    const { c, calls } = client();
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    const admitted = (name: string, uid?: string) => ({ ...structuredClone(sampleSet()), metadata: { name, namespace: "default", ...(uid ? { uid } : {}) } });
+    lookup.remember(admitted("web", "uid-web"));
+    lookup.remember(admitted("db"));
+    lookup.remember({ ...admitted("cache", "uid-cache"), spec: { replicas: "many" } });
+    expect((await lookup("default", "web", "uid-web"))?.metadata.uid).toBe("uid-web");
+    expect(calls).toEqual([]);
+    await lookup("default", "db", "uid-db");
+    await lookup("default", "cache", "uid-cache");
+    expect(calls).toEqual(["default/db", "default/cache"]);
+    // A set admitted again under its name (deleted and recreated) replaces the one remembered.
+    lookup.remember(admitted("web", "uid-web-2"));
+    await lookup("default", "web", "uid-web");
+    expect(calls).toEqual(["default/db", "default/cache", "default/web"]);
+  });
+
   it("sets of the same name in two namespaces are two entries", async () => {
     const { c, calls } = client();
     const lookup = lookupStatefulSetWith(c, () => 0);
