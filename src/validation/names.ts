@@ -31,6 +31,9 @@ const anchored = (fmt: string): RegExp => new RegExp(`^(?:${fmt})$`);
 const labelKeyFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const labelKeyErrMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelKeyRe = anchored(labelKeyFmt);
+/** The messages below are the same for every value: built once, not per call (a hostile set has thousands of bad names). */
+const labelKeyRegexError = regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc");
+const namePartRegexError = "name part " + labelKeyRegexError;
 
 /** isQualifiedName (content.IsLabelKey): `[prefix/]name`, prefix a DNS subdomain, name ≤63 chars. */
 export function isQualifiedName(value: string): string[] {
@@ -42,7 +45,7 @@ export function isQualifiedName(value: string): string[] {
   } else if (value.indexOf("/", slash + 1) >= 0) {
     return [
       "a valid label key " +
-        regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc") +
+        labelKeyRegexError +
         " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   } else {
@@ -53,19 +56,20 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push("name part " + emptyError());
   else if (exceedsBytes(name, 63)) errs.push("name part " + maxLenError(63));
-  if (!labelKeyRe.test(name)) errs.push("name part " + regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc"));
+  if (!labelKeyRe.test(name)) errs.push(namePartRegexError);
   return errs;
 }
 
 const labelValueFmt = `(${labelKeyFmt})?`;
 const labelValueErrMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueRegexError = regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345");
 
 /** isValidLabelValue (content.IsLabelValue): empty, or ≤63 chars of the label-key name alphabet. */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
-  if (value.length > 0 && !labelKeyRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
+  if (value.length > 0 && !labelKeyRe.test(value)) errs.push(labelValueRegexError);
   return errs;
 }
 
@@ -77,6 +81,8 @@ const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
 const dns1123SubdomainErrMsg =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const dns1123SubdomainRe = anchored(dns1123SubdomainFmt);
+const dns1123LabelRegexError = regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc");
+const dns1123SubdomainRegexError = regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com");
 
 /** isDNS1123Label: RFC 1123 label, at most 63 characters (container, volume, port-less names…). */
 export function isDNS1123Label(value: string): string[] {
@@ -84,7 +90,7 @@ export function isDNS1123Label(value: string): string[] {
   if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
   if (!dns1123LabelRe.test(value)) {
     if (dns1123SubdomainRe.test(value)) errs.push("must not contain dots");
-    else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"));
+    else errs.push(dns1123LabelRegexError);
   }
   return errs;
 }
@@ -93,7 +99,7 @@ export function isDNS1123Label(value: string): string[] {
 export function isDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (exceedsBytes(value, 253)) errs.push(maxLenError(253));
-  if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com"));
+  if (!dns1123SubdomainRe.test(value)) errs.push(dns1123SubdomainRegexError);
   return errs;
 }
 
@@ -102,12 +108,13 @@ const dns1035LabelErrMsg =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 
 const dns1035LabelRe = anchored(dns1035LabelFmt);
+const dns1035LabelRegexError = regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123");
 
 /** isDNS1035Label: like a DNS-1123 label but starting with a letter (Service names). */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
   if (exceedsBytes(value, 63)) errs.push(maxLenError(63));
-  if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));
+  if (!dns1035LabelRe.test(value)) errs.push(dns1035LabelRegexError);
   return errs;
 }
 

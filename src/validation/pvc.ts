@@ -96,12 +96,27 @@ function normalizeDataSources(spec: JsonObject): void {
  */
 export function validatePvcCreate(pvc: PersistentVolumeClaim | unknown): FieldError[] {
   if (!isObject(pvc)) return [typeInvalid("", jsonType(pvc), `body must be of type object: "${jsonType(pvc)}"`)];
+  return withSpecErrors(pvc.spec, validateObjectMeta(pvc.metadata, FieldPath.root("metadata"), { nameFn: nameIsDNSSubdomain }));
+}
+
+/**
+ * validatePvcNameAndSpec returns the errors validatePvcCreate finds at metadata.name and in the
+ * spec of a claim named `name` (a string: the name a StatefulSet gives its claim), in the same
+ * order, without checking the rest of the metadata (a set's claim templates are checked where
+ * their labels and annotations are written; the set's own labels on the claim are the selector's).
+ */
+export function validatePvcNameAndSpec(name: string, spec: unknown): FieldError[] {
+  const path = FieldPath.root("metadata", "name");
+  const nameErrors = name ? nameIsDNSSubdomain(name, false).map((msg) => invalid(path, name, msg)) : [required(path, "name or generateName is required")];
+  return withSpecErrors(spec, nameErrors);
+}
+
+/** withSpecErrors returns the spec's type errors, then `metaErrors`, then the rest of the spec's errors (defaults applied to a copy first). */
+function withSpecErrors(rawSpec: unknown, metaErrors: FieldError[]): FieldError[] {
   const r = new Reader();
-  const obj = pvc;
-  const errs = validateObjectMeta(obj.metadata, FieldPath.root("metadata"), { nameFn: nameIsDNSSubdomain });
-  const spec = cloneJSON(r.obj(obj.spec, FieldPath.root("spec")) ?? {});
+  const spec = cloneJSON(r.obj(rawSpec, FieldPath.root("spec")) ?? {});
   defaultPvcSpec(spec);
   normalizeDataSources(spec);
-  errs.push(...validatePvcSpec(r, spec, FieldPath.root("spec")));
-  return [...r.errors, ...errs];
+  const specErrors = validatePvcSpec(r, spec, FieldPath.root("spec"));
+  return [...r.errors, ...metaErrors, ...specErrors];
 }

@@ -10,8 +10,9 @@
  * is checked for room for "-<ordinal>" in a 63-character hostname separately (see statefulset.ts).
  * Images are checked against the reference grammar (image-ref.ts) unless allowInvalidImageRefs.
  */
-import { StatefulSetSchema } from "../api/statefulset.ts";
-import { newClaims, newStatefulSetPod } from "../objects/pod.ts";
+import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
+import { getClaimName } from "../objects/names.ts";
+import { newStatefulSetPod } from "../objects/pod.ts";
 import { ordinalAt } from "../objects/ordinal-range.ts";
 import { rawOrdinalRange } from "./statefulset-ordinal.ts";
 import { type FieldError, FieldPath, goQuote, invalid, typeInvalid } from "./field-error.ts";
@@ -21,7 +22,7 @@ import { validateLabels } from "./labels.ts";
 import { validateAnnotations } from "./meta.ts";
 import { isDNS1123Label } from "./names.ts";
 import { type PodValidationOptions, validatePodCreate } from "./pod.ts";
-import { validatePvcCreate } from "./pvc.ts";
+import { validatePvcNameAndSpec } from "./pvc.ts";
 import type { Steps } from "./steps.ts";
 
 export interface PodCheckOptions extends PodValidationOptions {
@@ -45,8 +46,13 @@ const wrongType = (path: string, v: unknown, expected: string): FieldError =>
 /** Where a pod volume came from: a claim template (its index in the set) or a template volume. */
 type VolumeOrigin = { claim: number } | { template: number };
 
+type ClaimTemplate = NonNullable<StatefulSet["spec"]["volumeClaimTemplates"]>[number];
+
 interface Sanitized {
+  /** The set without its claim templates, for StatefulSetSchema to parse. */
   set: unknown;
+  /** The claim templates, already in the schema's shape (parsing them would only copy each). */
+  claims: ClaimTemplate[];
   claimIndex: number[];
   volumeOrigins: VolumeOrigin[];
   placeholderVolumes: Set<number>;
@@ -84,7 +90,7 @@ function sanitize(raw: JsonObject): Sanitized {
     });
   }
   const claimIndex: number[] = [];
-  const claims: unknown[] = [];
+  const claims: ClaimTemplate[] = [];
   if (Array.isArray(spec.volumeClaimTemplates))
     spec.volumeClaimTemplates.forEach((c: unknown, i: number) => {
       if (!isObject(c)) return;
@@ -97,7 +103,7 @@ function sanitize(raw: JsonObject): Sanitized {
     });
   const volumeOrigins: VolumeOrigin[] = claims.map((_, i) => ({ claim: claimIndex[i] }));
   const templateVolumes = Array.isArray(tspec.volumes) ? (tspec.volumes as JsonObject[]) : [];
-  const claimNames = templateVolumes.length === 0 ? new Set<string>() : new Set(claims.map((c) => (c as { metadata: { name: string } }).metadata.name));
+  const claimNames = templateVolumes.length === 0 ? new Set<string>() : new Set(claims.map((c) => c.metadata.name));
   templateVolumes.forEach((v, i) => {
     if (claims.length === 0 || !claimNames.has(v.name as string)) volumeOrigins.push({ template: i });
   });
@@ -110,11 +116,10 @@ function sanitize(raw: JsonObject): Sanitized {
       selector: { matchLabels: strMapOf(selector.matchLabels) ?? {} },
       template: { metadata: { labels: strMapOf(tmeta.labels), annotations: strMapOf(tmeta.annotations) }, spec: tspec },
       serviceName: typeof spec.serviceName === "string" ? spec.serviceName : "",
-      ...(claims.length ? { volumeClaimTemplates: claims } : {}),
       ordinals: { start },
     },
   };
-  return { set, claimIndex, volumeOrigins, placeholderVolumes, errors };
+  return { set, claims, claimIndex, volumeOrigins, placeholderVolumes, errors };
 }
 
 const VOLUME_FIELD = /^spec\.volumes\[(\d+)\](.*)$/;
@@ -151,6 +156,7 @@ export function* podAndClaimSteps(raw: JsonObject, upstreamFields: ReadonlySet<s
   const parsed = StatefulSetSchema.safeParse(s.set);
   if (!parsed.success) return out;
   const set = parsed.data;
+  if (s.claims.length) set.spec.volumeClaimTemplates = s.claims;
   // The first replica (objects/ordinal-range.ts): the pod and claims every scale-up makes first.
   const ordinal = ordinalAt(rawOrdinalRange(isObject(raw.spec) ? raw.spec : {}, 1), 0);
 
@@ -165,23 +171,25 @@ export function* podAndClaimSteps(raw: JsonObject, upstreamFields: ReadonlySet<s
   yield;
 
   const setNameValid = !!set.metadata.name && isDNS1123Label(set.metadata.name).length === 0;
-  const claims = newClaims(set, ordinal);
-  for (let i = 0; i < claims.length; i++) {
+  for (let i = 0; i < s.claims.length; i++) {
     if (i > 0 && i % CLAIMS_PER_STEP === 0) yield;
-    const claim = claims[i];
     const base = `spec.volumeClaimTemplates[${s.claimIndex[i]}]`;
-    const tplName = set.spec.volumeClaimTemplates![i].metadata.name;
-    for (const e of validatePvcCreate(claim)) {
+    const tpl = s.claims[i].metadata;
+    const tplName = tpl.name;
+    // The claim newClaims (objects/pod.ts) makes: its name and spec are checked as a PVC's; the rest
+    // of its metadata is the set's selector and the template's labels and annotations (below).
+    const claimName = getClaimName(set, tplName, ordinal);
+    let namePrefix: string | undefined;
+    for (const e of validatePvcNameAndSpec(claimName, s.claims[i].spec)) {
       if (e.field === "metadata.name") {
         // A bad set name is reported at metadata.name already; only the claim's part is blamed here.
-        if (setNameValid)
-          out.push(withSuffix({ ...e, badValue: e.type === "FieldValueRequired" ? e.badValue : tplName }, `${base}.metadata.name`, PVC_SUFFIX, `PVC name ${goQuote(claim.metadata?.name ?? "")}: `));
+        namePrefix ??= `PVC name ${goQuote(claimName)}: `;
+        if (setNameValid) out.push(withSuffix({ ...e, badValue: e.type === "FieldValueRequired" ? e.badValue : tplName }, `${base}.metadata.name`, PVC_SUFFIX, namePrefix));
       } else if (!e.field.startsWith("metadata")) {
         const m = CLAIM_FIELD.exec(e.field);
         if (m) out.push(withSuffix(e, `${base}.spec.${m[1]}`, PVC_SUFFIX));
       }
     }
-    const tpl = set.spec.volumeClaimTemplates![i].metadata;
     const metaPath = FieldPath.root("spec", "volumeClaimTemplates").index(s.claimIndex[i]).child("metadata");
     for (const e of validateLabels(tpl.labels, metaPath.child("labels"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));
     for (const e of validateAnnotations(tpl.annotations, metaPath.child("annotations"))) out.push(withSuffix(e, e.field, PVC_SUFFIX));

@@ -196,6 +196,26 @@ describe("validateStatefulSetRequest: bounded answers to hostile sets", () => {
   });
 });
 
+// The bench's worst case "1.2k duplicate claims", small: every error counted, the first 100 shown.
+describe("validateStatefulSetRequest on many duplicate, too long claim template names", () => {
+  it("shows the pod's errors of every template, then the PVCs' in order, and counts the rest", () => {
+    const o = base();
+    const long = `D-${"x".repeat(298)}`;
+    (o.spec as Record<string, unknown>).volumeClaimTemplates = Array.from({ length: 40 }, () => ({ metadata: { name: long }, spec: {} }));
+    const { response } = validateStatefulSetRequest(request({ kind: osts, object: o, name: "web" }), off);
+    const causes = response.status!.details!.causes!;
+    expect(causes).toHaveLength(MAX_REPORTED_ERRORS);
+    const at = (i: number) => `spec.volumeClaimTemplates[${i}]`;
+    // 2 errors of the pod's volume per template (40), then 4 of each template's PVC: 240 in all.
+    expect(causes.map((c) => c.field)).toEqual([
+      ...Array.from({ length: 40 }, (_, i) => [`${at(i)}.metadata.name`, `${at(i)}.metadata.name`]).flat(),
+      ...Array.from({ length: 5 }, (_, i) => [`${at(i)}.metadata.name`, `${at(i)}.metadata.name`, `${at(i)}.spec.accessModes`, `${at(i)}.spec.resources[storage]`]).flat(),
+    ]);
+    expect(causes[80].message).toBe(`Invalid value: "${long}": PVC name "${long}-web-0": must be no more than 253 characters (would fail at PVC creation)`);
+    expect(response.status!.message).toMatch(/, and up to 140 more errors\]$/);
+  });
+});
+
 // Issue 11: a large set is judged in steps, so the server answers other requests in between.
 describe("statefulSetRequestSteps", () => {
   it("pauses between the set's rules, the pod and every 200 claims, and answers as validateStatefulSetRequest", async () => {

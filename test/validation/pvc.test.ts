@@ -1,10 +1,13 @@
-// validatePvcCreate: ValidatePersistentVolumeClaim as the apiserver words it (current upstream).
+// validatePvcCreate: ValidatePersistentVolumeClaim as the apiserver words it (current upstream);
+// validatePvcNameAndSpec: the same errors at metadata.name and in the spec, in the same order.
 import { describe, expect, it } from "vitest";
 import { validatePvcCreate } from "../../src/validation/index.ts";
+import { validatePvcNameAndSpec } from "../../src/validation/pvc.ts";
 import { type Raw, messages, validClaim, with_ } from "./helpers.ts";
 
 const claim = (edit: (c: Raw) => void) => with_(validClaim, edit);
 
+// validatePvcNameAndSpec is checked here against validatePvcCreate (last test).
 describe("validatePvcCreate", () => {
   it("admits a valid claim", () => expect(validatePvcCreate(validClaim())).toEqual([]));
 
@@ -76,5 +79,18 @@ describe("validatePvcCreate", () => {
       "spec.accessModes: Required value: at least 1 access mode is required",
     ]);
     for (const bad of [null, "x", { spec: [] }, { spec: { resources: { requests: [] } } }]) expect(() => validatePvcCreate(bad)).not.toThrow();
+  });
+
+  it("validatePvcNameAndSpec finds validatePvcCreate's errors at metadata.name and in the spec, in its order, and no others", () => {
+    const claims = [
+      ...cases.map(([, edit]) => claim(edit)),
+      claim((c) => ((c.metadata.name = `Data-${"x".repeat(260)}`), (c.spec.accessModes = "ReadWriteOnce"), (c.metadata.labels = { "bad key": "v" }))),
+      claim((c) => ((c.metadata.name = ""), (c.spec = "x"), (c.metadata.namespace = "Bad_NS"))),
+      claim((c) => ((c.metadata.name = "ok"), (c.spec = { resources: { requests: [] }, dataSource: { kind: "X" } }))),
+    ];
+    for (const c of claims) {
+      const expected = validatePvcCreate(c).filter((e) => e.field === "metadata.name" || !e.field.startsWith("metadata"));
+      expect(messages(validatePvcNameAndSpec(c.metadata.name, c.spec))).toEqual(messages(expected));
+    }
   });
 });

@@ -278,6 +278,44 @@ describe("validateStatefulSet", () => {
     ]);
   });
 
+  // The bench's "duplicate claims" shape, small: every claim template's name is bad for the pod's
+  // volume and for the PVC, and repeated; the errors per template, in this order, are the answer.
+  it("reports each of many duplicate, too long claim template names at its own index", () => {
+    const long = `D-${"x".repeat(298)}`;
+    const labelKey =
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    const subdomain =
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    const good = { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } };
+    const s = set((s) => {
+      s.spec.volumeClaimTemplates = [
+        ...Array.from({ length: 3 }, () => ({ metadata: { name: long }, spec: {} })),
+        ...Array.from({ length: 2 }, () => ({ metadata: { name: "data", labels: { "bad key": "v" }, annotations: { "a/b/c": "" } }, spec: good })),
+      ];
+    });
+    const at = (i: number) => `spec.volumeClaimTemplates[${i}]`;
+    const pod = (i: number) => [
+      `${at(i)}.metadata.name: Invalid value: "${long}": must be no more than 63 characters (would fail at pod creation)`,
+      `${at(i)}.metadata.name: Invalid value: "${long}": ${DNS_LABEL} (would fail at pod creation)`,
+    ];
+    const pvc = (i: number) => [
+      `${at(i)}.metadata.name: Invalid value: "${long}": PVC name "${long}-web-0": must be no more than 253 characters (would fail at PVC creation)`,
+      `${at(i)}.metadata.name: Invalid value: "${long}": PVC name "${long}-web-0": ${subdomain} (would fail at PVC creation)`,
+      `${at(i)}.spec.accessModes: Required value: at least 1 access mode is required (would fail at PVC creation)`,
+      `${at(i)}.spec.resources[storage]: Required value: would fail at PVC creation`,
+    ];
+    const meta = (i: number) => [
+      `${at(i)}.metadata.labels: Invalid value: "bad key": ${labelKey} (would fail at PVC creation)`,
+      `${at(i)}.metadata.annotations: Invalid value: "a/b/c": a valid label key ${labelKey.slice("name part ".length)} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName') (would fail at PVC creation)`,
+    ];
+    expect(messages(create(s).errors)).toEqual([
+      ...[0, 1, 2].flatMap(pod),
+      `${at(4)}.metadata.name: Duplicate value: "data": would fail at pod creation`,
+      ...[0, 1, 2].flatMap(pvc),
+      ...[3, 4].flatMap(meta),
+    ]);
+  });
+
   it("reports a serviceName that makes the pods' subdomain invalid at spec.serviceName", () => {
     expect(messages(create(set((s) => (s.spec.serviceName = "Web_Svc"))).errors)).toEqual([
       `spec.serviceName: Invalid value: "Web_Svc": ${DNS_LABEL} (would fail at pod creation)`,
