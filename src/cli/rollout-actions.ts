@@ -7,14 +7,14 @@
  */
 import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { rolloutState } from "../core/rollout-state.ts";
+import { followedRevision, rolledBackFrom, rolloutState } from "../core/rollout-state.ts";
 import { revisionTemplate } from "../core/revisions.ts";
 import { templatePatch } from "../core/rollback.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { updateStrategyOf } from "../core/update-strategy.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
+import { FAILED_REVISIONS_ANNOTATION, RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import type { CliContext } from "./command.ts";
 import { reconcilerSilence } from "./reconciler-alive.ts";
 import { getSet, podsOf, revisionsOf, SET_RESOURCE } from "./sets.ts";
@@ -23,7 +23,9 @@ const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 
 /**
  * followRollout prints the rollout's state each time it changes until it is done (0), blocked
- * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`) or the
+ * (1: paused, a stuck condition, or a failing pod seen for longer than `stuckAfterMs`), rolled
+ * back (1: the revision it followed exceeded its progress deadline and Ordinal put the last fully
+ * available one back — kubectl's "exceeded its progress deadline" for a Deployment) or the
  * timeout passes (1). `timeoutMs` 0 waits for ever. While it waits it says, once, when no
  * reconciler has renewed its Lease recently (nothing will move then), and keeps waiting.
  */
@@ -32,8 +34,18 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
   let last = "";
   let failingSince: number | undefined;
   let warned = false;
+  let followed: string | undefined;
   for (;;) {
     const set = await getSet(client, ns, name);
+    followed = followedRevision(set, followed);
+    const rollback = rolledBackFrom(set, followed);
+    if (rollback) {
+      // Not "complete": what completes now is the rollback, not the release this command waited for.
+      ctx.err(
+        `error: ${SET_RESOURCE} "${name}" exceeded its progress deadline: revision ${rollback.from} was rolled back to revision ${rollback.to} (rollbackOnFailure; recorded in ${FAILED_REVISIONS_ANNOTATION})`,
+      );
+      return 1;
+    }
     const state = rolloutState(set, await podsOf(client, set));
     if (state.message !== last) ctx.out((last = state.message));
     if (state.done) return 0;

@@ -39,7 +39,7 @@ export function rolloutCmds(ns: Record<string, OptionSpec>): Command[] {
   return [
     {
       name: "rollout status",
-      summary: "follow a rollout live: exit 0 when complete, 1 when paused, stuck, failing or timed out",
+      summary: "follow a rollout live: exit 0 when complete, 1 when paused, stuck, failing, rolled back or timed out",
       synopsis: "NAME [-n NS] [--timeout 5m] [--stuck-after 60s] [--no-watch]",
       options: {
         ...ns,

@@ -7,6 +7,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
 import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
+import { failedRevisions } from "./rollback.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
@@ -83,4 +84,41 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     return paused ? pausedState() : { done: false, message: `waiting for statefulset rolling update to complete ${s.updatedReplicas ?? 0} pods at revision ${s.updateRevision}...` };
   }
   return { done: true, message: `statefulset rolling update complete ${s.currentReplicas ?? 0} pods at revision ${s.currentRevision}...` };
+}
+
+/**
+ * followedRevision returns the update revision a follower of the rollout (`rollout status`) waits
+ * for after this read of the set, `before` being the one it waited for until now. It takes up the
+ * status's update revision unless Ordinal rolled back from that one (rollback.ts records it in
+ * ordinal.dev/failed-revisions): a revision rolled back from is not followed — with one exception,
+ * a follower that knew none yet and finds the rollback's template written but not yet observed
+ * (generation ahead of observedGeneration, the update revision the last one rolled back from). It
+ * keeps a revision rolled back from while it waited for it, so rolledBackFrom can tell.
+ */
+export function followedRevision(set: StatefulSet, before: string | undefined): string | undefined {
+  const update = set.status?.updateRevision;
+  const failed = failedRevisions(set);
+  if (!update || (before !== undefined && failed.includes(before))) return before;
+  if (!failed.includes(update)) return update;
+  const unobserved = (set.metadata.generation ?? 0) > (set.status?.observedGeneration ?? 0);
+  return before === undefined && unobserved && failed.at(-1) === update ? update : before;
+}
+
+/** An automatic rollback a follower saw: the revision it waited for, and the one the set went back to. */
+export interface RollbackSeen {
+  from: string;
+  to: string;
+}
+
+/**
+ * rolledBackFrom returns the automatic rollback (progressDeadlineSeconds with rollbackOnFailure)
+ * that abandoned `followed`, the revision a follower waited for (followedRevision), or undefined
+ * when it was not rolled back. `to` is the status's update revision once the rollback's template
+ * is observed, before that its current revision (the one rollback.ts writes back).
+ */
+export function rolledBackFrom(set: StatefulSet, followed: string | undefined): RollbackSeen | undefined {
+  if (!followed || !failedRevisions(set).includes(followed)) return undefined;
+  const s = set.status;
+  const to = s?.updateRevision && s.updateRevision !== followed ? s.updateRevision : s?.currentRevision;
+  return { from: followed, to: to ?? "unknown" };
 }

@@ -77,6 +77,51 @@ describe("ordinal rollout status", () => {
     expect(live.err).toEqual([]);
   });
 
+  /** deadlineWorld returns a converged set with a 20 s progress deadline and rollbackOnFailure, whose `nginx:bad` images never become Ready. */
+  const deadlineWorld = async () => {
+    const w = cliWorld({}, { unreadyImages: (image) => image === "nginx:bad" });
+    const set = webSet();
+    set.spec = { ...set.spec, progressDeadlineSeconds: 20, updateStrategy: { type: "RollingUpdate", rollingUpdate: { rollbackOnFailure: true } } };
+    await w.fake.seed(set);
+    await w.converge();
+    return w;
+  };
+
+  it("exits 1 when the revision it follows is rolled back (progress deadline, rollbackOnFailure), naming both revisions", async () => {
+    const w = await deadlineWorld();
+    const good = (await getWeb(w)).status!.currentRevision;
+    expect(await main(["set", "image", "web", "nginx=nginx:bad"], w.ctx)).toBe(0);
+    w.out.length = 0;
+    // Kubectl's rollout status of a Deployment past its deadline: exit 1, "exceeded its progress deadline".
+    expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(1);
+    const set = await getWeb(w);
+    const failed = set.metadata.annotations!["ordinal.dev/failed-revisions"];
+    expect(failed).toMatch(/^web-\w+$/);
+    expect(w.err.at(-1)).toBe(
+      `error: statefulset.apps.ordinal.dev "web" exceeded its progress deadline: revision ${failed} was rolled back to revision ${good} (rollbackOnFailure; recorded in ordinal.dev/failed-revisions)`,
+    );
+    expect(w.out.some((l) => l.startsWith("statefulset rolling update complete"))).toBe(false);
+  });
+
+  it("started between the rollback's write and its first pass, still names the rollback; a later rollout of a good image exits 0", async () => {
+    const w = await deadlineWorld();
+    const good = (await getWeb(w)).status!.currentRevision;
+    expect(await main(["set", "image", "web", "nginx=nginx:bad"], w.ctx)).toBe(0);
+    // Passes until the reconciler wrote the rollback (the template is the good one again), not one more.
+    for (let i = 0; i < 40 && !(await getWeb(w)).metadata.annotations?.["ordinal.dev/failed-revisions"]; i++) {
+      w.advance(1000);
+      await w.step();
+    }
+    const set = await getWeb(w);
+    expect(set.metadata.generation).toBeGreaterThan(set.status!.observedGeneration!);
+    expect(await main(["rollout", "status", "web", "--no-watch"], w.ctx)).toBe(1);
+    expect(w.err.at(-1)).toMatch(new RegExp(`exceeded its progress deadline: revision web-\\w+ was rolled back to revision ${good} `));
+    // The rollback converges; a new good release is followed to the end.
+    await w.converge();
+    expect(await main(["set", "image", "web", "nginx=nginx:1.27"], w.ctx)).toBe(0);
+    expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(0);
+  });
+
   it("a missing set is exit 1 with kubectl's message", async () => {
     const w = cliWorld();
     expect(await main(["rollout", "status", "nope"], w.ctx)).toBe(1);

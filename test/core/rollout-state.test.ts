@@ -1,7 +1,7 @@
 /** rolloutState: where a set's rollout stands, kubectl's statefulSetStatusViewer plus Ordinal's paused, stuck and failing states. */
 import { describe, expect, it } from "vitest";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
-import { rolloutState } from "../../src/core/rollout-state.ts";
+import { followedRevision, rolledBackFrom, rolloutState } from "../../src/core/rollout-state.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const webSet = () => setManifest({ name: "web", replicas: 3, container: "nginx", image: "nginx:1.25" });
@@ -87,5 +87,40 @@ describe("rolloutState with volumeClaimUpdateStrategy OnPodRollingUpdate (issue 
     ],
   ])("%s", (_, s, want) => {
     expect(rolloutState(s, [])).toEqual(want);
+  });
+});
+
+describe("followedRevision and rolledBackFrom: the revision `rollout status` follows, and whether it was rolled back", () => {
+  const set = (generation: number, status: Record<string, unknown>, failed?: string) =>
+    StatefulSetSchema.parse({
+      ...webSet(),
+      metadata: { name: "web", namespace: "default", generation, ...(failed ? { annotations: { "ordinal.dev/failed-revisions": failed } } : {}) },
+      status: { observedGeneration: 2, replicas: 3, readyReplicas: 3, ...status },
+    });
+  const rolling = set(2, { currentRevision: "web-a", updateRevision: "web-b" });
+  const rollbackWritten = set(3, { currentRevision: "web-a", updateRevision: "web-b" }, "web-b");
+  const rollbackObserved = set(3, { observedGeneration: 3, currentRevision: "web-a", updateRevision: "web-a" }, "web-b");
+
+  it("follows the update revision, and sees its rollback once written and once observed", () => {
+    expect(followedRevision(rolling, undefined)).toBe("web-b");
+    for (const later of [rollbackWritten, rollbackObserved]) {
+      expect(followedRevision(later, "web-b")).toBe("web-b");
+      expect(rolledBackFrom(later, "web-b")).toEqual({ from: "web-b", to: "web-a" });
+    }
+  });
+
+  it("a follower that starts on the rollback's unobserved write takes up the failed revision; one that starts later follows the set as it is", () => {
+    expect(followedRevision(rollbackWritten, undefined)).toBe("web-b");
+    expect(followedRevision(rollbackObserved, undefined)).toBe("web-a");
+    expect(rolledBackFrom(rollbackObserved, "web-a")).toBeUndefined();
+  });
+
+  it("a person's undo, or a revision rolled back from before and applied again, is no rollback", () => {
+    const undone = set(3, { observedGeneration: 3, currentRevision: "web-a", updateRevision: "web-a" });
+    expect(rolledBackFrom(undone, followedRevision(undone, "web-b"))).toBeUndefined();
+    const reapplied = set(4, { observedGeneration: 4, currentRevision: "web-a", updateRevision: "web-b" }, "web-b");
+    expect(followedRevision(reapplied, undefined)).toBeUndefined();
+    expect(followedRevision(reapplied, "web-a")).toBe("web-a");
+    expect(rolledBackFrom(reapplied, "web-a")).toBeUndefined();
   });
 });
