@@ -36,7 +36,9 @@ export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {
   out(
     result.acquired
       ? `reconciled: ${result.passes.length} pass(es), ${actions.length} action(s), ${errors.length} error(s), pending=${result.passes.at(-1)?.pending ?? false}`
-      : "reconciled: lease held by another reconciler; nothing done",
+      : result.yieldedTo
+        ? `reconciled: nothing done: reconciler Leases of another shard count are live (${result.yieldedTo.join(", ")}); stop that reconciler first (kubectl -n <namespace> scale deploy/ordinal --replicas=0)`
+        : "reconciled: lease held by another reconciler; nothing done",
   );
   return { acquired: result.acquired, actions: actions.length, errors: errors.length };
 }

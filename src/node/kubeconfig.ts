@@ -12,7 +12,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { parse } from "yaml";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
-import { checkKubeToken } from "../settings.ts";
+import { checkKubeToken, SettingError } from "../settings.ts";
 
 const run = promisify(execFile);
 
@@ -61,6 +61,19 @@ function readFileNamed(path: string, what: string): string {
     const why = code === "ENOENT" ? "not found" : code === "EACCES" ? "not readable (permission denied)" : code === "EISDIR" ? "is a directory" : e instanceof Error ? e.message : String(e);
     throw new Error(`${what} ${path}: ${why}`, { cause: e });
   }
+}
+
+/**
+ * caFile returns the PEM text of KUBE_CA_FILE, refusing a file without a certificate (an empty
+ * ca.crt from a kubeconfig that names its CA by path: `certificate-authority-data` is then empty)
+ * rather than failing later with "unknown authority".
+ */
+function caFile(path: string): string {
+  const pem = readFileNamed(path, "KUBE_CA_FILE");
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new SettingError(`KUBE_CA_FILE ${path} holds no PEM certificate (${pem.trim() ? "not PEM" : "empty"}); if the kubeconfig names its CA by path (certificate-authority), point KUBE_CA_FILE at that file`);
+  }
+  return pem;
 }
 
 /** loadKubeconfig returns the cluster config of the current context of a kubeconfig file. */
@@ -133,15 +146,15 @@ function execTokenSource(exec: { command: string; args?: string[]; env?: { name:
  */
 export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClusterConfig | undefined {
   if (env.KUBE_API_URL && env.KUBECONFIG) {
-    throw new Error("both KUBE_API_URL and KUBECONFIG are set: unset one (KUBE_API_URL + KUBE_TOKEN [+ KUBE_CA_FILE], or KUBECONFIG)");
+    throw new SettingError("both KUBE_API_URL and KUBECONFIG are set: unset one (KUBE_API_URL + KUBE_TOKEN [+ KUBE_CA_FILE], or KUBECONFIG)");
   }
-  if (env.KUBE_TOKEN && !env.KUBE_API_URL) throw new Error("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
+  if (env.KUBE_TOKEN && !env.KUBE_API_URL) throw new SettingError("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
   if (env.KUBE_API_URL) {
     checkKubeToken(env);
     return {
       server: env.KUBE_API_URL,
       token: env.KUBE_TOKEN,
-      ca: env.KUBE_CA_FILE ? readFileNamed(env.KUBE_CA_FILE, "KUBE_CA_FILE") : undefined,
+      ca: env.KUBE_CA_FILE ? caFile(env.KUBE_CA_FILE) : undefined,
       source: "KUBE_API_URL",
     };
   }

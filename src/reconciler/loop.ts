@@ -5,6 +5,7 @@ import { DEFAULT_ELECTION } from "./elector.ts";
 import { fencedClient } from "./fence.ts";
 import type { Logger } from "../log/log.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
+import { OtherCountLeases } from "./shard-leases.ts";
 
 /**
  * runReconcile is one invocation (a cron tick, `ordinal reconcile --once`, one turn of the Node
@@ -39,6 +40,8 @@ export interface RunOptions {
 export interface RunResult {
   acquired: boolean;
   passes: PassResult[];
+  /** Live reconciler Leases of another shard count (an `ordinal serve` with RECONCILE_SHARDS=8, say) that kept this invocation from acting. */
+  yieldedTo?: string[];
 }
 
 /** A rough ceiling of requests one pass may make, used to stop before the request budget. */
@@ -65,10 +68,22 @@ export async function runReconcile(raw: KubeClient, o: RunOptions): Promise<RunR
   // budget) is spent; the cursor on the Lease says where the next invocation resumes.
   const requestsSpent = () => raw.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
+  const others = new OtherCountLeases(raw, o.leaseNamespace, o.shard?.count ?? 1, () => now().getTime());
+  const yieldedTo = await otherCountsLive(others, sleep, () => now().getTime() - started >= o.budgetMs);
+  if (yieldedTo.length) return yielded(o, passes, yieldedTo);
   let renewedAt = now().getTime();
   if (!(await acquireLease(raw, lease, now()))) {
     o.log.debug?.("lease held elsewhere; skipping", { holder: o.holder });
     return { acquired: false, passes };
+  }
+  // Looked at once more with the Lease taken: whoever came second sees the first (shard-leases.ts).
+  const cameFirst = await others.live().catch(async (e: unknown) => {
+    await releaseLease(raw, lease).catch(() => {});
+    throw e;
+  });
+  if (cameFirst.length) {
+    await releaseLease(raw, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
+    return yielded(o, passes, cameFirst);
   }
   const holds = () => now().getTime() - renewedAt < DEFAULT_ELECTION.renewDeadlineMs;
   /** renew takes the lease again (a write), recording when it was sent; false when lost. */
@@ -114,4 +129,24 @@ export async function runReconcile(raw: KubeClient, o: RunOptions): Promise<RunR
     await releaseLease(raw, lease).catch((e) => o.log.warn("lease release failed", { error: String(e) }));
   }
   return { acquired: true, passes };
+}
+
+/**
+ * otherCountsLive returns the reconciler Leases of other shard counts that are live (empty: this
+ * invocation may act). A Lease first seen held counts as live until it is seen renewed (its holder
+ * is alive: returned at once) or seen unchanged for its duration (released, shard-leases.ts): so
+ * it looks every retry period, at most for one Lease duration, or until `outOfTime`.
+ */
+async function otherCountsLive(others: OtherCountLeases, sleep: (ms: number) => Promise<void>, outOfTime: () => boolean): Promise<string[]> {
+  for (;;) {
+    const live = await others.live();
+    if (!live.length || others.renewedSinceFirstLook() || outOfTime()) return live;
+    await sleep(DEFAULT_ELECTION.retryPeriodMs);
+  }
+}
+
+/** yielded logs why the invocation did not act and returns its result. */
+function yielded(o: RunOptions, passes: PassResult[], leases: string[]): RunResult {
+  o.log.warn("reconciler Leases of another shard count are live: this invocation does not act", { holder: o.holder, leases });
+  return { acquired: false, passes, yieldedTo: leases };
 }

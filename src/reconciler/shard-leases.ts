@@ -62,6 +62,8 @@ const recordKey = (l: Lease): string => JSON.stringify([l.spec?.holderIdentity ?
 export class LeaseObservations {
   private readonly observed = new Map<string, { key: string; at: number }>();
   private seen = new Set<string>();
+  /** Names whose record was seen to change (a renewal, a new holder) since they were first seen. */
+  readonly renewed = new Set<string>();
 
   constructor(private readonly defaultDurationMs: number) {}
 
@@ -72,6 +74,7 @@ export class LeaseObservations {
     this.seen.add(name);
     const key = recordKey(l);
     const prev = this.observed.get(name);
+    if (prev && prev.key !== key) this.renewed.add(name);
     const at = prev?.key === key ? prev.at : t;
     this.observed.set(name, { key, at });
     const durationMs = l.spec.leaseDurationSeconds ? l.spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
@@ -119,6 +122,11 @@ export class OtherCountLeases {
     }
     this.observations.endList();
     return out;
+  }
+
+  /** renewedSinceFirstLook is true once a live Lease of another count was seen renewed (or taken over) since this object first saw it: its holder is alive. */
+  renewedSinceFirstLook(): boolean {
+    return this.observations.renewed.size > 0;
   }
 
   /** releaseExpired clears the holder of a lease seen unrenewed for its duration (lost to a newer write: nothing to do). */

@@ -3,12 +3,15 @@
  * when nothing is configured must agree (the reconciler's identity, the webhook Service, the
  * auth mode), and a fresh Worker answers /healthz 200 and its webhooks a clear 503.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "../../src/deploy/identity.ts";
 import { clusterConfigFromEnv } from "../../src/node/kubeconfig.ts";
 import { reconcilerUsernameFrom, settingsFrom } from "../../src/runtime-config.ts";
+import { SettingError } from "../../src/settings.ts";
 import worker from "../../src/worker.ts";
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
@@ -61,6 +64,17 @@ describe("cluster configuration precedence", () => {
     expect(() => clusterConfigFromEnv({ KUBE_API_URL: "https://a", KUBECONFIG: "/x" })).toThrow(/both KUBE_API_URL and KUBECONFIG are set/);
     expect(() => clusterConfigFromEnv({ KUBE_TOKEN: "t" })).toThrow(/KUBE_TOKEN is set without KUBE_API_URL/);
     expect(clusterConfigFromEnv({ KUBE_API_URL: "https://a", KUBE_TOKEN: "t", KUBECONFIG: "" })).toMatchObject({ server: "https://a", source: "KUBE_API_URL" });
+  });
+  it("refuses them as settings (the CLI's exit 2), and a KUBE_CA_FILE without a certificate", () => {
+    expect(() => clusterConfigFromEnv({ KUBE_API_URL: "https://a", KUBECONFIG: "/x" })).toThrow(SettingError);
+    expect(() => clusterConfigFromEnv({ KUBE_TOKEN: "t" })).toThrow(SettingError);
+    const dir = mkdtempSync(join(tmpdir(), "ordinal-ca-"));
+    writeFileSync(join(dir, "empty.crt"), "");
+    writeFileSync(join(dir, "ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    const env = (f: string) => ({ KUBE_API_URL: "https://a", KUBE_TOKEN: "t", KUBE_CA_FILE: join(dir, f) });
+    expect(() => clusterConfigFromEnv(env("empty.crt"))).toThrow(/KUBE_CA_FILE .*empty\.crt holds no PEM certificate \(empty\)/);
+    expect(() => clusterConfigFromEnv(env("empty.crt"))).toThrow(SettingError);
+    expect(clusterConfigFromEnv(env("ca.crt"))?.ca).toContain("BEGIN CERTIFICATE");
   });
 });
 

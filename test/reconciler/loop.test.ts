@@ -192,4 +192,44 @@ describe("runReconcile", () => {
     expect(skipped).toEqual({ acquired: false, passes: [] });
     expect(lines).toContainEqual({ line: "debug lease held elsewhere; skipping", fields: { holder: "third" } });
   });
+
+  describe("a Lease of another shard count (an `ordinal serve` with RECONCILE_SHARDS=8 beside `ordinal reconcile --once`)", () => {
+    const LEASES = "/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases";
+    const shardLease = (renewTime: string): Lease & { metadata: { name: string; namespace: string } } => ({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "ordinal-reconciler-3-of-8", namespace: "ordinal-system" },
+      spec: { holderIdentity: "node-serve", leaseDurationSeconds: 15, renewTime: renewTime as never },
+    });
+    /** run returns the invocation's result and the pods it made, its sleeps advancing the clock (and renewing the other Lease when `alive`). */
+    async function run(alive: boolean) {
+      const { fake, client, clock } = await world();
+      fake.put(shardLease("2026-11-21T12:00:00.000000Z"));
+      fake.seed(setManifest({ name: "fresh", replicas: 1 })); // an invocation that acts creates fresh-0
+      const podsBefore = fake.list("/api/v1/namespaces/default/pods").length;
+      let renewals = 0;
+      const sleep = async (ms: number) => {
+        clock.advance(ms);
+        if (alive) fake.put(shardLease(`2026-11-21T12:00:${String(++renewals * 2).padStart(2, "0")}.000000Z`));
+      };
+      const { log, lines } = recorder();
+      const r = await runReconcile(client, { ...base, log, sleep, now: clock.now, budgetMs: 3_600_000, maxPasses: 1 });
+      return { r, lines, fake, made: fake.list("/api/v1/namespaces/default/pods").length - podsBefore };
+    }
+
+    it("does not act while that Lease is renewed, takes no Lease of its own, and says why", async () => {
+      const { r, lines, fake, made } = await run(true);
+      expect(r).toMatchObject({ acquired: false, passes: [], yieldedTo: ["ordinal-reconciler-3-of-8 (held by node-serve)"] });
+      expect(made).toBe(0);
+      expect(fake.get<Lease>(`${LEASES}/ordinal-reconciler`)?.spec?.holderIdentity).toBeUndefined();
+      expect(lines.map((l) => l.line)).toContain("warn reconciler Leases of another shard count are live: this invocation does not act");
+    });
+
+    it("acts once that Lease was seen unrenewed for its duration (its holder died), releasing it", async () => {
+      const { r, fake, made } = await run(false);
+      expect(r.acquired).toBe(true);
+      expect(made).toBeGreaterThan(0);
+      expect(fake.get<Lease>(`${LEASES}/ordinal-reconciler-3-of-8`)?.spec?.holderIdentity).toBeUndefined();
+    });
+  });
 });
