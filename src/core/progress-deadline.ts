@@ -35,7 +35,7 @@ export interface ProgressFacts {
 }
 
 /** Progressing reasons of a rollout under way: its clock carries over from one pass to the next. */
-const RUNNING_REASONS = new Set(["RollingUpdate", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
+const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
 
 /**
  * isRolloutComplete is true when every pod the strategy updates by itself is at the update

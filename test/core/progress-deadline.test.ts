@@ -59,6 +59,13 @@ describe("checkProgress", () => {
     ],
     ["exceeded, then progress: running again", rolling({ status: "False", reason: "ProgressDeadlineExceeded" }, { updatedReady: 0 }), counts({ updatedReadyReplicas: 1 }), 600, { lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 }],
     [
+      "a scale with the template unchanged (Progressing Scaling) keeps its clock too",
+      rolling({ reason: "Scaling" }),
+      counts(),
+      61,
+      { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
+    ],
+    [
       "OnDelete waits for deletions: the deadline holds too",
       rolling({ reason: "WaitingForPodDeletion" }, { spec: { updateStrategy: { type: "OnDelete" } } }),
       counts(),
