@@ -49,7 +49,11 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const prev = set.status?.conditions ?? [];
   const events: Action[] = [];
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
-  const progress = `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
+  // A scale with the template unchanged is no rollout: "3 of 1 pods" would say nothing.
+  const scaling = status.currentRevision === status.updateRevision && (status.replicas ?? 0) !== set.spec.replicas;
+  const progress = scaling
+    ? `scaling from ${status.replicas ?? 0} to ${set.spec.replicas} pods at revision ${status.updateRevision}`
+    : `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
   const { type } = updateStrategyOf(set);
   const complete = isRolloutComplete(set, status);
   const next = new Map<string, Condition>();
@@ -60,7 +64,7 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
   else if (type === "OnDelete") next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
-  else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RollingUpdate", progress));
+  else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", scaling ? "Scaling" : "RollingUpdate", progress));
 
   const progressing = next.get(PROGRESSING_CONDITION);
   if (progressing && facts.progress && !complete) progressing.lastUpdateTime = facts.progress.lastUpdateTime;

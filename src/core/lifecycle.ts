@@ -62,6 +62,18 @@ export function isPreparingDelete(pod: Pod): boolean {
   return getLifecycleState(pod) === "PreparingDelete" || (gate?.status === "False" && gate.reason === PREPARING_DELETE_REASON);
 }
 
+/**
+ * isHeldByHook is true when one of the set's hooks holds the pod now: PreparingDelete still
+ * carrying any of preDelete's labels or finalizers, or PreparingUpdate any of inPlaceUpdate's —
+ * the pod waits on another controller, not on itself.
+ */
+export function isHeldByHook(set: StatefulSet, pod: Pod): boolean {
+  const state = getLifecycleState(pod);
+  if (state === "PreparingDelete") return isPodHooked(set.spec.lifecycle?.preDelete, pod);
+  if (state === "PreparingUpdate") return isPodHooked(set.spec.lifecycle?.inPlaceUpdate, pod);
+  return false;
+}
+
 /** What a hook says about a pod's step. */
 export type LifecycleTransition =
   /** Nothing holds the pod: the step (deletion, in-place update) goes on now. */

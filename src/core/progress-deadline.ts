@@ -4,6 +4,7 @@ import { DEADLINE_EXCEEDED_REASON, PROGRESSING_CONDITION } from "../objects/cons
 import { getOrdinal, nameOf } from "../objects/names.ts";
 import { wasNeverReady } from "./healing.ts";
 import { isInPlaceUpdating, timeMs, wholeSeconds } from "./inplace-state.ts";
+import { isHeldByHook } from "./lifecycle.ts";
 import { failingContainer, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -16,7 +17,11 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * Progressing condition's lastUpdateTime, which moves to `now` when a rollout starts (a new update
  * revision, a resume, a rollout after a completed one) and whenever status.updatedReadyReplicas
  * grows past the stored count. A paused rollout has no clock (resuming starts a fresh one), as a
- * paused Deployment's.
+ * paused Deployment's. Neither has one while a lifecycle hook holds a pod (lifecycle.ts:
+ * isHeldByHook): the rollout then waits on another controller (a drain, a registry), which says
+ * nothing about the new revision, and a rollback would only undo a release that may be sound; the
+ * first pass after the hold starts a fresh clock (the Progressing condition written meanwhile has
+ * no lastUpdateTime). Kruise's CloneSet lets its clock run (it only reports; it has no rollback).
  */
 
 /** What the deadline says about a set's rollout this pass. */
@@ -30,7 +35,7 @@ export interface ProgressFacts {
 }
 
 /** Progressing reasons of a rollout under way: its clock carries over from one pass to the next. */
-const RUNNING_REASONS = new Set(["RollingUpdate", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
+const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
 
 /**
  * isRolloutComplete is true when every pod the strategy updates by itself is at the update
@@ -44,7 +49,8 @@ export function isRolloutComplete(set: StatefulSet, c: { replicas?: number; read
 
 /**
  * checkProgress returns the deadline's facts for the set at `now`, or undefined when there is no
- * clock: no progressDeadlineSeconds, the rollout is paused or complete, the set is being deleted.
+ * clock: no progressDeadlineSeconds, the rollout is paused or complete, a lifecycle hook holds a
+ * pod, the set is being deleted.
  * `observed` are the counts before this pass's writes; `pods` the set's pods (to name the holder).
  */
 export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date): ProgressFacts | undefined {
@@ -52,6 +58,7 @@ export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateR
   if (!seconds || set.metadata.deletionTimestamp != null) return undefined;
   if (updateStrategyOf(set).paused) return undefined;
   if (isRolloutComplete(set, observed)) return undefined;
+  if (pods.some((p) => isHeldByHook(set, p))) return undefined;
   const prev = set.status?.conditions?.find((c) => c.type === PROGRESSING_CONDITION);
   const running = prev?.reason !== undefined && RUNNING_REASONS.has(prev.reason) && set.status?.updateRevision === updateRevision;
   const since = running ? timeMs(prev?.lastUpdateTime) : NaN;

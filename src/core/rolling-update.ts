@@ -53,7 +53,8 @@ export interface PodsToUpdate {
  * With `claims` (volumeClaimUpdateStrategy OnPodRollingUpdate), a pod whose claims lag behind
  * their templates (a claim to expand, a template volume to mount) is a candidate too, whatever
  * its revision, and a pod whose claim is still being expanded counts as unavailable: claims grow
- * in the rollout's order, within its budget.
+ * in the rollout's order, within its budget. Such a pod still serves, so taking it is not free:
+ * only while the other replicas down leave room for it.
  */
 export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
   const { set, strategy } = view;
@@ -61,13 +62,27 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
+  // Pods that serve while their claim grows: counted as unavailable (the next pod waits for the resize), but not down.
+  const resizing = new Set<number>();
   const ordinal = (offset: number) => ordinalAt(view.range, offset);
-  for (const [i, p] of replicas.pods) if (isUnavailable(p, minReady, now) || (isCreated(p) && claims?.(ordinal(i), p).resizing)) unavailable.add(i);
-  let unavailableCount = missingCount(replicas) + unavailable.size;
+  for (const [i, p] of replicas.pods) {
+    if (isUnavailable(p, minReady, now)) unavailable.add(i);
+    else if (isCreated(p) && claims?.(ordinal(i), p).resizing) resizing.add(i);
+  }
+  let unavailableCount = missingCount(replicas) + unavailable.size + resizing.size;
   const max = strategy.maxUnavailable;
-  /** take spends the budget on the replica at `t`: free when it is unavailable already, else while the budget lasts. */
+  /**
+   * take spends the budget on the replica at `t`: free when it is down already; a serving pod whose
+   * claim resizes (counted already) while the others leave room for it; any other while the budget lasts.
+   */
   const take = (t: number): boolean => {
     if (unavailable.has(t)) return true;
+    if (resizing.has(t)) {
+      if (unavailableCount - 1 >= max) return false;
+      resizing.delete(t);
+      unavailable.add(t);
+      return true;
+    }
     if (unavailableCount >= max) return false;
     unavailable.add(t);
     unavailableCount++;
@@ -103,7 +118,7 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   }
   if (limit > 0 || pods.length === 0) return { chosen, pods, limit };
   let first = highestMissing(replicas) ?? -1;
-  for (const i of unavailable) if (i > first) first = i;
+  for (const i of [...unavailable, ...resizing]) if (i > first) first = i;
   const holder = replicas.pods.get(first);
   return { chosen, pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
 }

@@ -59,6 +59,13 @@ describe("checkProgress", () => {
     ],
     ["exceeded, then progress: running again", rolling({ status: "False", reason: "ProgressDeadlineExceeded" }, { updatedReady: 0 }), counts({ updatedReadyReplicas: 1 }), 600, { lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 }],
     [
+      "a scale with the template unchanged (Progressing Scaling) keeps its clock too",
+      rolling({ reason: "Scaling" }),
+      counts(),
+      61,
+      { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
+    ],
+    [
       "OnDelete waits for deletions: the deadline holds too",
       rolling({ reason: "WaitingForPodDeletion" }, { spec: { updateStrategy: { type: "OnDelete" } } }),
       counts(),
@@ -67,6 +74,34 @@ describe("checkProgress", () => {
     ],
   ])("%s", (_, set, c, seconds, want) => {
     expect(checkProgress(set, c, "web-b", pods(set), at(seconds))).toEqual(want);
+  });
+
+  describe("a lifecycle hook holding a pod (issue 22) stops the clock; released, a fresh one starts", () => {
+    const hooked = { lifecycle: { preDelete: { labelsHandler: { "example.io/drain": "true" } }, inPlaceUpdate: { labelsHandler: { "example.io/drain": "true" } } } };
+    /** web-1 in `state` carrying the hook's label while `hooked` (another controller removes it when done). */
+    const withWeb1 = (set: StatefulSet, state: string, stillHooked: boolean) =>
+      pods(set).map((p) => {
+        if (p.metadata?.name !== "web-1") return p;
+        p.metadata.labels = { ...p.metadata.labels, "ordinal.dev/lifecycle-state": state, "example.io/drain": stillHooked ? "true" : "false" };
+        return p;
+      });
+    it.each([
+      ["PreparingDelete", "PreparingDelete"],
+      ["PreparingUpdate", "PreparingUpdate"],
+    ])("held in %s past the deadline: no clock (no deadline, no rollback)", (_, state) => {
+      const set = rolling({}, { spec: hooked });
+      expect(checkProgress(set, counts(), "web-b", withWeb1(set, state, true), at(600))).toBeUndefined();
+    });
+    it("released (the hook's label removed), or a pod in the state but not hooked by this set's hooks: the clock runs", () => {
+      const set = rolling({}, { spec: hooked });
+      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
+      const noHook = rolling({});
+      expect(checkProgress(noHook, counts(), "web-b", withWeb1(noHook, "PreparingDelete", true), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
+    });
+    it("the pass after a hold (stored Progressing without lastUpdateTime) starts a fresh clock", () => {
+      const set = rolling({ lastUpdateTime: undefined }, { spec: hooked });
+      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
+    });
   });
 
   it("a set being deleted has no clock", () => {

@@ -15,6 +15,7 @@ import { cachingClient } from "../../src/kube/cached-client.ts";
 import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
 import { Informer } from "../../src/kube/informer.ts";
 import { getOrdinal } from "../../src/objects/names.ts";
+import { offsetOf, ordinalRange } from "../../src/objects/ordinal-range.ts";
 import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
@@ -84,19 +85,23 @@ export function crashingReconciler(
 }
 
 /**
- * convergedTo returns true when a set is at upstream's end state: `spec.replicas` pods, all
- * healthy, those at or above the partition (none under OnDelete) at the update revision, and a
- * status that counts them for the set's current generation.
+ * convergedTo returns true when a set is at upstream's end state: `spec.replicas` pods, each at
+ * one of the set's ordinals (ordinals.start and reserveOrdinals counted: the oracle's own reading
+ * is ordinal-range's, the one rule every phase asks), all healthy, those at or above the partition
+ * (counted in replicas, Kruise v1.8; none under OnDelete) at the update revision, and a status
+ * that counts them for the set's current generation.
  */
 export function convergedTo(set: StatefulSet, pods: readonly Pod[]): boolean {
   const replicas = set.spec.replicas;
   const st = set.status;
   const strategy = set.spec.updateStrategy;
-  const start = strategy.type === "OnDelete" ? replicas : Math.min(strategy.rollingUpdate?.partition ?? 0, replicas);
+  const range = ordinalRange(set.spec);
+  const offset = (p: Pod) => offsetOf(range, getOrdinal(p.metadata!.name!));
+  const first = strategy.type === "OnDelete" ? replicas : Math.min(strategy.rollingUpdate?.partition ?? 0, replicas);
   return (
     pods.length === replicas &&
-    pods.every((p) => isHealthy(p)) &&
-    pods.filter((p) => getOrdinal(p.metadata!.name!) >= start).every((p) => getPodRevision(p) === st?.updateRevision) &&
+    pods.every((p) => offset(p) !== undefined && isHealthy(p)) &&
+    pods.filter((p) => offset(p)! >= first).every((p) => getPodRevision(p) === st?.updateRevision) &&
     st?.readyReplicas === replicas &&
     st.replicas === replicas &&
     st.observedGeneration === set.metadata.generation

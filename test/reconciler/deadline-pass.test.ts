@@ -123,6 +123,50 @@ describe("progress deadline and rollbackOnFailure through passes", () => {
     expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:1");
   });
 
+  describe("a lifecycle hook holding a pod past the deadline (issue 22)", () => {
+    const DRAIN = "example.io/drain";
+    /** A set whose pods carry a preDelete hook's label: each recreate waits until the test (the other controller) removes it. */
+    const hooked = () =>
+      cluster({
+        ...rolling({ rollbackOnFailure: true }),
+        lifecycle: { preDelete: { labelsHandler: { [DRAIN]: "true" } } },
+        template: { metadata: { labels: { app: "web", [DRAIN]: "true" } }, spec: { containers: [{ name: "c", image: "img:1" }] } },
+      });
+    const heldPods = async (c: Awaited<ReturnType<typeof cluster>>) => (await c.pods()).filter((p) => p.metadata?.labels?.["ordinal.dev/lifecycle-state"] === "PreparingDelete");
+    const release = async (c: Awaited<ReturnType<typeof cluster>>) => {
+      for (const p of await heldPods(c)) await c.client.patch(R.pods, "default", p.metadata!.name!, { metadata: { labels: { [DRAIN]: "false" } } }, "merge");
+    };
+
+    it("stops the clock: a good release held 30 s (deadline 10 s) is not rolled back, and completes once released", async () => {
+      const c = await hooked();
+      await c.setImage("img:2");
+      for (let i = 0; i < 30; i++) await c.step();
+      expect((await heldPods(c)).map((p) => p.metadata?.name)).toEqual(["web-2"]);
+      expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:2");
+      expect((await c.get()).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION]).toBeUndefined();
+      expect(await c.progressing()).toMatchObject({ status: "True", reason: "RollingUpdate" });
+      // The other controller releases each pod as its turn comes (each held a while).
+      for (let i = 0; i < 80 && !(await c.allReadyAt("img:2")); i++) {
+        if (i % 5 === 4) await release(c);
+        await c.step();
+      }
+      expect(await c.allReadyAt("img:2")).toBe(true);
+      expect((await c.get()).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION]).toBeUndefined();
+    });
+
+    it("a bad release is still rolled back once the hook lets go: the clock starts afresh at the release", async () => {
+      const c = await hooked();
+      await c.setImage(BAD);
+      for (let i = 0; i < 30; i++) await c.step();
+      expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+      await release(c);
+      for (let i = 0; i < 5; i++) await c.step();
+      expect((await c.get()).spec.template.spec.containers[0].image).toBe(BAD);
+      for (let i = 0; i < 30 && (await c.get()).spec.template.spec.containers[0].image === BAD; i++) await c.step();
+      expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:1");
+    });
+  });
+
   it("OnDelete: the deadline is reported, nothing is rolled back", async () => {
     const c = await cluster({ updateStrategy: { type: "OnDelete" } });
     await c.setImage(BAD);

@@ -143,6 +143,33 @@ describe("podsToUpdate and planRollingUpdate with OnPodRollingUpdate (one revisi
   });
 });
 
+describe("a Ready pod whose claim is still resizing, in a rollout of a new revision", () => {
+  // Found by test/reconciler/random-runs.test.ts (through the watch cache, seed 164 of
+  // ORDINAL_RANDOM_SEED=164 ORDINAL_RANDOM_RUNS=1): a Parallel set's web-0, Ready and serving while
+  // its claim grew, was deleted for the new revision in the pass that took the two pods that were
+  // not Ready at no cost: three of three replicas down with maxUnavailable 1. A resizing claim holds
+  // the next pod back (it counts as unavailable), but its pod still serves: taking it down costs
+  // the budget like any available pod's.
+  const set = setWith("2Gi", "OnPodRollingUpdate", { podManagementPolicy: "Parallel", template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } } });
+  const oldSet = setWith("2Gi", "OnPodRollingUpdate");
+  const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(oldSet, 1), revisionOf(set, 2)]), [claim(set, 0, { storage: "2Gi", capacity: "1Gi" }), claim(set, 1, { storage: "2Gi" }), claim(set, 2, { storage: "2Gi" })], NOW, CLASSES);
+  const oldRev = revisionOf(oldSet, 1).metadata?.name ?? "";
+  const templates = new Map(ctx.revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
+
+  it("is not taken while the pods that are not Ready already use the budget", () => {
+    const replicas = slotsOf([pod(set, 0, oldRev), pod(set, 1, oldRev, "pending"), pod(set, 2, oldRev, "pending")]);
+    const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
+    expect(names(got.pods.slice(0, got.limit))).toEqual(["web-2", "web-1"]);
+    expect(brief(planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates).actions)).toEqual(["deletePod web-2 (update)", "deletePod web-1 (update)"]);
+  });
+
+  it("is taken when it is the only replica down (its own resize is not counted twice)", () => {
+    const replicas = slotsOf([pod(set, 0, oldRev), pod(set, 1, ctx.revisions.updateName), pod(set, 2, ctx.revisions.updateName)]);
+    const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
+    expect(names(got.pods.slice(0, got.limit))).toEqual(["web-0"]);
+  });
+});
+
 describe("an added claim template (OnPodRollingUpdate): pods recreated in rollout order to mount it", () => {
   const before = setWith("1Gi", "OnPodRollingUpdate");
   const rev = revisionOf(before).metadata?.name ?? "";

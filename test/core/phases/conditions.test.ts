@@ -20,6 +20,18 @@ describe("rolloutConditions", () => {
     expect(progressing(c)).toMatchObject({ status: want, reason });
   });
 
+  it("a scale with the template unchanged says Scaling from how many to how many, not \"3 of 1 pods\"", () => {
+    const set = makeSet({ replicas: 1 });
+    const scaleIn: StatefulSetStatus = { replicas: 3, readyReplicas: 3, updatedReplicas: 3, currentRevision: "web-2", updateRevision: "web-2" };
+    expect(progressing(rolloutConditions(set, scaleIn, { paused: false, blocked: [] }, NOW))).toMatchObject({
+      status: "True",
+      reason: "Scaling",
+      message: "scaling from 3 to 1 pods at revision web-2",
+    });
+    // A template change under way stays a rolling update, counted against the replicas wanted.
+    expect(progressing(rolloutConditions(makeSet({ replicas: 3 }), status(1, 3, 2), { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "RollingUpdate", message: "1 of 3 pods at revision web-2" });
+  });
+
   it("keeps lastTransitionTime while the status stays, moves it when it changes, and keeps foreign conditions", () => {
     const prev = [
       { type: "Other", status: "True" as const, lastTransitionTime: "2026-01-01T00:00:00Z" },
