@@ -1,4 +1,4 @@
-import jsonpatch from "fast-json-patch";
+import { jsonDiff } from "../objects/json-diff.ts";
 
 /**
  * JSON Patch (RFC 6902) helpers for the mutating webhook: the mutation edits a copy, `diff`
@@ -17,7 +17,7 @@ export interface PatchOperation {
  * `~` → `~0`), absent maps added whole, array items replaced, removed from the end, appended.
  */
 export function diff(from: object, to: object): PatchOperation[] {
-  return jsonpatch.compare(from, to) as PatchOperation[];
+  return jsonDiff(from, to);
 }
 
 /** encodePatch returns the base64 of the patch's JSON (UTF-8), as AdmissionResponse.patch. */

@@ -4,23 +4,8 @@
  * certificate (webhook-auth.ts). It may import jose, hono's types and src/log/log.ts's
  * Logger type; nothing from src/admission, src/core or the runtimes.
  */
-import {
-  calculateJwkThumbprint,
-  createLocalJWKSet,
-  exportJWK,
-  exportPKCS8,
-  exportSPKI,
-  generateKeyPair,
-  importJWK,
-  importPKCS8,
-  importSPKI,
-  jwtVerify,
-  SignJWT,
-  type CryptoKey,
-  type JSONWebKeySet,
-  type JWK,
-  type JWTPayload,
-} from "jose";
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importJWK, importPKCS8, SignJWT, type CryptoKey, type JSONWebKeySet, type JWK } from "jose";
+import { importPublicJwk, importSpkiPem, jwkThumbprint, verifyJwt, type JwtClaims, type PublicJwk, type VerificationKey } from "./jwt-verify.ts";
 import { DEFAULT_TOKEN_AUDIENCE, DEFAULT_TOKEN_ISSUER, DEFAULT_TOKEN_SUBJECT, DEFAULT_TOKEN_TTL } from "./token-defaults.ts";
 
 /**
@@ -99,7 +84,7 @@ export const CLOCK_SKEW_SECONDS = 60;
 export const VERIFIED_TOKEN_CACHE_SIZE = 64;
 
 /** Verifies a token; resolves to its claims or rejects with the reason. */
-export type TokenVerifier = (token: string) => Promise<JWTPayload>;
+export type TokenVerifier = (token: string) => Promise<JwtClaims>;
 
 /**
  * createTokenVerifier returns a verifier for webhook tokens: signature by a configured key, an
@@ -113,24 +98,20 @@ export type TokenVerifier = (token: string) => Promise<JWTPayload>;
 export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
   const now = opts.now ?? Date.now;
   const claims = {
-    algorithms: [...TOKEN_ALGORITHMS, "Ed25519"],
     audience: opts.audience || DEFAULT_TOKEN_AUDIENCE,
     issuer: opts.issuer || DEFAULT_TOKEN_ISSUER,
     subject: opts.subject || DEFAULT_TOKEN_SUBJECT,
-    requiredClaims: ["exp", "iat"],
     clockTolerance: CLOCK_SKEW_SECONDS,
   };
   const keys = keyResolver(opts);
-  const verified = new Map<string, { payload: JWTPayload; exp: number }>();
+  const verified = new Map<string, { payload: JwtClaims; exp: number }>();
   return async (token) => {
     const t = now();
     const hit = verified.get(token);
     if (hit && hit.exp * 1000 > t) return hit.payload;
     if (hit) verified.delete(token);
-    const key = await keys();
-    const options = { ...claims, currentDate: new Date(t) };
-    const { payload } = typeof key === "function" ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
     const seconds = Math.floor(t / 1000);
+    const payload = await verifyJwt(token, await keys(), { ...claims, now: seconds });
     if (payload.iat! > seconds + CLOCK_SKEW_SECONDS) {
       throw new Error(`"iat" claim is in the future (${payload.iat! - seconds} s ahead; check the clocks of the token's issuer and this server)`);
     }
@@ -140,18 +121,16 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
   };
 }
 
-type KeyLike = CryptoKey | ReturnType<typeof createLocalJWKSet>;
-
 /** keyResolver returns a memoized importer of the configured key(s); throws when none is configured. */
-function keyResolver(opts: VerifierOptions): () => Promise<KeyLike> {
-  let keys: Promise<KeyLike> | undefined;
+function keyResolver(opts: VerifierOptions): () => Promise<VerificationKey[]> {
+  let keys: Promise<VerificationKey[]> | undefined;
   if (opts.jwks) {
     const set = typeof opts.jwks === "string" ? parseJwks(opts.jwks) : opts.jwks;
     return () => (keys ??= importJwks(set));
   }
   if (opts.publicKeyPem) {
     const pem = opts.publicKeyPem;
-    return () => (keys ??= importPublicPem(pem));
+    return () => (keys ??= importPublicPem(pem).then((k) => [k]));
   }
   throw new Error("webhook token verification needs a public key: a JWKS (WEBHOOK_JWKS) or a PEM (WEBHOOK_PUBLIC_KEY)");
 }
@@ -164,21 +143,20 @@ export async function checkTokenVerifierKeys(opts: VerifierOptions): Promise<voi
   await keyResolver(opts)();
 }
 
-/** importJwks checks that each key imports (an ES256 or Ed25519 public key) and returns the key set. */
-async function importJwks(set: JSONWebKeySet): Promise<ReturnType<typeof createLocalJWKSet>> {
+/** importJwks returns the keys of the set, each checked to import as an ES256 or Ed25519 public key. */
+async function importJwks(set: JSONWebKeySet): Promise<VerificationKey[]> {
   if (set.keys.length === 0) throw new Error("the webhook JWKS has no keys");
   const withKids = await withThumbprintKids(set);
-  await Promise.all(
+  return Promise.all(
     withKids.keys.map(async (k, i) => {
       if ("d" in k) throw new Error(`the webhook JWKS key ${i} (kid ${k.kid}) is a private key: publish only public keys`);
       try {
-        await importJWK(k, algOfJwk(k));
+        return await importPublicJwk(k as PublicJwk);
       } catch (e) {
         throw new Error(`the webhook JWKS key ${i} (kid ${k.kid}) is not a usable ES256 or Ed25519 public key: ${(e as Error).message}`, { cause: e });
       }
     }),
   );
-  return createLocalJWKSet(withKids);
 }
 
 /**
@@ -186,7 +164,7 @@ async function importJwks(set: JSONWebKeySet): Promise<ReturnType<typeof createL
  * carry when signed with a PEM key, so a hand-made JWKS without kids still matches them.
  */
 async function withThumbprintKids(set: JSONWebKeySet): Promise<JSONWebKeySet> {
-  return { keys: await Promise.all(set.keys.map(async (k) => (k.kid ? k : { ...k, kid: await calculateJwkThumbprint(k) }))) };
+  return { keys: await Promise.all(set.keys.map(async (k) => (k.kid ? k : { ...k, kid: await jwkThumbprint(k as PublicJwk) }))) };
 }
 
 function parseJwks(text: string): JSONWebKeySet {
@@ -202,13 +180,13 @@ function parseJwks(text: string): JSONWebKeySet {
   return v as JSONWebKeySet;
 }
 
-async function importPublicPem(pem: string): Promise<CryptoKey> {
+async function importPublicPem(pem: string): Promise<VerificationKey> {
   if (!/-----BEGIN PUBLIC KEY-----[\s\S]+-----END PUBLIC KEY-----/.test(pem)) {
     throw new Error("the webhook public key (WEBHOOK_PUBLIC_KEY) is not a PEM SPKI key (-----BEGIN PUBLIC KEY-----)");
   }
   for (const alg of TOKEN_ALGORITHMS) {
     try {
-      return await importSPKI(pem, alg);
+      return await importSpkiPem(pem, alg);
     } catch {
       // try the next algorithm
     }

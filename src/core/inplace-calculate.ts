@@ -1,4 +1,4 @@
-import jsonpatch from "fast-json-patch";
+import { jsonDiff } from "../objects/json-diff.ts";
 import type { PodTemplateSpec } from "../api/k8s.ts";
 import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 
@@ -43,7 +43,7 @@ const IMAGE_POINTER = /^\/spec\/(containers|initContainers)\/(\d+)\/image$/;
 export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpec): InPlaceCalculation {
   // Only the specs are diffed: of the template's metadata only labels and annotations are the
   // pod's, and those are copied (mapChanges), never a reason to refuse.
-  const ops = jsonpatch.compare({ spec: from.spec ?? {} }, { spec: to.spec ?? {} });
+  const ops = jsonDiff({ spec: from.spec ?? {} }, { spec: to.spec ?? {} });
   const refused = new Set<string>();
   const images: ImageChange[] = [];
   for (const op of ops) {

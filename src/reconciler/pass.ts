@@ -18,6 +18,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
+import type { OrphanLookup } from "./orphan-lookups.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -33,7 +34,8 @@ import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../obj
  * its own selector, once, before planning: so it adopts the revision its orphaned pods are
  * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
  * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
- * their ordinal is wanted; a new set two selector lists, once.
+ * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
+ * the watch sees the set appear, before its first pass: orphan-lookups.ts).
  */
 
 export interface PassOptions {
@@ -72,6 +74,8 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
+  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (orphan-lookups.ts); used when the selector is still the set's. */
+  orphans?: OrphanLookup;
 }
 
 interface SetResult {
@@ -410,14 +414,19 @@ function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): Kube
  * selector matches and the pass did not read (they lack Ordinal's label: an apps/v1 set's, left
  * by `kubectl delete --cascade=orphan`). The planner adopts or ignores them as upstream would.
  */
-async function withSelected(client: KubeClient, set: StatefulSet, objects: SetObjects): Promise<SetObjects> {
+async function withSelected(client: KubeClient, set: StatefulSet, objects: SetObjects, early: OrphanLookup | undefined): Promise<SetObjects> {
   const labelSelector = selectorToString(set.spec.selector);
   if (!labelSelector) return objects;
   const ns = set.metadata.namespace;
-  const [pods, revisions] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
-  ]);
+  const look = async () => {
+    const [pods, revisions] = await Promise.all([
+      client.list<Pod & KubeObject>(R.pods, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
+      client.list<ControllerRevision & KubeObject>(R.controllerRevisions, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
+    ]);
+    return { pods, revisions };
+  };
+  // The lookup the scheduler started early, when it used this selector (a failed one is sent again).
+  const { pods, revisions } = early?.selector === labelSelector ? await early.found.catch(look) : await look();
   const unseen = <T extends { metadata?: { uid?: string } }>(seen: T[], found: T[]) => {
     const uids = new Set(seen.map((o) => o.metadata?.uid));
     return found.filter((o) => !uids.has(o.metadata?.uid));
@@ -444,7 +453,7 @@ async function reconcileSet(
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
   let done = 0;
-  if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects);
+  if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects, o.setName === set.metadata.name ? o.orphans : undefined);
   let p: Plan;
   let ex: Execution;
   // Plans at most twice: the second time with the pods the first met unseen.

@@ -6,6 +6,7 @@ import { fencedClient } from "./fence.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
+import { OrphanLookups } from "./orphan-lookups.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
 /**
@@ -16,6 +17,9 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
  *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
  *   bound how often (wake-limiter.ts);
+ * - a set the watch sees appear (the cache's wake carries its selector) has its orphan lookup sent
+ *   at once (orphan-lookups.ts), so its first pass, which needs it before its first write, finds
+ *   it done;
  * - a set's pass that acted is followed at once by another of that set; one that read before a
  *   write its wakes announced was stored (a wake comes from admission, before the write) is looked
  *   at again after 10, 50 and 250 ms (UNSEEN_MS) while it still does not see it; one that waits
@@ -92,6 +96,8 @@ export interface SetWake {
   write?: AnnouncedWrite;
   /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
   observed?: boolean;
+  /** From the watch cache, a set that just appeared: its selector, so the orphans it may adopt are looked for before its first pass runs (OrphanLookups). */
+  selector?: string;
 }
 
 const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
@@ -150,6 +156,8 @@ export class ReconcileScheduler {
   private releaseRequested = false;
   /** The pass of this scheduler in flight, if any (relinquish waits for it). */
   private inFlight: Promise<unknown> | undefined;
+  /** Orphan lookups of sets being created, started by their CREATE's wake (orphan-lookups.ts). */
+  private readonly orphans: OrphanLookups;
 
   constructor(
     client: KubeClient,
@@ -167,6 +175,7 @@ export class ReconcileScheduler {
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
+    this.orphans = new OrphanLookups(this.targetClient, this.clock, this.limiter);
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
@@ -184,6 +193,8 @@ export class ReconcileScheduler {
       this.o.forward!(leader, w).catch((e: unknown) => this.o.log.warn("wake not forwarded to the leader", { endpoint: leader, namespace: w.namespace, set: w.name, ...errorFields(e) }));
       return;
     }
+    // A new set's orphan lookup starts now, while its first pass is coalesced and scheduled: the pass finds it done.
+    if (w.observed && w.selector) this.orphans.start(w.namespace, w.name, w.selector);
     // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
     if (!w.observed && this.o.cache?.covers(w)) return;
     const key = wakeKey(w);
@@ -389,8 +400,9 @@ export class ReconcileScheduler {
     this.due.delete(key);
     const { namespace, name } = d.wake;
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
+    const orphans = name ? this.orphans.take(namespace, name) : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting() }),
+      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting(), ...(orphans ? { orphans } : {}) }),
     );
     const again = this.due.get(key);
     if (again) {

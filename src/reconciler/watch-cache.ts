@@ -5,6 +5,8 @@ import { R, type ResourceRef } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import type { SetWake } from "./scheduler.ts";
+import { isObject } from "../validation/json.ts";
+import { selectorToString, type LabelSelector } from "../validation/labels.ts";
 
 /**
  * WatchCache is `ordinal serve`'s mirror of what a set's pass reads (issue 20): Ordinal's
@@ -15,7 +17,8 @@ import type { SetWake } from "./scheduler.ts";
  *   writes passed through and seen at once;
  * - wakes as the watch sees changes: each names the set the object belongs to (its name, or the
  *   label), or ("" name) its namespace's ImageLists, and `observed`: the mirror already holds it, so
- *   the woken pass sees it without waiting or looking again (a webhook's wake comes before the write).
+ *   the woken pass sees it without waiting or looking again (a webhook's wake comes before the write);
+ *   a set that appeared also gives its selector (its orphan lookup starts before its pass: orphan-lookups.ts).
  * Every informer keeps to its share of `maxBytes`; one over it stops mirroring (its reads go to the
  * apiserver, its changes wake nothing: webhook wakes and rechecks take over, as without a cache).
  */
@@ -32,6 +35,13 @@ export interface WatchCache {
 }
 
 const labelled = (o: KubeObject) => o.metadata?.labels?.[SET_NAME_LABEL];
+
+/** selectorOf returns a (raw) set's `spec.selector` as a label selector string; undefined when it has none, an empty or an invalid one. */
+function selectorOf(set: KubeObject): string | undefined {
+  const spec = (set as { spec?: unknown }).spec;
+  const selector: unknown = isObject(spec) ? spec.selector : undefined;
+  return (isObject(selector) && selectorToString(selector as LabelSelector)) || undefined;
+}
 
 /** What each informer mirrors, the set an object of it wakes, and its share of the memory budget (pods are most of it). */
 export const MIRRORED: { resource: ResourceRef; labelSelector?: string; setOf: (o: KubeObject) => string | undefined; share: number }[] = [
@@ -56,10 +66,12 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
         log: o.log,
         maxBytes: Math.floor(o.maxBytes * m.share),
         holds: m.labelSelector ? (obj) => m.setOf(obj) !== undefined : undefined,
-        onEvent: (_type, obj, before) => {
+        onEvent: (type, obj, before) => {
+          // A set that appeared: its selector, for the orphan lookup before its first pass (orphan-lookups.ts).
+          const selector = type === "ADDED" && m.resource === R.statefulSets ? selectorOf(obj) : undefined;
           // A changed set label wakes the set it left too.
           const names = new Set([m.setOf(obj), before && m.setOf(before)]);
-          for (const name of names) if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true });
+          for (const name of names) if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true, ...(selector ? { selector } : {}) });
         },
       }),
   );

@@ -3,7 +3,8 @@
  * Built as the bench builds it (esbuild, minified, the Worker's entry); the metafile says how many
  * bytes each input file contributes. Classic zod cannot be tree-shaken (its schemas import the
  * toJSONSchema code), so the schemas use zod/mini and the CRD generator alone uses toJSONSchema;
- * @kubernetes/client-node is types only.
+ * @kubernetes/client-node is types only; jose (JWT verification: src/auth/jwt-verify.ts) and
+ * fast-json-patch (src/objects/json-diff.ts) are left to Node and the tests.
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
@@ -40,5 +41,10 @@ describe("the Worker bundle", () => {
     expect(carried(/node_modules\/zod\/v4\/classic\//)).toEqual([]);
     expect(carried(/node_modules\/zod\/v4\/core\/(json-schema-processors|to-json-schema|json-schema-generator)\.js$/)).toEqual([]);
     expect(paths.filter((p) => p.includes("@kubernetes/client-node"))).toEqual([]);
+  });
+
+  it("verifies JWTs and diffs JSON with its own code: jose and fast-json-patch are Node's and the tests'", async () => {
+    const inputs = await workerInputs();
+    expect([...inputs.keys()].filter((p) => /node_modules\/(jose|fast-json-patch)\//.test(p) && inputs.get(p)! > STUB_BYTES)).toEqual([]);
   });
 });

@@ -9,7 +9,8 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import type { Logger } from "../../src/log/log.ts";
+import { silentLogger, type Logger } from "../../src/log/log.ts";
+import type { OrphanLookup } from "../../src/reconciler/orphan-lookups.ts";
 import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -154,6 +155,35 @@ describe("a set that owns no revision lists its namespace by its own selector", 
     expect(actions.filter((a) => /^(createPod|deletePod|createRevision)/.test(a))).toEqual([]);
     expect(r.sets[0].error).toBeUndefined();
     expect(fake.log.count({ verb: "create", resource: "pods" })).toBe(0);
+  });
+
+  it("with an orphan lookup started early (the scheduler's, orphan-lookups.ts) by the set's selector: no list of its own, the same adoptions", async () => {
+    const { fake, client, requests } = setup();
+    const old = StatefulSetSchema.parse({ ...setManifest({ replicas: 1, policy: "Parallel" }), metadata: { name: "web", namespace: "default", uid: "old-uid" } });
+    const rev = revisionOf(old);
+    fake.seed({ ...rev, metadata: { ...rev.metadata, namespace: "default", ownerReferences: undefined, uid: undefined } });
+    fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: "web-0", namespace: "default", labels: { app: "web", "controller-revision-hash": rev.metadata!.name! } }, spec: old.spec.template.spec });
+    const page = { labelSelector: "app=web" };
+    const lookup = { selector: "app=web", found: Promise.all([client.list<Pod>(R.pods, "default", page), client.list(R.controllerRevisions, "default", page)]).then(([pods, revisions]) => ({ pods, revisions })) } as OrphanLookup;
+    await lookup.found;
+    fake.seed(setManifest({ replicas: 1, policy: "Parallel" }));
+    requests();
+    const r = await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", orphans: lookup });
+    expect(requests().filter((q) => q.includes("labelSelector=app%3Dweb"))).toEqual([]);
+    expect(r.sets[0].actions.filter((a) => /^(adoptPod|adoptRevision|createPod|createRevision)/.test(a))).toEqual(["adoptPod web-0", `adoptRevision ${rev.metadata!.name!}`]);
+  });
+
+  it("a lookup by another selector (the set was replaced) or one that failed is not used: the pass lists itself", async () => {
+    for (const lookup of [
+      { selector: "app=other", found: Promise.resolve({ pods: [], revisions: [] }) },
+      { selector: "app=web", found: Promise.reject(new Error("503")) },
+    ]) {
+      const { fake, client, requests } = setup();
+      fake.seed(setManifest({ replicas: 1 }));
+      requests();
+      await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", orphans: lookup as OrphanLookup });
+      expect(requests().filter((q) => q.includes("labelSelector=app%3Dweb"))).toHaveLength(2);
+    }
   });
 
   it("never unfiltered: a set whose selector is empty (written around the webhook) lists nothing by it", async () => {

@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
+import type { KubeObject } from "../../src/kube/client.ts";
+import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { ReconcileScheduler } from "../../src/reconciler/scheduler.ts";
 import { startWatchCache, type WatchCache } from "../../src/reconciler/watch-cache.ts";
@@ -16,7 +18,7 @@ import { setManifest } from "../support/fixtures.ts";
 
 const HOUR = 3_600_000;
 
-function world(withCache: boolean) {
+function world(withCache: boolean, clock?: () => number) {
   const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
   const requests: string[] = [];
   const client = createKubeClient({
@@ -30,7 +32,7 @@ function world(withCache: boolean) {
   });
   const cache: WatchCache | undefined = withCache ? startWatchCache(client, client, { log: silentLogger, maxBytes: 16 << 20, wake: (w) => scheduler.wake(w) }) : undefined;
   const passes = { count: 0 };
-  const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, onPass: () => void passes.count++, ...(cache ? { cache } : {}) });
+  const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, onPass: () => void passes.count++, ...(cache ? { cache } : {}), ...(clock ? { clock } : {}) });
   const kubelet = new KubeletPlayer(createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} }), { namespace: "default" });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name).sort();
   return { fake, requests, scheduler, cache, kubelet, pods, passes };
@@ -88,5 +90,24 @@ describe("ReconcileScheduler with the watch cache", () => {
     w.scheduler.wake({ namespace: "default", name: "nope" });
     await vi.waitFor(() => expect(w.passes.count).toBe(before + 1), { timeout: 10_000 });
     expect(w.requests.length).toBe(requests);
+  });
+
+  it("a set the watch sees appear has its orphan lookup sent before its first pass runs, and the pass sends none of its own", async () => {
+    // The scheduler's clock stands still: the set's pass (due 2 ms after the wake) waits until it moves.
+    let t = 0;
+    const w = world(true, () => t);
+    stops.push(() => w.scheduler.stop(), async () => w.cache?.stop());
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.passes.count).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(w.cache!.synced()).toBe(true), { timeout: 10_000 });
+    const admin = createKubeClient({ baseUrl: "https://fake", fetch: w.fake.fetch, sleep: async () => {} });
+    const before = w.requests.length;
+    await admin.create(R.statefulSets, "default", setManifest({ name: "web", replicas: 1 }) as unknown as KubeObject);
+    const bySelector = () => w.requests.slice(before).filter((r) => r.includes("labelSelector=app=web"));
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(["GET /api/v1/namespaces/default/pods", "GET /apis/apps/v1/namespaces/default/controllerrevisions"]), { timeout: 5_000 });
+    expect(w.passes.count).toBe(1);
+    t = 1_000;
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    expect(bySelector()).toHaveLength(2);
   });
 });

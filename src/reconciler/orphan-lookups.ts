@@ -1,0 +1,63 @@
+import type { ControllerRevision, Pod } from "../api/k8s.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
+import { R } from "../kube/resources.ts";
+import type { WakeLimiter } from "./wake-limiter.ts";
+
+/**
+ * A new set's orphan lookup, started early. A set that owns no revision yet lists its namespace's
+ * pods and revisions by its own selector before its first plan (pass.ts, withSelected: orphans it
+ * may adopt, e.g. an apps/v1 set's left by `kubectl delete --cascade=orphan`): a round trip before
+ * its first write. When the watch sees a set appear, the scheduler starts that lookup at once
+ * (OrphanLookups.start) and hands it to the set's first targeted pass (take), which uses it when
+ * the selector is still the set's: the lists then run while the pass is coalesced and scheduled,
+ * not after it began. The same two lists as the pass would send, sent a few milliseconds sooner,
+ * for sets that exist (the watch saw them), at most one lookup per set at a time, and within the
+ * scheduler's rate limits; a lookup no pass takes within LOOKUP_TTL_MS is dropped.
+ */
+export interface OrphanLookup {
+  /** The label selector the lists used (the pass compares it with the set's). */
+  selector: string;
+  /** The pods and revisions of the namespace that the selector matches. */
+  found: Promise<{ pods: (Pod & KubeObject)[]; revisions: (ControllerRevision & KubeObject)[] }>;
+}
+
+/** How long (ms) a lookup waits for its set's first pass; an older one is dropped unused. */
+export const LOOKUP_TTL_MS = 2_000;
+/** Lookups held at once at most (a burst of new sets beyond it: their passes look themselves). */
+const MAX_LOOKUPS = 64;
+/** The pass's page size (pass.ts LIST_PAGE_SIZE). */
+const PAGE_SIZE = 5000;
+
+export class OrphanLookups {
+  private readonly held = new Map<string, OrphanLookup & { at: number }>();
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly clock: () => number,
+    /** Each lookup takes a token of its set's and the global bucket (key `orphans <namespace>/<name>`). */
+    private readonly limiter: WakeLimiter,
+  ) {}
+
+  /** start sends the lookup of set `namespace/name` by `selector`, unless one is held for it, MAX_LOOKUPS are, or the limiter says wait. */
+  start(namespace: string, name: string, selector: string): void {
+    const now = this.clock();
+    for (const [key, l] of this.held) if (now - l.at >= LOOKUP_TTL_MS) this.held.delete(key);
+    const key = `${namespace}/${name}`;
+    if (this.held.has(key) || this.held.size >= MAX_LOOKUPS || this.limiter.take(`orphans ${key}`) > 0) return;
+    const page = { labelSelector: selector, limit: PAGE_SIZE };
+    const found = Promise.all([
+      this.client.list<Pod & KubeObject>(R.pods, namespace, page),
+      this.client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
+    ]).then(([pods, revisions]) => ({ pods, revisions }));
+    found.catch(() => {}); // awaited by the pass that takes it, or dropped
+    this.held.set(key, { selector, found, at: now });
+  }
+
+  /** take returns the lookup held for set `namespace/name` (and forgets it), undefined when none is or it is older than LOOKUP_TTL_MS. */
+  take(namespace: string, name: string): OrphanLookup | undefined {
+    const key = `${namespace}/${name}`;
+    const l = this.held.get(key);
+    this.held.delete(key);
+    return l && this.clock() - l.at < LOOKUP_TTL_MS ? { selector: l.selector, found: l.found } : undefined;
+  }
+}
