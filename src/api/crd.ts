@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { ImageListSchema } from "./imagelist.ts";
+import { IMAGELIST_DESCRIPTIONS, STATEFULSET_DESCRIPTIONS } from "./crd-descriptions.ts";
 import { GROUP, StatefulSetSchema, VERSION } from "./statefulset.ts";
 
 /**
@@ -42,8 +43,33 @@ function structural(node: unknown): unknown {
   return out;
 }
 
-/** openApiSchema returns the structural openAPIV3Schema of a zod object schema (input side: defaults optional). */
-function openApiSchema(schema: z.ZodMiniType): Json {
+/**
+ * describe returns `root` with each field's description (crd-descriptions.ts) written first in
+ * its node, and throws on a path the schema does not have (so the descriptions cannot go stale).
+ */
+function describe(root: Json, descriptions: Readonly<Record<string, string>>): Json {
+  const nodeAt = (path: string): Json | undefined => {
+    let node: Json | undefined = root;
+    for (const step of path.match(/[^.[\]{}]+|\[\]|\{\}/g) ?? []) {
+      if (!node) return undefined;
+      if (step === "[]") node = node.items as Json | undefined;
+      else if (step === "{}") node = node.additionalProperties as Json | undefined;
+      else node = (node.properties as Record<string, Json> | undefined)?.[step];
+    }
+    return node;
+  };
+  for (const [path, description] of Object.entries(descriptions)) {
+    const node = nodeAt(path);
+    if (!node || typeof node !== "object") throw new Error(`crd-descriptions.ts: no field ${JSON.stringify(path)} in the schema`);
+    const rest = { ...node };
+    for (const k of Object.keys(node)) delete node[k];
+    Object.assign(node, { description }, rest);
+  }
+  return root;
+}
+
+/** openApiSchema returns the structural openAPIV3Schema of a zod object schema (input side: defaults optional), described. */
+function openApiSchema(schema: z.ZodMiniType, descriptions: Readonly<Record<string, string>>): Json {
   const js = z.toJSONSchema(schema, { target: "openapi-3.0", unrepresentable: "any", io: "input" }) as Json;
   const s = structural(js) as Json;
   // metadata is validated by the apiserver itself; a CRD schema may only constrain name/generateName.
@@ -51,7 +77,7 @@ function openApiSchema(schema: z.ZodMiniType): Json {
   if (props?.metadata) props.metadata = { type: "object" };
   // apiVersion and kind may not carry defaults at the top level.
   for (const k of ["apiVersion", "kind"]) delete (props?.[k] as Json | undefined)?.default;
-  return s;
+  return describe(s, descriptions);
 }
 
 interface CrdSpec {
@@ -59,6 +85,7 @@ interface CrdSpec {
   plural: string;
   shortNames: string[];
   schema: z.ZodMiniType;
+  descriptions: Readonly<Record<string, string>>;
   scale: boolean;
   printerColumns: Json[];
 }
@@ -77,7 +104,7 @@ function crd(s: CrdSpec): Json {
           name: VERSION,
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: openApiSchema(s.schema) },
+          schema: { openAPIV3Schema: openApiSchema(s.schema, s.descriptions) },
           subresources: s.scale
             ? { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.labelSelector" } }
             : { status: {} },
@@ -97,6 +124,7 @@ export const statefulSetCrd = (): Json =>
     plural: "statefulsets",
     shortNames: ["osts"],
     schema: StatefulSetSchema,
+    descriptions: STATEFULSET_DESCRIPTIONS,
     scale: true,
     // Kruise Advanced StatefulSet's columns: counts side by side, PAUSED, and images with -o wide.
     printerColumns: [
@@ -119,6 +147,7 @@ export const imageListCrd = (): Json =>
     plural: "imagelists",
     shortNames: ["oil"],
     schema: ImageListSchema,
+    descriptions: IMAGELIST_DESCRIPTIONS,
     scale: false,
     // Kruise NodeImage's counts: desired, pulled, failed.
     printerColumns: [

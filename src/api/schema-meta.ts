@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { annotated, described } from "./zod.ts";
+import { annotated } from "./zod.ts";
 
 /**
  * Helpers that attach Kubernetes structural-schema markers to zod schemas. The CRD generator
@@ -19,18 +19,17 @@ export const intOrString = () => annotated(z.union([integer(), z.string()]), { "
  * An embedded Kubernetes object part (pod spec, PVC spec) kept as-is: the CRD preserves unknown
  * fields there, and our validating webhook checks it as the real object it will become.
  */
-export const opaque = <T extends object>(description: string) =>
+export const opaque = <T extends object>() =>
   annotated(
     z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), { message: "expected an object" }),
-    { "x-kubernetes-preserve-unknown-fields": true, description },
+    { "x-kubernetes-preserve-unknown-fields": true },
   );
 
 export const stringMap = () => z.record(z.string(), z.string());
 
 /** The object metadata Ordinal reads from its own kinds (the apiserver validates the rest). */
 export const objectMeta = () =>
-  described(
-    z.looseObject({
+  z.looseObject({
       name: z.optional(z.string()),
       namespace: z.optional(z.string()),
       uid: z.optional(z.string()),
@@ -39,19 +38,14 @@ export const objectMeta = () =>
       labels: z.optional(stringMap()),
       annotations: z.optional(stringMap()),
       deletionTimestamp: z.optional(z.string()),
-    }),
-    "Standard object metadata (see `kubectl explain pod.metadata`).",
-  );
+    });
 
-/** conditionSchema returns the schema of a status condition (Kubernetes' metav1.Condition fields); `of` ends its description. */
-export const conditionSchema = (of: string) =>
-  described(
-    z.object({
-      type: described(z.string(), "Condition type."),
-      status: described(z.enum(["True", "False", "Unknown"]), "True, False or Unknown."),
-      lastTransitionTime: described(z.optional(z.string()), "When the status last changed (RFC 3339)."),
-      reason: described(z.optional(z.string()), "One CamelCase word saying why."),
-      message: described(z.optional(z.string()), "What happened, for people."),
-    }),
-    `A condition of ${of}.`,
-  );
+/** conditionSchema returns the schema of a status condition (Kubernetes' metav1.Condition fields). */
+export const conditionSchema = () =>
+  z.object({
+      type: z.string(),
+      status: z.enum(["True", "False", "Unknown"]),
+      lastTransitionTime: z.optional(z.string()),
+      reason: z.optional(z.string()),
+      message: z.optional(z.string()),
+    });

@@ -20,6 +20,3 @@ export function annotated<T extends z.ZodMiniType>(schema: T, meta: z.core.Globa
   z.globalRegistry.add(copy, meta);
   return copy;
 }
-
-/** described returns a copy of `schema` with a description (classic zod's `.describe`): the CRD field's description. */
-export const described = <T extends z.ZodMiniType>(schema: T, description: string): T => annotated(schema, { description });

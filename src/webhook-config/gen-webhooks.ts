@@ -9,6 +9,46 @@ import { HOOKS, PLACEHOLDER_URL, webhookConfigurations } from "./webhook-configs
  * `renderWebhookManifests` is pure.
  */
 
+const WAKE_WHY =
+  "Ignore: wake-only (always allows). The request wakes the reconciler's pass of the set at once;\n" +
+  "with the webhook down the periodic pass still comes, so a lost wake costs latency, never safety.";
+
+/**
+ * Why each hook has its failurePolicy, by hook name: written above the field in the generated YAML
+ * (kept here, with the generator, so the Worker that registers the hooks does not carry the prose).
+ */
+const WHY: Record<string, string> = {
+  "pods.mutate.ordinal.dev":
+    "Fail: a pod of a set created without the webhook has no PVC volumes (it would write its data to the\n" +
+    "template's volume) and no InPlaceUpdateReady gate. Refusing it is better: the reconciler retries.",
+  "pods.validate.ordinal.dev":
+    "Ignore: this hook sits on the kubelet's status path (pods/status, a reconcile hint) and on the\n" +
+    "reconciler's in-place updates; Fail would freeze both while the webhook is down. The apiserver\n" +
+    "itself still refuses non-image spec changes; only the identity, ownerReference and in-place\n" +
+    "state guards lapse. Every subresource that writes a Pod is here (pods/resize exists from 1.33;\n" +
+    "an older apiserver never sends it). The objectSelector matches the old OR the new object.",
+  "statefulsets.validate.ordinal.dev":
+    "Fail: the CRD schema checks structure only; a spec this hook did not see could be invalid and\n" +
+    "stall the rollout. Status and scale writes are subresources and do not come here.",
+  "imagelists.validate.ordinal.dev":
+    "Fail: a bad image reference stored here fails every pre-pull later; better refused at apply.",
+  "bindings.validate.ordinal.dev":
+    "Ignore: a Binding's annotations are copied onto its pod, so one could plant the in-place state\n" +
+    "annotation; a Binding has no labels, so no objectSelector can narrow this hook to Ordinal's pods\n" +
+    "and, before Kubernetes 1.28 (matchConditions), it sees every scheduling in the selected\n" +
+    "namespaces. Fail would stop scheduling while the webhook is down; the answer is a map lookup,\n" +
+    "so the added latency is one round trip (at most timeoutSeconds when the server hangs).",
+  "statefulsets.wake.ordinal.dev": WAKE_WHY,
+  "pods.wake.ordinal.dev": WAKE_WHY,
+  "pullers.wake.ordinal.dev": WAKE_WHY,
+  "statefulsets.apps.validate.ordinal.dev":
+    "Ignore: the apiserver validates apps/v1 StatefulSets itself; Ordinal only adds checks and\n" +
+    "warnings, which must not block the built-in controller's users while the webhook is down.",
+  "statefulsets.mutate.ordinal.dev":
+    "Ignore: it only writes the defaults of a RollingUpdate strategy given without rollingUpdate (what\n" +
+    "the reconciler assumes anyway), so kubectl get osts shows PAUSED false; never worth refusing a set.",
+};
+
 const FILES: Record<string, string> = {
   "MutatingWebhookConfiguration/ordinal": "mutating.yaml",
   "ValidatingWebhookConfiguration/ordinal": "validating.yaml",
@@ -26,7 +66,7 @@ const HEADER = (file: string, optional: boolean) =>
 
 /** renderWebhookManifests returns each generated file (name under webhooks/) and its text. */
 export function renderWebhookManifests(): { file: string; text: string }[] {
-  const why = new Map(HOOKS.map((h) => [h.hook.name, h.why]));
+  for (const h of HOOKS) if (!WHY[h.hook.name]) throw new Error(`no failurePolicy reason for hook ${h.hook.name}: add it to WHY in src/webhook-config/gen-webhooks.ts`);
   return webhookConfigurations({ url: PLACEHOLDER_URL }, { validateAppsV1StatefulSets: true }).map(({ object }) => {
     const key = `${object.kind}/${object.metadata?.name}`;
     const file = FILES[key];
@@ -39,8 +79,8 @@ export function renderWebhookManifests(): { file: string; text: string }[] {
         if (!isMap(hook)) continue;
         const name = hook.get("name");
         const pair = hook.items.find((p) => isScalar(p.key) && p.key.value === "failurePolicy");
-        if (pair && isScalar(pair.key) && typeof name === "string" && why.has(name)) {
-          pair.key.commentBefore = why.get(name)!.replace(/^/gm, " ");
+        if (pair && isScalar(pair.key) && typeof name === "string" && WHY[name]) {
+          pair.key.commentBefore = WHY[name].replace(/^/gm, " ");
         }
       }
     }

@@ -43,8 +43,6 @@ interface HookSpec {
   config: "mutating" | "validating" | "apps-v1";
   /** The hook itself, without clientConfig (built from the url). */
   hook: Omit<Webhook, "clientConfig"> & { path: string };
-  /** Why this failurePolicy: written above it in the generated YAML. */
-  why: string;
   /**
    * CEL conditions that narrow the hook further on an apiserver that has them (1.28+, where
    * matchConditions are on by default; older ones drop the field, or refuse it): registration adds
@@ -88,9 +86,6 @@ const pullerPods = { matchExpressions: [{ key: PULLER_LABEL, operator: "Exists" 
  * pass still comes), never an admission; hung, one second per matching request.
  */
 const WAKE_ONLY = { failurePolicy: "Ignore", timeoutSeconds: 1 } as const;
-const WAKE_WHY =
-  "Ignore: wake-only (always allows). The request wakes the reconciler's pass of the set at once;\n" +
-  "with the webhook down the periodic pass still comes, so a lost wake costs latency, never safety.";
 
 const common = {
   sideEffects: "None",
@@ -99,6 +94,7 @@ const common = {
   namespaceSelector,
 };
 
+/** Ordinal's hooks; why each has its failurePolicy is written beside them in the YAML, from WHY in gen-webhooks.ts. */
 export const HOOKS: readonly HookSpec[] = [
   {
     config: "mutating",
@@ -112,9 +108,6 @@ export const HOOKS: readonly HookSpec[] = [
       objectSelector: managedPods,
       ...common,
     },
-    why:
-      "Fail: a pod of a set created without the webhook has no PVC volumes (it would write its data to the\n" +
-      "template's volume) and no InPlaceUpdateReady gate. Refusing it is better: the reconciler retries.",
   },
   {
     config: "validating",
@@ -136,12 +129,6 @@ export const HOOKS: readonly HookSpec[] = [
       objectSelector: managedPods,
       ...common,
     },
-    why:
-      "Ignore: this hook sits on the kubelet's status path (pods/status, a reconcile hint) and on the\n" +
-      "reconciler's in-place updates; Fail would freeze both while the webhook is down. The apiserver\n" +
-      "itself still refuses non-image spec changes; only the identity, ownerReference and in-place\n" +
-      "state guards lapse. Every subresource that writes a Pod is here (pods/resize exists from 1.33;\n" +
-      "an older apiserver never sends it). The objectSelector matches the old OR the new object.",
   },
   {
     config: "validating",
@@ -153,9 +140,6 @@ export const HOOKS: readonly HookSpec[] = [
       timeoutSeconds: 10,
       ...common,
     },
-    why:
-      "Fail: the CRD schema checks structure only; a spec this hook did not see could be invalid and\n" +
-      "stall the rollout. Status and scale writes are subresources and do not come here.",
   },
   {
     config: "validating",
@@ -167,7 +151,6 @@ export const HOOKS: readonly HookSpec[] = [
       timeoutSeconds: 10,
       ...common,
     },
-    why: "Fail: a bad image reference stored here fails every pre-pull later; better refused at apply.",
   },
   {
     config: "validating",
@@ -180,12 +163,6 @@ export const HOOKS: readonly HookSpec[] = [
       timeoutSeconds: 1,
       ...common,
     },
-    why:
-      "Ignore: a Binding's annotations are copied onto its pod, so one could plant the in-place state\n" +
-      "annotation; a Binding has no labels, so no objectSelector can narrow this hook to Ordinal's pods\n" +
-      "and, before Kubernetes 1.28 (matchConditions), it sees every scheduling in the selected\n" +
-      "namespaces. Fail would stop scheduling while the webhook is down; the answer is a map lookup,\n" +
-      "so the added latency is one round trip (at most timeoutSeconds when the server hangs).",
     // Only a Binding that carries the reserved annotation can be refused: on 1.28+ no other one is sent.
     matchConditions: [
       {
@@ -206,7 +183,6 @@ export const HOOKS: readonly HookSpec[] = [
       ...WAKE_ONLY,
       ...common,
     },
-    why: WAKE_WHY,
   },
   {
     config: "validating",
@@ -221,7 +197,6 @@ export const HOOKS: readonly HookSpec[] = [
       objectSelector: managedPods,
       ...common,
     },
-    why: WAKE_WHY,
   },
   {
     config: "validating",
@@ -236,7 +211,6 @@ export const HOOKS: readonly HookSpec[] = [
       objectSelector: pullerPods,
       ...common,
     },
-    why: WAKE_WHY,
   },
   {
     config: "apps-v1",
@@ -248,9 +222,6 @@ export const HOOKS: readonly HookSpec[] = [
       timeoutSeconds: 5,
       ...common,
     },
-    why:
-      "Ignore: the apiserver validates apps/v1 StatefulSets itself; Ordinal only adds checks and\n" +
-      "warnings, which must not block the built-in controller's users while the webhook is down.",
   },
   {
     config: "mutating",
@@ -262,9 +233,6 @@ export const HOOKS: readonly HookSpec[] = [
       timeoutSeconds: 5,
       ...common,
     },
-    why:
-      "Ignore: it only writes the defaults of a RollingUpdate strategy given without rollingUpdate (what\n" +
-      "the reconciler assumes anyway), so kubectl get osts shows PAUSED false; never worth refusing a set.",
   },
 ];
 

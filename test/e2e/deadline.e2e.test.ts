@@ -4,7 +4,7 @@
  * rollback), the test plays the kubelet and a pod with the bad image reports ErrImagePull and
  * never becomes Ready. No person acts after the bad image is applied.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Event, Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
@@ -73,6 +73,33 @@ describe("rollbackOnFailure on the real apiserver", () => {
     expect(exceeded[0].message).toContain(`rolled back to revision ${before}`);
     const rolledBack = evs.filter((e) => e.reason === "RolledBack");
     expect(rolledBack.map((e) => e.message)).toEqual([`StatefulSet ${ns}/web rolled back from revision ${failed} (ProgressDeadlineExceeded) to revision ${before}, the last fully available; ${failed} is recorded in ${FAILED_REVISIONS_ANNOTATION}`]);
+  });
+});
+
+describe("`ordinal rollout status` during an automatic rollback", () => {
+  it("started on the bad image, exits 1 naming the failed revision and the one rolled back to (it does not follow the rollback)", async () => {
+    const { ns, kubelet, before } = await newSet("deadline-status", { updateStrategy: { type: "RollingUpdate", rollingUpdate: { rollbackOnFailure: true } } });
+    await setImage(ns, BAD);
+    const cli = spawn("node", ["src/cli/bin.mjs", "rollout", "status", "web", "-n", ns, "--timeout", "5m"], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG, KUBE_API_URL: "", KUBE_TOKEN: "" } });
+    let out = "";
+    cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    cli.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    let code: number | null | undefined;
+    cli.on("exit", (c) => (code = c));
+    try {
+      // Nothing moves until the test drives the reconciler: the command's first poll finds the change not yet observed.
+      for (let i = 0; i < 300 && !out.includes("Waiting for statefulset spec update to be observed"); i++) await sleep(100);
+      await drive(ns, kubelet, (s, pods) => imageOf(s) === GOOD && s.status?.updateRevision === before && allReadyAt(before)(pods));
+      // It ends by itself: 1 at the rollback (following the rollback to its end, it would exit 0).
+      await drive(ns, kubelet, () => code !== undefined, 80);
+    } finally {
+      if (code === undefined) cli.kill();
+    }
+    expect(code).toBe(1);
+    const failed = (await getSet(ns)).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION] ?? "";
+    expect(failed).toMatch(/^web-[0-9a-z]+$/);
+    expect(out).toContain(`error: statefulset.apps.ordinal.dev "web" exceeded its progress deadline: revision ${failed} was rolled back to revision ${before}`);
+    expect(out).not.toContain("rolling update complete");
   });
 });
 
