@@ -12,6 +12,8 @@ describe("planScaleDown", () => {
     ["OrderedReady waits on a terminating pod", ordered, ["ready"], ["ready", "terminating"], [], true],
     ["OrderedReady deletes the first unhealthy pod", ordered, ["ready"], ["ready", "running"], ["deletePod web-2 (scaleDown)"], true],
     ["OrderedReady waits on an unhealthy pod that is not the first unhealthy", ordered, ["ready"], ["running", "running"], [], true],
+    // A Failed pod never recovers (phase Failed is terminal): waiting on it would block the scale-down for ever.
+    ["OrderedReady deletes a Failed pod that is not the first unhealthy", ordered, ["ready"], ["failed", "failed"], ["deletePod web-2 (scaleDown)"], true],
     ["Parallel deletes every condemned pod, highest first", parallel, ["ready"], ["ready", "running"], ["deletePod web-2 (scaleDown)", "deletePod web-1 (scaleDown)"], false],
     ["Parallel skips a terminating pod and goes on", parallel, ["ready"], ["ready", "terminating"], ["deletePod web-1 (scaleDown)"], false],
     ["nothing condemned: nothing to do", ordered, ["ready"], [], [], false],
