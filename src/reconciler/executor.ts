@@ -7,7 +7,7 @@ import { statusAfter, statusChanged } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
-import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
+import { FAILED_REVISIONS_ANNOTATION, INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
@@ -261,17 +261,23 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
 
 /**
  * openGate sets the InPlaceUpdateReady condition True on a pod just created with the gate, from
- * the create's answer (its uid and resourceVersion as preconditions), so the kubelet's first
- * status can already say Ready; otherwise the pod waits for the next pass to set it, and that
- * write races the kubelet's. Best effort: a failure (the kubelet wrote first) is left to the next
- * pass, whose plan sets it (replica-fixes.ts: ensureGateCondition). The condition's time is the
- * pod's creation.
+ * the create's answer, so the kubelet's first status can already say Ready; otherwise the pod
+ * waits for the next pass to set it, and the kubelet's step that starts it says Ready False (a
+ * step lost). A strategic merge patch of the one condition (pods' conditions merge by type), its
+ * uid as the precondition: a binding or a status write that came between the create and this
+ * (a scheduler, or a kubelet, is often that fast) neither makes it conflict, as a resourceVersion
+ * precondition did, nor is overwritten (a merge patch replaces the whole list). Only the reconciler
+ * writes this condition (the webhook refuses anyone else), and the pod was created without it
+ * this very moment. Best effort: a failure is left to the next pass, whose plan sets it
+ * (replica-fixes.ts: ensureGateCondition). The condition's time is the pod's creation.
  */
 async function openGate(client: KubeClient, ns: string | undefined, created: Pod): Promise<void> {
   const at = created.metadata?.creationTimestamp;
   if (!at) return;
   for (const a of ensureGateCondition(created, new Date(at as unknown as string))) {
-    if (a.type === "setPodCondition") await setPodConditions(client, ns, a).catch(() => undefined);
+    if (a.type !== "setPodCondition") continue;
+    const gate = a.conditions.filter((c) => c.type === INPLACE_READY_CONDITION);
+    await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid }, status: { conditions: gate } }, "strategic", "status").catch(() => undefined);
   }
 }
 

@@ -14,7 +14,7 @@ import type { Action } from "../../src/core/actions.ts";
 import { plan, type Plan } from "../../src/core/planner.ts";
 import { ApiError } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import type { Logger } from "../../src/log/log.ts";
+import { silentLogger, type Logger } from "../../src/log/log.ts";
 import type { EventRecorder } from "../../src/reconciler/events.ts";
 import { describe as describeAction, executePlan, type Execution } from "../../src/reconciler/executor.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
@@ -282,7 +282,7 @@ describe("executePlan: one action of each kind", () => {
     expect(recorded).toEqual([{ type: "Warning", reason: "FailedCreate", message: `create Pod web-0 in StatefulSet web failed error: ${again.error!.message}` }]);
   });
 
-  it("createPod opens the new pod's InPlaceUpdateReady gate at once (uid and resourceVersion of the create as preconditions), so the kubelet's first status can say Ready", async () => {
+  it("createPod opens the new pod's InPlaceUpdateReady gate at once (the create's uid as precondition), so the kubelet's first status can say Ready", async () => {
     const { fake, set, exec } = setup();
     const p = newPod(set, 0, "web-1");
     delete p.metadata!.uid;
@@ -294,7 +294,31 @@ describe("executePlan: one action of each kind", () => {
     expect(ex.done.map(describeAction)).toEqual(["createPod web-0"]);
   });
 
-  it("createPod whose gate write fails (the kubelet wrote first) is still done: the next pass sets the gate", async () => {
+  it("createPod whose pod is bound before its gate is written (a scheduler or kubelet that fast) still opens the gate at once, keeping the binding's PodScheduled", async () => {
+    const { fake, set } = setup();
+    // The binding lands between the create's answer and the gate's write.
+    const bindAfterCreate = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fake.fetch(input, init);
+      if (init?.method === "POST" && String(input).endsWith("/namespaces/default/pods")) {
+        const target = { apiVersion: "v1", kind: "Node", name: "node-a" };
+        await fake.fetch(`https://fake${NS}/pods/web-0/binding`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name: "web-0" }, target }) });
+      }
+      return res;
+    };
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: bindAfterCreate, sleep: async () => {}, maxAttempts: 1 });
+    const p = newPod(set, 0, "web-1");
+    delete p.metadata!.uid;
+    delete p.metadata!.resourceVersion;
+    const basis = plan({ set, pods: [], claims: [], revisions: [], now: NOW }).basis;
+    const events = { record: () => {} } as unknown as EventRecorder;
+    const ex = await executePlan(client, set, { actions: [{ type: "createPod", pod: p, reason: "create" }], status: { replicas: 0 }, waiting: false, basis, monotonic: true }, silentLogger, events);
+    expect(ex.done.map(describeAction).filter((d) => d !== "updateStatus")).toEqual(["createPod web-0"]);
+    const stored = fake.get<Pod>(`${NS}/pods/web-0`)!;
+    expect(stored.spec?.nodeName).toBe("node-a");
+    expect(stored.status?.conditions?.map((c) => `${c.type}=${c.status}`).sort()).toEqual(["InPlaceUpdateReady=True", "PodScheduled=True"]);
+  });
+
+  it("createPod whose gate write fails is still done: the next pass sets the gate", async () => {
     const { fake, set, exec, errors } = setup();
     fake.faults.add({ fault: "conflict", when: (r) => r.method === "PATCH" && r.subresource === "status" && r.resource === "pods" });
     const p = newPod(set, 0, "web-1");
