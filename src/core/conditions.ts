@@ -63,7 +63,7 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
   else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
-  else if (type === "OnDelete") next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
+  else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
   else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", scaling ? "Scaling" : "RollingUpdate", progress));
 
   const progressing = next.get(PROGRESSING_CONDITION);

@@ -110,7 +110,8 @@ export function calculatePreDelete(set: StatefulSet, pod: Pod): LifecycleTransit
  * calculatePreInPlaceUpdate returns the transition before updating `pod` in place (Kruise's
  * inPlaceUpdatePod): from Normal, a hooked pod is marked not ready (markPodNotReady), moved to
  * PreparingUpdate and held while hooked; from Updated (a second update before the hook came back)
- * the hook's labels and finalizers are put back with PreparingUpdate; an update under way
+ * the hook's labels and finalizers are put back with PreparingUpdate, after the gate went False
+ * with markPodNotReady as from Normal; an update under way
  * (Updating) goes on.
  */
 export function calculatePreInPlaceUpdate(set: StatefulSet, pod: Pod): LifecycleTransition {
@@ -119,6 +120,8 @@ export function calculatePreInPlaceUpdate(set: StatefulSet, pod: Pod): Lifecycle
   const state = getLifecycleState(pod);
   if (state === "Updating") return { kind: "go" };
   if (state === "Updated") {
+    // markPodNotReady holds here too: out of traffic before the hook is handed the pod again.
+    if (wantsNotReady(hook, pod)) return { kind: "markNotReady", reason: PREPARING_UPDATE_REASON };
     const finalizers = pod.metadata?.finalizers ?? [];
     const missing = (hook.finalizersHandler ?? []).filter((f) => !finalizers.includes(f));
     return { kind: "enter", state: "PreparingUpdate", labels: { ...hook.labelsHandler }, ...(missing.length ? { finalizers: [...finalizers, ...missing] } : {}) };

@@ -6,6 +6,8 @@ import { wasNeverReady } from "./healing.ts";
 import { isInPlaceUpdating, timeMs, wholeSeconds } from "./inplace-state.ts";
 import { isHeldByHook } from "./lifecycle.ts";
 import { failingContainer, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
+import { ordinalRange } from "../objects/ordinal-range.ts";
+import { splitReplicas } from "./replicas.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
@@ -16,8 +18,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * (rollback.ts may then roll it back). All of it is read from the cluster: the clock is the
  * Progressing condition's lastUpdateTime, which moves to `now` when a rollout starts (a new update
  * revision, a resume, a rollout after a completed one) and whenever status.updatedReadyReplicas
- * grows past the stored count. A paused rollout has no clock (resuming starts a fresh one), as a
- * paused Deployment's. Neither has one while a lifecycle hook holds a pod (lifecycle.ts:
+ * grows past the stored count or status.replicas moves toward spec.replicas (a scale). A
+ * scale-down whose kept replicas are done has no clock (onlyCondemnedLeft). A paused rollout has
+ * no clock (resuming starts a fresh one), as a paused Deployment's. Neither has one while a lifecycle hook holds a pod (lifecycle.ts:
  * isHeldByHook): the rollout then waits on another controller (a drain, a registry), which says
  * nothing about the new revision, and a rollback would only undo a release that may be sound; the
  * first pass after the hold starts a fresh clock (the Progressing condition written meanwhile has
@@ -57,16 +60,40 @@ export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateR
   const seconds = set.spec.progressDeadlineSeconds;
   if (!seconds || set.metadata.deletionTimestamp != null) return undefined;
   if (updateStrategyOf(set).paused) return undefined;
-  if (isRolloutComplete(set, observed)) return undefined;
-  if (pods.some((p) => isHeldByHook(set, p))) return undefined;
+  if (isRolloutComplete(set, observed) || onlyCondemnedLeft(set, pods, updateRevision)) return undefined;
   const prev = set.status?.conditions?.find((c) => c.type === PROGRESSING_CONDITION);
   const running = prev?.reason !== undefined && RUNNING_REASONS.has(prev.reason) && set.status?.updateRevision === updateRevision;
+  const exceeded = () => `no pod newly updated and Ready for ${seconds}s: ${holdingPod(set, pods, updateRevision, now)}`;
+  // A hold stops the clock, but does not clear a deadline already exceeded at this revision.
+  if (pods.some((p) => isHeldByHook(set, p))) {
+    return running && prev?.reason === DEADLINE_EXCEEDED_REASON ? { lastUpdateTime: prev.lastUpdateTime ?? wholeSeconds(now), exceeded: exceeded() } : undefined;
+  }
   const since = running ? timeMs(prev?.lastUpdateTime) : NaN;
-  const progressed = observed.updatedReadyReplicas > (set.status?.updatedReadyReplicas ?? 0);
+  // Progress: a pod newly updated and Ready, or (a scale) a pod gone or created toward spec.replicas.
+  const stored = set.status?.replicas ?? observed.replicas;
+  const towardReplicas = Math.abs(observed.replicas - set.spec.replicas) < Math.abs(stored - set.spec.replicas);
+  const progressed = observed.updatedReadyReplicas > (set.status?.updatedReadyReplicas ?? 0) || towardReplicas;
   const lastUpdateTime = Number.isNaN(since) || progressed ? wholeSeconds(now) : (prev?.lastUpdateTime ?? wholeSeconds(now));
   const due = timeMs(lastUpdateTime) + seconds * 1000;
   if (now.getTime() < due) return { lastUpdateTime, requeueAfterMs: due - now.getTime() };
-  return { lastUpdateTime, exceeded: `no pod newly updated and Ready for ${seconds}s: ${holdingPod(set, pods, updateRevision, now)}` };
+  return { lastUpdateTime, exceeded: exceeded() };
+}
+
+/**
+ * onlyCondemnedLeft is true when the set's own replicas (its ordinals: ordinals.start,
+ * reserveOrdinals) make a complete rollout and what remains is pods beyond them going away: a
+ * scale-down waits on the kubelet's grace periods, which no controller speeds up (a Deployment's
+ * terminating pods do not count against its deadline either).
+ */
+function onlyCondemnedLeft(set: StatefulSet, pods: readonly Pod[], updateRevision: string): boolean {
+  const { replicas } = splitReplicas(ordinalRange(set.spec), pods);
+  const kept = [...replicas.pods.values()].filter((p) => !isTerminating(p));
+  if (kept.length === pods.length) return false;
+  return isRolloutComplete(set, {
+    replicas: kept.length,
+    readyReplicas: kept.filter(isRunningAndReady).length,
+    updatedReplicas: kept.filter((p) => getPodRevision(p) === updateRevision).length,
+  });
 }
 
 /**

@@ -69,16 +69,19 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
     if (isUnavailable(p, minReady, now)) unavailable.add(i);
     else if (isCreated(p) && claims?.(ordinal(i), p).resizing) resizing.add(i);
   }
-  let unavailableCount = missingCount(replicas) + unavailable.size + resizing.size;
+  const missing = missingCount(replicas);
+  let unavailableCount = missing + unavailable.size + resizing.size;
   const max = strategy.maxUnavailable;
   /**
    * take spends the budget on the replica at `t`: free when it is down already; a serving pod whose
-   * claim resizes (counted already) while the others leave room for it; any other while the budget lasts.
+   * claim resizes (counted already) while the replicas down leave room for it (not the other
+   * resizing pods: they serve, and two whose resize waits for a restart would hold each other
+   * forever); any other while the budget lasts.
    */
   const take = (t: number): boolean => {
     if (unavailable.has(t)) return true;
     if (resizing.has(t)) {
-      if (unavailableCount - 1 >= max) return false;
+      if (missing + unavailable.size >= max) return false;
       resizing.delete(t);
       unavailable.add(t);
       return true;

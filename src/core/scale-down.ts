@@ -2,18 +2,22 @@ import type { Pod } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
 import { getOrdinal, nameOf } from "../objects/names.ts";
 import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
-import { isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
+import { isFailed, isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { fixClaimOwners } from "./replica-fixes.ts";
-import { preDeleteStep } from "./lifecycle.ts";
+import { isPreparingDelete, preDeleteStep } from "./lifecycle.ts";
 import type { ReplicaCounts } from "./status.ts";
 
 /**
  * planScaleDown is upstream's condemned loop: delete condemned pods highest ordinal first. A
  * terminating pod is waited for; OrderedReady deletes one pod per pass and only a Running, Ready
- * and available pod, or the first unhealthy pod of the set (so a broken pod cannot block the
- * scale-down that would remove it). Claims of a deleted pod get their owners per the retention
- * policy first, and the preDelete lifecycle hook may hold a pod (lifecycle.ts). `condemned` is
- * lowest ordinal first (splitReplicas).
+ * and available pod, the first unhealthy pod of the set (so a broken pod cannot block the
+ * scale-down that would remove it), or a Failed pod (not as upstream, which waits on a second
+ * broken pod for ever: phase Failed is terminal and such a pod serves nothing, so deleting it
+ * takes nothing away; reserved ordinals below the replicas made two of them likely), or a pod
+ * preparing for its deletion (a preDelete hook's markPodNotReady made it not ready: waiting for it
+ * to be Ready again would wait for ever). Claims of a deleted pod get their owners per the
+ * retention policy first, and the preDelete lifecycle hook may hold a pod (lifecycle.ts).
+ * `condemned` is lowest ordinal first (splitReplicas).
  */
 export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], firstUnhealthy: Pod | undefined, counts: ReplicaCounts): PhaseResult {
   const { set, now, monotonic } = ctx;
@@ -29,7 +33,8 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
       if (monotonic) return result(true);
       continue;
     }
-    if (monotonic && pod !== firstUnhealthy && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
+    // Not waited on to be Ready: the first unhealthy pod, a Failed one, and one this deletion made not ready (markPodNotReady).
+    if (monotonic && pod !== firstUnhealthy && !isFailed(pod) && !isPreparingDelete(pod) && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
       waiting = true;
       return result(true);
     }

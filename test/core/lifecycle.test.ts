@@ -87,6 +87,14 @@ describe("calculatePreInPlaceUpdate", () => {
       podWith({ labels: drained, finalizers: ["a.io/x"], state: "Updated" }),
       { kind: "enter", state: "PreparingUpdate", labels: { "example.io/drain": "true" }, finalizers: ["a.io/x", "example.io/keep"] },
     ],
+    // Found by the lifecycle random runs with a progress deadline (seed 31: a rollback updated Updated pods again).
+    ["Updated, markPodNotReady, gate True: the gate goes False first (as Kruise's UpdatePodLifecycleWithHandler)", withHooks(undefined, marked), podWith({ labels: drained, state: "Updated", gate: ["True", "InPlaceUpdateDone"] }), { kind: "markNotReady", reason: "PreparingUpdate" }],
+    [
+      "Updated, markPodNotReady, gate already False: the hook put back with PreparingUpdate",
+      withHooks(undefined, marked),
+      podWith({ labels: drained, state: "Updated", gate: ["False", "PreparingUpdate"] }),
+      { kind: "enter", state: "PreparingUpdate", labels: { "example.io/drain": "true" }, finalizers: ["example.io/keep"] },
+    ],
   ])("%s", (_, set, p, want) => {
     expect(calculatePreInPlaceUpdate(set, p)).toEqual(want);
   });

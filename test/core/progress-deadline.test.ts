@@ -76,6 +76,37 @@ describe("checkProgress", () => {
     expect(checkProgress(set, c, "web-b", pods(set), at(seconds))).toEqual(want);
   });
 
+  describe("a scale-down: only pods going away left is no rollout to time out", () => {
+    /** A set scaled from 3 to 1 at one revision (web-b), web-0 Ready; web-1 and web-2 as given. */
+    const scaledDown = (stored: number) => newSet({ spec: { replicas: 1, progressDeadlineSeconds: 60 } }, { replicas: stored, readyReplicas: stored, updatedReplicas: stored, updatedReadyReplicas: stored, currentRevision: "web-b", updateRevision: "web-b", conditions: [{ type: "Progressing", status: "True", reason: "Scaling", lastTransitionTime: T0, lastUpdateTime: T0 }] });
+    const terminating = (p: Pod) => {
+      p.metadata!.deletionTimestamp = T0 as unknown as Date;
+      return p;
+    };
+    const down = (set: StatefulSet, web1: "live" | "terminating" | "gone") => {
+      const out = [newPod(set, 0, "web-b"), terminating(newPod(set, 2, "web-b"))];
+      if (web1 !== "gone") out.push(web1 === "live" ? newPod(set, 1, "web-b") : terminating(newPod(set, 1, "web-b")));
+      return out;
+    };
+    const observed = (n: number) => counts({ replicas: n, readyReplicas: n, updatedReplicas: n, updatedReadyReplicas: n, currentReplicas: n });
+    it("every kept replica done, the rest terminating (a long grace period): no clock", () => {
+      const set = scaledDown(3);
+      expect(checkProgress(set, observed(3), "web-b", down(set, "terminating"), at(600))).toBeUndefined();
+    });
+    it("a condemned pod not deleted yet (OrderedReady waits for the one above): no clock either", () => {
+      const set = scaledDown(3);
+      expect(checkProgress(set, observed(3), "web-b", down(set, "live"), at(600))).toBeUndefined();
+    });
+    it("a scale-up: a pod created counts as progress (fresh clock); one that never gets Ready then times out", () => {
+      const set = newSet({ spec: { replicas: 3, progressDeadlineSeconds: 60 } }, { replicas: 1, readyReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1, currentRevision: "web-b", updateRevision: "web-b", conditions: [{ type: "Progressing", status: "True", reason: "Scaling", lastTransitionTime: T0, lastUpdateTime: T0 }] });
+      const two = [newPod(set, 0, "web-b"), newPod(set, 1, "web-b", "running", T0)];
+      const created = counts({ replicas: 2, readyReplicas: 1, updatedReplicas: 2, updatedReadyReplicas: 1, currentReplicas: 2 });
+      expect(checkProgress(set, created, "web-b", two, at(90))).toEqual({ lastUpdateTime: "2026-11-21T12:01:30Z", requeueAfterMs: 60_000 });
+      const stored = newSet({ spec: { replicas: 3, progressDeadlineSeconds: 60 } }, { ...set.status, replicas: 2 });
+      expect(checkProgress(stored, created, "web-b", two, at(90))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s: pod web-1/);
+    });
+  });
+
   describe("a lifecycle hook holding a pod (issue 22) stops the clock; released, a fresh one starts", () => {
     const hooked = { lifecycle: { preDelete: { labelsHandler: { "example.io/drain": "true" } }, inPlaceUpdate: { labelsHandler: { "example.io/drain": "true" } } } };
     /** web-1 in `state` carrying the hook's label while `hooked` (another controller removes it when done). */
@@ -91,6 +122,10 @@ describe("checkProgress", () => {
     ])("held in %s past the deadline: no clock (no deadline, no rollback)", (_, state) => {
       const set = rolling({}, { spec: hooked });
       expect(checkProgress(set, counts(), "web-b", withWeb1(set, state, true), at(600))).toBeUndefined();
+    });
+    it("held after the deadline was exceeded at this revision: it stays exceeded (a hold does not clear it)", () => {
+      const set = rolling({ status: "False", reason: "ProgressDeadlineExceeded" }, { spec: hooked });
+      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", true), at(600))).toMatchObject({ lastUpdateTime: T0, exceeded: expect.stringMatching(/^no pod newly updated and Ready for 60s/) });
     });
     it("released (the hook's label removed), or a pod in the state but not hooked by this set's hooks: the clock runs", () => {
       const set = rolling({}, { spec: hooked });

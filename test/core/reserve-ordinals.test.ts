@@ -31,6 +31,15 @@ describe("plan: reserveOrdinals", () => {
     expect(summary(planWith(set, {}).actions)).toEqual(["claim www-web-0", `create web-0@${rev}`, "claim www-web-2", `create web-2@${rev}`, "claim www-web-3", `create web-3@${rev}`]);
   });
 
+  it("OrderedReady: two Failed pods at reserved ordinals do not block each other's deletion (random runs, seed 360)", () => {
+    // ORDINAL_RANDOM_SEED=360 ORDINAL_RANDOM_RUNS=1 npx vitest run test/reconciler/random-runs.test.ts: the
+    // test reserved "0-2" while web-0 and web-2 had failed; the highest condemned (web-2) waited to be
+    // Running and Ready as it was not the first unhealthy pod (web-0), which waited its turn: never converged.
+    const set = makeSet({ replicas: 4, reserveOrdinals: ["0-2"] });
+    const failed = planWith(set, { 0: "failed", 1: "ready", 2: "failed", 3: "ready", 4: "ready", 5: "ready", 6: "ready" });
+    expect(summary(failed.actions)).toEqual(["delete web-2 (scaleDown)"]);
+  });
+
   it("honours ordinals.start and ranges", () => {
     const set = makeSet({ podManagementPolicy: "Parallel", replicas: 2, ordinals: { start: 5 }, reserveOrdinals: ["5-6", 8] });
     const rev = revisionOf(set).metadata!.name!;

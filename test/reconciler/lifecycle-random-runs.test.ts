@@ -8,6 +8,9 @@
  * pod's images change while it carries an inPlaceUpdate hook's, and with markPodNotReady a pod
  * enters PreparingDelete/PreparingUpdate only with its gate already False. Every run must
  * converge once the chaos stops (all pods at the update revision, Ready, state Normal).
+ * Half the runs also have a short progress deadline with rollbackOnFailure (drawn from a stream of
+ * their own, so the other seeds replay exactly): a held pod stops the clock, so the reconciler must
+ * never roll the template back while a hook holds a pod (checked at each rollback write).
  * Runs 8 seeds by default and 40 under ORDINAL_THOROUGH=1; ORDINAL_RANDOM_RUNS / ORDINAL_RANDOM_SEED
  * pick the range; a failure prints its seed and how to rerun it.
  */
@@ -32,7 +35,7 @@ const NS = "default";
 const LABEL = "example.io/drain";
 const FINALIZER = "example.io/keep";
 
-function runOnce(seed: number): Promise<{ steps: number; held: number }> {
+function runOnce(seed: number): Promise<{ steps: number; held: number; rollbacks: number; deadline: boolean }> {
   const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const s = {
@@ -42,12 +45,13 @@ function runOnce(seed: number): Promise<{ steps: number; held: number }> {
     maxUnavailable: pick([1, 2]),
     markPodNotReady: rnd() < 0.5,
     finalizers: rnd() < 0.5,
+    deadline: mulberry32((seed ^ 0x5bd1e995) >>> 0)() < 0.5,
   };
   const hook = { labelsHandler: { [LABEL]: "true" }, ...(s.finalizers ? { finalizersHandler: [FINALIZER] } : {}), markPodNotReady: s.markPodNotReady };
   return run(seed, rnd, s, hook);
 }
 
-async function run(seed: number, rnd: () => number, s: { replicas: number; policy: "OrderedReady" | "Parallel"; update: string; maxUnavailable: number }, hook: { labelsHandler: Record<string, string>; finalizersHandler?: string[]; markPodNotReady: boolean }) {
+async function run(seed: number, rnd: () => number, s: { replicas: number; policy: "OrderedReady" | "Parallel"; update: string; maxUnavailable: number; deadline: boolean }, hook: { labelsHandler: Record<string, string>; finalizersHandler?: string[]; markPodNotReady: boolean }) {
   let clock = Date.parse("2026-11-21T00:00:00Z");
   const now = () => new Date(clock);
   const fake = createFakeApiServer({ now });
@@ -67,8 +71,9 @@ async function run(seed: number, rnd: () => number, s: { replicas: number; polic
     policy: s.policy,
     spec: {
       template: template(1, 0),
-      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: s.maxUnavailable, podUpdatePolicy: s.update } },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: s.maxUnavailable, podUpdatePolicy: s.update, ...(s.deadline ? { rollbackOnFailure: true } : {}) } },
       lifecycle: { preDelete: hook, inPlaceUpdate: hook },
+      ...(s.deadline ? { progressDeadlineSeconds: 6 } : {}),
     },
   });
   // Pods are created with the hook's finalizer as well as its label (a template cannot carry finalizers).
@@ -79,9 +84,17 @@ async function run(seed: number, rnd: () => number, s: { replicas: number; polic
     }
   };
 
-  // The reconciler's pod writes, checked against the pod just before each one.
+  let rollbacks = 0;
+  // The reconciler's pod writes, checked against the pod just before each one; its rollbacks against every pod.
   const checked: FetchLike = async (input, init) => {
     const method = init?.method ?? "GET";
+    if (method === "PATCH" && /\/statefulsets\/web$/.test(new URL(String(input)).pathname) && String(init?.body).includes('"/spec/template"')) {
+      const heldNow = podsNow().filter((p) => /^Preparing/.test(p.metadata?.labels?.[LIFECYCLE_STATE_LABEL] ?? "") && hookHolders(hook, p).length);
+      const res = await fake.fetch(input, init);
+      if (res.status < 300) rollbacks++;
+      if (res.status < 300 && heldNow.length) violations.push(`rolled back while a hook held ${heldNow.map((p) => p.metadata!.name).join(", ")}`);
+      return res;
+    }
     const m = /\/namespaces\/default\/pods\/([^/]+)(\/status)?$/.exec(new URL(String(input)).pathname);
     if (!m || method === "GET") return fake.fetch(input, init);
     const target = podsNow().find((p) => p.metadata?.name === decodeURIComponent(m[1]));
@@ -148,8 +161,10 @@ async function run(seed: number, rnd: () => number, s: { replicas: number; polic
         st.observedGeneration === set.metadata.generation &&
         st.conditions?.find((c) => c.type === "Progressing")?.reason === "RolloutComplete";
       if (converged) {
-        expect(pods.every((p) => p.spec!.containers[0].image === `img:${image}`), `seed ${seed}: images`).toBe(true);
-        return { steps, held };
+        // A rollback (deadline runs) put an earlier template back: the pods run the set's template.
+        const want = s.deadline ? set.spec.template.spec.containers[0].image : `img:${image}`;
+        expect(pods.every((p) => p.spec!.containers[0].image === want), `seed ${seed}: images`).toBe(true);
+        return { steps, held, rollbacks, deadline: s.deadline };
       }
     }
   }
@@ -165,11 +180,15 @@ describe("randomized runs with lifecycle hooks, faults and crashes", () => {
   it(`${RUNS} seeded runs never delete or update a hooked pod and converge`, async () => {
     let steps = 0;
     let held = 0;
+    let deadlines = 0;
+    let rollbacks = 0;
     for (const r of await forEachSeed("test/reconciler/lifecycle-random-runs.test.ts", RUNS, runOnce)) {
       steps += r.steps;
       held += r.held;
+      rollbacks += r.rollbacks;
+      if (r.deadline) deadlines++;
     }
-    console.log(`lifecycle random runs: ${RUNS} converged, ${steps} steps, ${held} hooks released`);
+    console.log(`lifecycle random runs: ${RUNS} converged, ${steps} steps, ${held} hooks released, ${deadlines} with a progress deadline (${rollbacks} rollbacks)`);
     expect(held).toBeGreaterThan(RUNS);
   }, 600_000);
 });

@@ -304,3 +304,15 @@ describe("with reserveOrdinals (offsets are not ordinals)", () => {
     expect(brief(planRollingUpdate(ctx, replicas, countsOf(ctx, present(replicas)), templates).actions)).toEqual(["expandClaim www-web-3"]);
   });
 });
+
+describe("two serving pods whose resize waits for a restart (FileSystemResizePending), maxUnavailable 1", () => {
+  const set = setWith("2Gi", "OnPodRollingUpdate", { template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "img:2" }] } } });
+  const oldSet = setWith("2Gi", "OnPodRollingUpdate");
+  const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(oldSet, 1), revisionOf(set, 2)]), [claim(set, 0, { storage: "2Gi" }), claim(set, 1, { storage: "2Gi", capacity: "1Gi" }), claim(set, 2, { storage: "2Gi", capacity: "1Gi" })], NOW, CLASSES);
+  const oldRev = revisionOf(oldSet, 1).metadata?.name ?? "";
+  it("the rollout takes the highest (its restart finishes its resize); the other resizing pod, which serves, does not block it", () => {
+    const replicas = slotsOf([pod(set, 0, oldRev), pod(set, 1, oldRev), pod(set, 2, oldRev)]);
+    const got = podsToUpdate(ctx, replicas, ctx.revisions.updateName, NOW, ctx.claimUpdates);
+    expect({ limit: got.limit, first: names(got.pods.slice(0, got.limit)) }).toEqual({ limit: 1, first: ["web-2"] });
+  });
+});

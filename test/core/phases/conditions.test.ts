@@ -28,6 +28,9 @@ describe("rolloutConditions", () => {
       reason: "Scaling",
       message: "scaling from 3 to 1 pods at revision web-2",
     });
+    // OnDelete scales as any set: no "OnDelete updates a pod when it is deleted" for a scale.
+    const onDelete = makeSet({ replicas: 1, updateStrategy: { type: "OnDelete" } });
+    expect(progressing(rolloutConditions(onDelete, scaleIn, { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "Scaling", message: "scaling from 3 to 1 pods at revision web-2" });
     // A template change under way stays a rolling update, counted against the replicas wanted.
     expect(progressing(rolloutConditions(makeSet({ replicas: 3 }), status(1, 3, 2), { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "RollingUpdate", message: "1 of 3 pods at revision web-2" });
   });
