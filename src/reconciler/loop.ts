@@ -69,7 +69,7 @@ export async function runReconcile(raw: KubeClient, o: RunOptions): Promise<RunR
   const requestsSpent = () => raw.requestCount + REQUESTS_PER_PASS_RESERVE >= (o.maxRequests ?? Infinity);
   const timeSpent = () => now().getTime() - started >= o.budgetMs;
   const others = new OtherCountLeases(raw, o.leaseNamespace, o.shard?.count ?? 1, () => now().getTime());
-  const yieldedTo = await otherCountsLive(others, sleep, () => now().getTime() - started >= o.budgetMs);
+  const yieldedTo = await otherCountsLive(others, sleep, timeSpent);
   if (yieldedTo.length) return yielded(o, passes, yieldedTo);
   let renewedAt = now().getTime();
   if (!(await acquireLease(raw, lease, now()))) {

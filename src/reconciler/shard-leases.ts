@@ -83,7 +83,11 @@ export class LeaseObservations {
 
   /** endList forgets the Leases not judged since the last endList (gone, or released). */
   endList(): void {
-    for (const name of this.observed.keys()) if (!this.seen.has(name)) this.observed.delete(name);
+    for (const name of this.observed.keys()) {
+      if (this.seen.has(name)) continue;
+      this.observed.delete(name);
+      this.renewed.delete(name);
+    }
     this.seen = new Set();
   }
 }
