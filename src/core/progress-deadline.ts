@@ -20,8 +20,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * revision, a resume, a rollout after a completed one) and whenever status.updatedReadyReplicas
  * grows past the stored count or status.replicas moves toward spec.replicas (a scale). A
  * scale-down whose kept replicas are done has no clock (onlyCondemnedLeft). A paused rollout has
- * no clock (resuming starts a fresh one), as a paused Deployment's. Neither has one while a lifecycle hook holds a pod (lifecycle.ts:
- * isHeldByHook): the rollout then waits on another controller (a drain, a registry), which says
+ * no clock (resuming starts a fresh one), as a paused Deployment's. Neither has one while a
+ * lifecycle hook holds a pod (lifecycle.ts: isHeldByHook): the rollout then waits on another controller (a drain, a registry), which says
  * nothing about the new revision, and a rollback would only undo a release that may be sound; the
  * first pass after the hold starts a fresh clock (the Progressing condition written meanwhile has
  * no lastUpdateTime). Kruise's CloneSet lets its clock run (it only reports; it has no rollback).
