@@ -2,6 +2,7 @@ import type { PodTemplateSpec } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action, JsonPatchOp } from "./actions.ts";
 import { FAILED_REVISIONS_ANNOTATION } from "../objects/constants.ts";
+import { escapePathSegment } from "../objects/json-diff.ts";
 import { canonicalJson } from "./hash.ts";
 import { revisionTemplate, type SetRevisions } from "./revisions.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -43,7 +44,7 @@ export function templatePatch(set: Pick<StatefulSet, "metadata">, template: PodT
   ];
   if (!Object.keys(annotations).length) return ops;
   if (!set.metadata.annotations) return [...ops, { op: "add", path: "/metadata/annotations", value: annotations }];
-  for (const [k, v] of Object.entries(annotations)) ops.push({ op: "add", path: `/metadata/annotations/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, value: v });
+  for (const [k, v] of Object.entries(annotations)) ops.push({ op: "add", path: `/metadata/annotations/${escapePathSegment(k)}`, value: v });
   return ops;
 }
 

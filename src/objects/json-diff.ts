@@ -29,8 +29,8 @@ const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnPropert
 /** keysOf is the library's _objectKeys: an array's indexes as strings, an object's own keys. */
 const keysOf = (o: object): string[] => (Array.isArray(o) ? Array.from({ length: o.length }, (_, i) => String(i)) : Object.keys(o));
 
-/** escape is RFC 6901's escaping of one path segment. */
-const escape = (k: string): string => (k.includes("/") || k.includes("~") ? k.replace(/~/g, "~0").replace(/\//g, "~1") : k);
+/** escapePathSegment is RFC 6901's escaping of one JSON Pointer segment (`~` → `~0`, `/` → `~1`). */
+export const escapePathSegment = (k: string): string => (k.includes("/") || k.includes("~") ? k.replace(/~/g, "~0").replace(/\//g, "~1") : k);
 
 /** copy is the library's _deepClone: objects copied, undefined as null, other values as they are. */
 const copy = (v: unknown): unknown => (v === undefined ? null : typeof v === "object" ? cloneJSON(v) : v);
@@ -49,12 +49,12 @@ function generate(mirror: object, objIn: object, ops: JsonDiffOperation[], path:
     if (hasOwn(obj, key) && !(obj[key] === undefined && oldVal !== undefined && !Array.isArray(obj))) {
       const newVal = obj[key];
       if (typeof oldVal === "object" && oldVal !== null && typeof newVal === "object" && newVal !== null && Array.isArray(oldVal) === Array.isArray(newVal)) {
-        generate(oldVal, newVal, ops, `${path}/${escape(key)}`);
+        generate(oldVal, newVal, ops, `${path}/${escapePathSegment(key)}`);
       } else if (oldVal !== newVal) {
-        ops.push({ op: "replace", path: `${path}/${escape(key)}`, value: copy(newVal) });
+        ops.push({ op: "replace", path: `${path}/${escapePathSegment(key)}`, value: copy(newVal) });
       }
     } else if (Array.isArray(was) === Array.isArray(obj)) {
-      ops.push({ op: "remove", path: `${path}/${escape(key)}` });
+      ops.push({ op: "remove", path: `${path}/${escapePathSegment(key)}` });
       deleted = true;
     } else {
       ops.push({ op: "replace", path, value: obj });
@@ -62,6 +62,6 @@ function generate(mirror: object, objIn: object, ops: JsonDiffOperation[], path:
   }
   if (!deleted && newKeys.length === oldKeys.length) return;
   for (const key of newKeys) {
-    if (!hasOwn(was, key) && obj[key] !== undefined) ops.push({ op: "add", path: `${path}/${escape(key)}`, value: copy(obj[key]) });
+    if (!hasOwn(was, key) && obj[key] !== undefined) ops.push({ op: "add", path: `${path}/${escapePathSegment(key)}`, value: copy(obj[key]) });
   }
 }
