@@ -28,6 +28,16 @@ const MAX_LOOKUPS = 64;
 /** The pass's page size (pass.ts LIST_PAGE_SIZE). */
 const PAGE_SIZE = 5000;
 
+/** listSelected returns the namespace's pods and revisions that `selector` matches (two lists, at once): the orphan lookup, early or the pass's own. */
+export async function listSelected(client: KubeClient, namespace: string | undefined, selector: string): Promise<Awaited<OrphanLookup["found"]>> {
+  const page = { labelSelector: selector, limit: PAGE_SIZE };
+  const [pods, revisions] = await Promise.all([
+    client.list<Pod & KubeObject>(R.pods, namespace, page),
+    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
+  ]);
+  return { pods, revisions };
+}
+
 export class OrphanLookups {
   private readonly held = new Map<string, OrphanLookup & { at: number }>();
 
@@ -44,11 +54,7 @@ export class OrphanLookups {
     for (const [key, l] of this.held) if (now - l.at >= LOOKUP_TTL_MS) this.held.delete(key);
     const key = `${namespace}/${name}`;
     if (this.held.has(key) || this.held.size >= MAX_LOOKUPS || this.limiter.take(`orphans ${key}`) > 0) return;
-    const page = { labelSelector: selector, limit: PAGE_SIZE };
-    const found = Promise.all([
-      this.client.list<Pod & KubeObject>(R.pods, namespace, page),
-      this.client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
-    ]).then(([pods, revisions]) => ({ pods, revisions }));
+    const found = listSelected(this.client, namespace, selector);
     found.catch(() => {}); // awaited by the pass that takes it, or dropped
     this.held.set(key, { selector, found, at: now });
   }

@@ -18,7 +18,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import type { OrphanLookup } from "./orphan-lookups.ts";
+import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -418,13 +418,7 @@ async function withSelected(client: KubeClient, set: StatefulSet, objects: SetOb
   const labelSelector = selectorToString(set.spec.selector);
   if (!labelSelector) return objects;
   const ns = set.metadata.namespace;
-  const look = async () => {
-    const [pods, revisions] = await Promise.all([
-      client.list<Pod & KubeObject>(R.pods, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
-      client.list<ControllerRevision & KubeObject>(R.controllerRevisions, ns, { labelSelector, limit: LIST_PAGE_SIZE }),
-    ]);
-    return { pods, revisions };
-  };
+  const look = () => listSelected(client, ns, labelSelector);
   // The lookup the scheduler started early, when it used this selector (a failed one is sent again).
   const { pods, revisions } = early?.selector === labelSelector ? await early.found.catch(look) : await look();
   const unseen = <T extends { metadata?: { uid?: string } }>(seen: T[], found: T[]) => {
