@@ -15,7 +15,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
- * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
+ * it is complete — reasons RollingUpdate, Scaling (nothing rolls: isScaling), WaitingForPodDeletion
+ * (OnDelete), RolloutComplete —,
  * Unknown while paused, False while InPlaceOnly blocks it or, with progressDeadlineSeconds, once the
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
@@ -49,13 +50,10 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const prev = set.status?.conditions ?? [];
   const events: Action[] = [];
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
-  // A scale with the template unchanged is no rollout: "3 of 1 pods" would say nothing.
-  const scaling = status.currentRevision === status.updateRevision && (status.replicas ?? 0) !== set.spec.replicas;
-  const progress = scaling
-    ? `scaling from ${status.replicas ?? 0} to ${set.spec.replicas} pods at revision ${status.updateRevision}`
-    : `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
   const { type } = updateStrategyOf(set);
   const complete = isRolloutComplete(set, status);
+  const progress = progressWords(set, status, complete);
+  const scaling = isScaling(set, status, complete);
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;
 
@@ -132,6 +130,32 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   }
   for (const [type, c] of next) if (!prev.some((p) => p.type === type)) merged.push(stamp(c));
   return { conditions: merged, events };
+}
+
+/**
+ * isScaling is true when the set is not complete and nothing rolls: the template is unchanged
+ * (current revision = update revision) and either the pods are not spec.replicas yet or every pod
+ * is at the update revision. What is left is pods created or removed toward spec.replicas and their
+ * readiness — a scale, still so once the last pod of a scale-up exists and is not yet Ready.
+ * Pods at another revision with the count right (a rollback replacing them) are a rolling update.
+ */
+function isScaling(set: StatefulSet, status: StatefulSetStatus, complete: boolean): boolean {
+  if (complete || status.currentRevision !== status.updateRevision) return false;
+  const replicas = status.replicas ?? 0;
+  return replicas !== set.spec.replicas || (status.updatedReplicas ?? 0) >= replicas;
+}
+
+/**
+ * progressWords returns where the set stands, for the Progressing and Paused messages: a scale
+ * ("scaling from 3 to 5 pods at revision …", once every pod exists "scaling to 5 pods at revision
+ * …: 4 of 5 ready") or a rollout ("1 of 3 pods at revision …": pods at the update revision).
+ */
+function progressWords(set: StatefulSet, status: StatefulSetStatus, complete: boolean): string {
+  const at = `at revision ${status.updateRevision}`;
+  if (!isScaling(set, status, complete)) return `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods ${at}`;
+  const replicas = status.replicas ?? 0;
+  if (replicas !== set.spec.replicas) return `scaling from ${replicas} to ${set.spec.replicas} pods ${at}`;
+  return `scaling to ${set.spec.replicas} pods ${at}: ${status.readyReplicas ?? 0} of ${set.spec.replicas} ready`;
 }
 
 const cond = (type: string, status: Condition["status"], reason: string, message: string): Condition => ({ type, status, reason, message });
