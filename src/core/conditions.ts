@@ -8,6 +8,7 @@ import {
   PROGRESSING_CONDITION,
   RECONCILE_ERROR_CONDITION,
   VOLUME_EXPANSION_BLOCKED_CONDITION,
+  WAITING_FOR_CLAIM_REASON,
 } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
@@ -16,7 +17,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
  * it is complete — reasons RollingUpdate, Scaling (nothing rolls: isScaling), WaitingForPodDeletion
- * (OnDelete), RolloutComplete —,
+ * (OnDelete), RolloutComplete, WaitingForClaim (complete but for a claim to grow that is not Bound
+ * yet, naming it: no clock runs, progress-deadline.ts) —,
  * Unknown while paused, False while InPlaceOnly blocks it or, with progressDeadlineSeconds, once the
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
@@ -28,6 +30,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * are recorded on transitions, not on every pass.
  */
 
+/** What a WaitingForClaim message says before naming the claims (rollout-state.ts prints what follows). */
+export const CLAIMS_WAIT_WORDS = "claims wait to be Bound before they can grow: ";
+
 export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
@@ -36,6 +41,8 @@ export interface RolloutFacts {
   held?: string[];
   /** Claims OnPodRollingUpdate should grow and cannot ("claim data-web-2: StorageClass \"x\" does not allow volume expansion …"). */
   claimRefusals?: string[];
+  /** Claims OnPodRollingUpdate should grow and cannot yet: not Bound ("claim data-web-2 is not Bound (Pending): it grows to 2Gi once it is"). */
+  claimWaits?: string[];
   /** The progress deadline's clock and verdict (progress-deadline.ts); absent without a clock. */
   progress?: ProgressFacts;
   /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
@@ -59,6 +66,8 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
+  else if (complete && facts.claimWaits?.length)
+    next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", WAITING_FOR_CLAIM_REASON, `${progress}, all ready; ${CLAIMS_WAIT_WORDS}${facts.claimWaits.join("; ")}`.slice(0, 2048)));
   else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
   else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
