@@ -34,6 +34,8 @@ export interface ClaimUpdate {
   expand: ClaimExpansion[];
   /** Claims smaller than their template that cannot grow, each with why (reported, never retried by a write). */
   refused: string[];
+  /** Claims smaller than their template that are not Bound yet: they grow once bound (reported: the rollout waits on them). */
+  unbound: string[];
   /** The pod lacks a template's volume (a template was added): only a recreated pod mounts it. */
   remount: boolean;
   /** A claim asks for more than its capacity: its expansion is under way (the pod counts as unavailable). */
@@ -70,8 +72,9 @@ const isLive = (c: PersistentVolumeClaim | undefined): c is PersistentVolumeClai
  * claims to expand, expansions refused (no StorageClass, a class not found, or one without
  * allowVolumeExpansion), whether the pod must be recreated to mount an added template, and
  * whether an expansion is still under way. A claim that is missing is the replicas phase's to
- * create; one not yet bound cannot grow (the apiserver refuses it) and is left until it is bound.
- * `classes` undefined means the StorageClasses were not read: nothing is expanded or refused.
+ * create; one not yet bound cannot grow (the apiserver refuses it) and is left until it is bound,
+ * named in `unbound`. `classes` undefined means the StorageClasses were not read: nothing is
+ * expanded or refused.
  */
 export function calculateClaimUpdate(
   set: StatefulSet,
@@ -80,7 +83,7 @@ export function calculateClaimUpdate(
   ordinal: number,
   pod?: Pod,
 ): ClaimUpdate {
-  const u: ClaimUpdate = { expand: [], refused: [], remount: !!pod && !storageMatches(set, pod, ordinal), resizing: false };
+  const u: ClaimUpdate = { expand: [], refused: [], unbound: [], remount: !!pod && !storageMatches(set, pod, ordinal), resizing: false };
   for (const tpl of set.spec.volumeClaimTemplates ?? []) {
     const claim = claims.get(getClaimName(set, tpl.metadata.name, ordinal));
     if (!isLive(claim)) continue;
@@ -88,10 +91,15 @@ export function calculateClaimUpdate(
     const want = storageOf(tpl.spec);
     const have = storageOf(claim.spec);
     if (!want || !have || compareQuantities(have, want) >= 0) continue;
-    if (claim.status?.phase !== "Bound" || !classes) continue;
+    const storage = String(tpl.spec.resources?.requests?.storage);
+    if (claim.status?.phase !== "Bound") {
+      u.unbound.push(`claim ${nameOf(claim)} is not Bound (${claim.status?.phase ?? "no phase yet"}): it grows to ${storage} once it is`);
+      continue;
+    }
+    if (!classes) continue;
     const className = claim.spec?.storageClassName ?? "";
     const allowed = classes.get(className);
-    if (allowed) u.expand.push({ claim: nameOf(claim), uid: uidOf(claim), template: tpl.metadata.name, storage: String(tpl.spec.resources?.requests?.storage) });
+    if (allowed) u.expand.push({ claim: nameOf(claim), uid: uidOf(claim), template: tpl.metadata.name, storage });
     else if (!className) u.refused.push(`claim ${nameOf(claim)} has no StorageClass: it cannot be expanded`);
     else if (allowed === undefined) u.refused.push(`claim ${nameOf(claim)}: StorageClass "${className}" not found`);
     else u.refused.push(`claim ${nameOf(claim)}: StorageClass "${className}" does not allow volume expansion (allowVolumeExpansion is not true)`);

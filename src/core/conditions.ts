@@ -8,6 +8,7 @@ import {
   PROGRESSING_CONDITION,
   RECONCILE_ERROR_CONDITION,
   VOLUME_EXPANSION_BLOCKED_CONDITION,
+  WAITING_FOR_CLAIM_REASON,
 } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
@@ -15,7 +16,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
- * it is complete — reasons RollingUpdate, WaitingForPodDeletion (OnDelete), RolloutComplete —,
+ * it is complete — reasons RollingUpdate, Scaling (nothing rolls: isScaling), WaitingForPodDeletion
+ * (OnDelete), RolloutComplete, WaitingForClaim (complete but for a claim to grow that is not Bound
+ * yet, naming it: no clock runs, progress-deadline.ts) —,
  * Unknown while paused, False while InPlaceOnly blocks it or, with progressDeadlineSeconds, once the
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
@@ -27,6 +30,9 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * are recorded on transitions, not on every pass.
  */
 
+/** What a WaitingForClaim message says before naming the claims (rollout-state.ts prints what follows). */
+export const CLAIMS_WAIT_WORDS = "claims wait to be Bound before they can grow: ";
+
 export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
@@ -35,6 +41,8 @@ export interface RolloutFacts {
   held?: string[];
   /** Claims OnPodRollingUpdate should grow and cannot ("claim data-web-2: StorageClass \"x\" does not allow volume expansion …"). */
   claimRefusals?: string[];
+  /** Claims OnPodRollingUpdate should grow and cannot yet: not Bound ("claim data-web-2 is not Bound (Pending): it grows to 2Gi once it is"). */
+  claimWaits?: string[];
   /** The progress deadline's clock and verdict (progress-deadline.ts); absent without a clock. */
   progress?: ProgressFacts;
   /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
@@ -49,18 +57,17 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const prev = set.status?.conditions ?? [];
   const events: Action[] = [];
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
-  // A scale with the template unchanged is no rollout: "3 of 1 pods" would say nothing.
-  const scaling = status.currentRevision === status.updateRevision && (status.replicas ?? 0) !== set.spec.replicas;
-  const progress = scaling
-    ? `scaling from ${status.replicas ?? 0} to ${set.spec.replicas} pods at revision ${status.updateRevision}`
-    : `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods at revision ${status.updateRevision}`;
   const { type } = updateStrategyOf(set);
   const complete = isRolloutComplete(set, status);
+  const progress = progressWords(set, status, complete);
+  const scaling = isScaling(set, status, complete);
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
+  else if (complete && facts.claimWaits?.length)
+    next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", WAITING_FOR_CLAIM_REASON, `${progress}, all ready; ${CLAIMS_WAIT_WORDS}${facts.claimWaits.join("; ")}`.slice(0, 2048)));
   else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
   else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
@@ -132,6 +139,32 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   }
   for (const [type, c] of next) if (!prev.some((p) => p.type === type)) merged.push(stamp(c));
   return { conditions: merged, events };
+}
+
+/**
+ * isScaling is true when the set is not complete and nothing rolls: the template is unchanged
+ * (current revision = update revision) and either the pods are not spec.replicas yet or every pod
+ * is at the update revision. What is left is pods created or removed toward spec.replicas and their
+ * readiness — a scale, still so once the last pod of a scale-up exists and is not yet Ready.
+ * Pods at another revision with the count right (a rollback replacing them) are a rolling update.
+ */
+function isScaling(set: StatefulSet, status: StatefulSetStatus, complete: boolean): boolean {
+  if (complete || status.currentRevision !== status.updateRevision) return false;
+  const replicas = status.replicas ?? 0;
+  return replicas !== set.spec.replicas || (status.updatedReplicas ?? 0) >= replicas;
+}
+
+/**
+ * progressWords returns where the set stands, for the Progressing and Paused messages: a scale
+ * ("scaling from 3 to 5 pods at revision …", once every pod exists "scaling to 5 pods at revision
+ * …: 4 of 5 ready") or a rollout ("1 of 3 pods at revision …": pods at the update revision).
+ */
+function progressWords(set: StatefulSet, status: StatefulSetStatus, complete: boolean): string {
+  const at = `at revision ${status.updateRevision}`;
+  if (!isScaling(set, status, complete)) return `${status.updatedReplicas ?? 0} of ${set.spec.replicas} pods ${at}`;
+  const replicas = status.replicas ?? 0;
+  if (replicas !== set.spec.replicas) return `scaling from ${replicas} to ${set.spec.replicas} pods ${at}`;
+  return `scaling to ${set.spec.replicas} pods ${at}: ${status.readyReplicas ?? 0} of ${set.spec.replicas} ready`;
 }
 
 const cond = (type: string, status: Condition["status"], reason: string, message: string): Condition => ({ type, status, reason, message });

@@ -97,7 +97,7 @@ export function plan(input: PlanInput): Plan {
     synced.counts,
     revisions,
     pods.owned,
-    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused },
+    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused, claimWaits: claims.unbound },
     now,
     claims.status,
   );
@@ -127,14 +127,15 @@ export function plan(input: PlanInput): Plan {
 
 /**
  * claimReport returns status.volumeClaims over the set's replicas (claim-update.ts:
- * volumeClaimStatus) and, under OnPodRollingUpdate, the claims that should grow and cannot.
+ * volumeClaimStatus) and, under OnPodRollingUpdate, the claims that should grow and cannot
+ * (refused) or cannot yet (unbound: not Bound).
  */
-function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[] } {
+function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[]; unbound: string[] } {
   const { set } = ctx;
-  if (!set.spec.volumeClaimTemplates?.length) return { refused: [] };
+  if (!set.spec.volumeClaimTemplates?.length) return { refused: [], unbound: [] };
   const replicas = [...splitReplicas(ctx.range, owned).replicas.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
-  const refused = ctx.claimUpdates ? replicas.flatMap(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod).refused) : [];
-  return { status: volumeClaimStatus(set, replicas, ctx.claims), refused };
+  const updates = ctx.claimUpdates ? replicas.map(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod)) : [];
+  return { status: volumeClaimStatus(set, replicas, ctx.claims), refused: updates.flatMap((u) => u.refused), unbound: updates.flatMap((u) => u.unbound) };
 }
 
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */

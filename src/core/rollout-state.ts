@@ -5,7 +5,8 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
-import { LIFECYCLE_HELD_CONDITION } from "../objects/constants.ts";
+import { LIFECYCLE_HELD_CONDITION, PROGRESSING_CONDITION, WAITING_FOR_CLAIM_REASON } from "../objects/constants.ts";
+import { CLAIMS_WAIT_WORDS } from "./conditions.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { failedRevisions } from "./rollback.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -28,7 +29,8 @@ export interface RolloutState {
  * updated, then current revision = update revision. Ordinal adds: a paused rollout, a stuck
  * condition, pods at the update revision whose containers fail (bad image, crash loop), and pods
  * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting),
- * and pods a lifecycle hook holds (condition LifecycleHookHeld: waiting, not stuck).
+ * and pods a lifecycle hook holds (condition LifecycleHookHeld: waiting, not stuck); under
+ * OnPodRollingUpdate, claims behind their templates (naming those not Bound yet: waiting, not stuck).
  */
 export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const s = set.status;
@@ -68,9 +70,11 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     const want = Math.max(0, replicas - partition);
     const behind = (s.volumeClaims ?? []).find((v) => v.compatibleReadyReplicas < want);
     if (behind) {
-      return paused
-        ? pausedState()
-        : { done: false, message: `Waiting for claims of template ${behind.volumeClaimName}: ${behind.compatibleReadyReplicas} out of ${want} pods have theirs at the template's size and mounted...` };
+      if (paused) return pausedState();
+      // Progressing WaitingForClaim names the claims that are not Bound yet (conditions.ts).
+      const waiting = s.conditions?.find((c) => c.type === PROGRESSING_CONDITION && c.reason === WAITING_FOR_CLAIM_REASON)?.message?.split(CLAIMS_WAIT_WORDS)[1];
+      const why = waiting ? ` (${CLAIMS_WAIT_WORDS}${waiting})` : "";
+      return { done: false, message: `Waiting for claims of template ${behind.volumeClaimName}: ${behind.compatibleReadyReplicas} out of ${want} pods have theirs at the template's size and mounted${why}...` };
     }
   }
   if (partition > 0) {

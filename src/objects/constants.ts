@@ -20,6 +20,8 @@ export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 export const VOLUME_EXPANSION_BLOCKED_CONDITION = "VolumeExpansionBlocked";
 /** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
 export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
+/** Progressing's reason when the rollout is done but for claims to grow that are not Bound yet (read by rollout status). */
+export const WAITING_FOR_CLAIM_REASON = "WaitingForClaim";
 /**
  * On a set: the revisions a rollbackOnFailure rolled back from, comma-separated, oldest first (at
  * most MAX_FAILED_REVISIONS kept). Ordinal never rolls back from, nor to, a revision listed here.

@@ -1,6 +1,6 @@
 import type { StatefulSet } from "../api/statefulset.ts";
 import { COMPONENT } from "../objects/constants.ts";
-import type { KubeClient } from "../kube/client.ts";
+import { isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { wholeSeconds } from "../core/inplace-state.ts";
@@ -17,9 +17,13 @@ import { namespaceOf, nameOf } from "../objects/names.ts";
  *   EventAggregator: maxEvents 10, maxIntervalInSeconds 600);
  * - repeats of an Event written less than `minIntervalMs` ago are counted, not written, until a
  *   later flush or `close()` (kube's spam filter), so a failing set writes no event per pass.
- * Like kube's recorder, the correlator's memory is the process's (here: one invocation, shared by
- * its passes): a new invocation starts a new Event (`<set>.<hex time>`, one create), as a
+ * Like kube's recorder, the correlator's memory is its owner's: one invocation (runReconcile), the
+ * life of `ordinal serve`'s scheduler, a shard runner's instance (the Worker's Durable Object while
+ * it stays in memory). A new owner starts a new Event (`<set>.<hex time>`, one create), as a
  * restarted kube-controller-manager does; finding the previous one would cost a read per key.
+ * The memory is bounded as kube's caches are (an LRU of 4096 Events and 4096 similar groups), and
+ * an Event gone meanwhile (the apiserver's event TTL) is created again under its name with the
+ * count so far, as kube's recorder does when its patch finds none.
  * Best effort: a failed event write is logged, never fails the pass.
  */
 
@@ -28,6 +32,9 @@ const AGGREGATE_PREFIX = "(combined from similar events): ";
 const AGGREGATE_AFTER = 10;
 /** …within this window (ms) since the last similar one. */
 const AGGREGATE_WINDOW_MS = 600_000;
+
+/** kube's maxLruCacheEntries: the Events (and similar groups) remembered, least recently used forgotten first. */
+const MAX_REMEMBERED = 4096;
 
 /** Different messages seen of one set, type and reason (kube's aggregateRecord.localKeys). */
 interface Similar {
@@ -43,7 +50,16 @@ interface Known {
   message: string;
   writtenAt: number;
   lastSeen: Date;
+  /** The Event's firstTimestamp (set when it is created): kept when it must be created again. */
+  firstTimestamp: string;
+  /** What it is about (only the reference's fields: a set may be large), its type and reason: to create it again. */
+  about: Reference;
+  type: Group["type"];
+  reason: string;
 }
+
+/** The fields of an Event's involvedObject. */
+type Reference = Record<"apiVersion" | "kind" | "name" | "namespace" | "uid" | "resourceVersion", string | undefined>;
 
 /** The object an event is about: a set, or an ImageList (same metadata shape). */
 export type InvolvedObject = Pick<StatefulSet, "apiVersion" | "kind" | "metadata">;
@@ -58,13 +74,18 @@ interface Group {
 export interface EventRecorderOptions {
   /** Repeats of one Event are written at most this often (ms, default 60 000); close() writes the rest. */
   minIntervalMs?: number;
+  /** Events (and similar groups) remembered, the least recently used forgotten first (default 4096, kube's). */
+  maxRemembered?: number;
 }
 
 export class EventRecorder {
   private readonly groups = new Map<string, Group>();
   private readonly known = new Map<string, Known>();
   private readonly similar = new Map<string, Similar>();
+  /** Keys of written Events with repeats not yet written (flush looks at these only, not at every Event known). */
+  private readonly pending = new Set<string>();
   private readonly minIntervalMs: number;
+  private readonly maxRemembered: number;
   private seq = 0;
   /** Two recorders (invocations) in the same millisecond must not pick the same names. */
   private readonly salt = Math.floor(Math.random() * 0xf00000);
@@ -75,6 +96,7 @@ export class EventRecorder {
     opts: EventRecorderOptions = {},
   ) {
     this.minIntervalMs = opts.minIntervalMs ?? 60_000;
+    this.maxRemembered = opts.maxRemembered ?? MAX_REMEMBERED;
   }
 
   /** record queues an event about the set (or ImageList); flush() writes it. */
@@ -87,8 +109,8 @@ export class EventRecorder {
 
   /** flush writes the queued events (one write per Event) and repeats that are due; `force` writes every repeat. */
   async flush(now: Date, force = false): Promise<void> {
-    // The group is set for an Event never written (created with its fields), undefined for a repeat (patched).
-    const due: [string, Known, Group | undefined][] = [];
+    // `create`: an Event never written (created with its fields); else a repeat (patched).
+    const due: { key: string; k: Known; create: boolean }[] = [];
     for (const [key, g] of this.groups) {
       // Each message (in recording order) goes to its own Event, or to the aggregate once enough similar ones were seen.
       const batches = new Map<string, { message: string; n: number }>();
@@ -107,28 +129,40 @@ export class EventRecorder {
           k.unwritten += b.n;
           k.message = b.message;
           k.lastSeen = now;
+          touch(this.known, eventKey, k);
           // Never written (its create failed): try the create again.
-          if (k.count === 0) due.push([eventKey, k, g]);
+          if (k.count === 0) due.push({ key: eventKey, k, create: true });
+          else this.pending.add(eventKey);
         } else {
           // Named like kube's recorder: `<object>.<hex time>` (plus a salted sequence: one flush may create several).
           const name = `${nameOf(g.set)}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
-          const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, lastSeen: now };
+          const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, lastSeen: now, firstTimestamp: "", about: reference(g.set), type: g.type, reason: g.reason };
           this.known.set(eventKey, created);
-          due.push([eventKey, created, g]);
+          due.push({ key: eventKey, k: created, create: true });
         }
       }
     }
     this.groups.clear();
-    for (const [eventKey, k] of this.known) {
-      if (k.unwritten > 0 && k.count > 0 && (force || now.getTime() - k.writtenAt >= this.minIntervalMs)) due.push([eventKey, k, undefined]);
-    }
-    for (const [, k, g] of due) {
-      try {
-        await this.write(k, g, now);
-      } catch (e) {
-        this.log.warn("event not recorded", { event: `${k.namespace}/${k.name}`, error: String(e) });
+    for (const eventKey of this.pending) {
+      const k = this.known.get(eventKey);
+      if (!k || k.unwritten === 0) this.pending.delete(eventKey);
+      else if (force || now.getTime() - k.writtenAt >= this.minIntervalMs) {
+        this.pending.delete(eventKey);
+        due.push({ key: eventKey, k, create: false });
       }
     }
+    for (const { key, k, create } of due) {
+      try {
+        await this.write(k, create, now);
+      } catch (e) {
+        this.log.warn("event not recorded", { event: `${k.namespace}/${k.name}`, error: String(e) });
+        // A repeat not written is tried again at the next flush (a create is, by its next occurrence).
+        if (!create) this.pending.add(key);
+      }
+    }
+    // Bounded as kube's LRU caches: the least recently used are forgotten (a repeat of one of them starts a new Event).
+    forgetOldest(this.known, this.maxRemembered, (key) => this.pending.delete(key));
+    forgetOldest(this.similar, this.maxRemembered);
   }
 
   /**
@@ -138,8 +172,9 @@ export class EventRecorder {
    */
   private aggregate(key: string, m: string, now: Date): boolean {
     let s = this.similar.get(key);
-    if (!s || now.getTime() - s.lastSeen > AGGREGATE_WINDOW_MS) this.similar.set(key, (s = { messages: new Set(), lastSeen: now.getTime() }));
+    if (!s || now.getTime() - s.lastSeen > AGGREGATE_WINDOW_MS) s = { messages: new Set(), lastSeen: now.getTime() };
     s.lastSeen = now.getTime();
+    touch(this.similar, key, s);
     // Bounded: past the threshold every message is aggregated, so the set needs no more members.
     if (s.messages.size < AGGREGATE_AFTER) s.messages.add(m);
     return s.messages.size >= AGGREGATE_AFTER;
@@ -150,44 +185,66 @@ export class EventRecorder {
     return this.flush(now, true);
   }
 
-  private async write(k: Known, g: Group | undefined, now: Date): Promise<void> {
+  /**
+   * write creates the Event (`create`: never written) or patches its count, lastTimestamp and message (a
+   * repeat); a repeat whose Event is gone (its TTL passed) creates it again with the count so far.
+   * A failed write throws and leaves the counts as they were, for the next flush.
+   */
+  private async write(k: Known, create: boolean, now: Date): Promise<void> {
     const ts = wholeSeconds(now);
-    if (g) {
-      await this.client.create(R.events, k.namespace, newEvent(g, k, ts));
-      k.count = k.unwritten;
-      k.unwritten = 0;
-      k.writtenAt = now.getTime();
-      return;
+    if (create) {
+      await this.client.create(R.events, k.namespace, newEvent(k, ts, ts, k.unwritten));
+      k.firstTimestamp = ts;
+    } else {
+      try {
+        await this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        await this.client.create(R.events, k.namespace, newEvent(k, k.firstTimestamp, ts, k.count + k.unwritten));
+      }
     }
-    await this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
     k.count += k.unwritten;
     k.unwritten = 0;
     k.writtenAt = now.getTime();
   }
 }
 
-function newEvent(g: Group, k: Known, ts: string): Record<string, unknown> {
-  const set = g.set;
+/** touch makes `key` the most recently used entry of `m` (a Map iterates in insertion order). */
+function touch<V>(m: Map<string, V>, key: string, v: V): void {
+  m.delete(key);
+  m.set(key, v);
+}
+
+/** forgetOldest deletes the least recently used entries of `m` beyond `max`, calling `forgotten` with each key. */
+function forgetOldest<V>(m: Map<string, V>, max: number, forgotten?: (key: string) => void): void {
+  for (const key of m.keys()) {
+    if (m.size <= max) return;
+    m.delete(key);
+    forgotten?.(key);
+  }
+}
+
+/** reference returns the involvedObject of an Event about `o`. */
+function reference(o: InvolvedObject): Reference {
+  const { name, namespace, uid, resourceVersion } = o.metadata;
+  return { apiVersion: o.apiVersion, kind: o.kind, name, namespace, uid, resourceVersion };
+}
+
+/** newEvent returns Event `k` with these timestamps and count. */
+function newEvent(k: Known, first: string, last: string, count: number): Record<string, unknown> {
   return {
     apiVersion: "v1",
     kind: "Event",
     metadata: { name: k.name, namespace: k.namespace },
-    involvedObject: {
-      apiVersion: set.apiVersion,
-      kind: set.kind,
-      name: set.metadata.name,
-      namespace: set.metadata.namespace,
-      uid: set.metadata.uid,
-      resourceVersion: set.metadata.resourceVersion,
-    },
-    reason: g.reason,
+    involvedObject: k.about,
+    reason: k.reason,
     message: k.message,
-    type: g.type,
+    type: k.type,
     source: { component: COMPONENT },
     reportingComponent: COMPONENT,
     reportingInstance: COMPONENT,
-    firstTimestamp: ts,
-    lastTimestamp: ts,
-    count: k.unwritten,
+    firstTimestamp: first,
+    lastTimestamp: last,
+    count,
   };
 }

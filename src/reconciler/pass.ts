@@ -62,8 +62,9 @@ export interface PassOptions {
    */
   knownSet?: { withClaims: boolean };
   /**
-   * Event recorder shared by the passes of one invocation (default: one for this pass; each set's
-   * events are flushed once, after the set, so nothing is left to close).
+   * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
+   * shard runner): its memory combines their events as kube's correlator does (default: one for
+   * this pass; each set's events are flushed once, after the set, so nothing is left to close).
    */
   events?: EventRecorder;
   /** Resume after this set (`namespace/name`, from the Lease's cursor); sets are visited in that order, wrapping around. */

@@ -3,6 +3,7 @@ import { errorFields, type Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
 import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
 import { fencedClient } from "./fence.ts";
+import { EventRecorder } from "./events.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
 import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
@@ -17,9 +18,9 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
  *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
  *   bound how often (wake-limiter.ts);
- * - a set the watch sees appear (the cache's wake carries its selector) has its orphan lookup sent
- *   at once (orphan-lookups.ts), so its first pass, which needs it before its first write, finds
- *   it done;
+ * - a set being created (its CREATE's webhook wake carries its selector) or, failing that, one the
+ *   watch sees appear has its orphan lookup sent at once (orphan-lookups.ts), so its first pass,
+ *   which needs it before its first write, finds it done;
  * - a set's pass that acted is followed at once by another of that set; one that read before a
  *   write its wakes announced was stored (a wake comes from admission, before the write) is looked
  *   at again after 10, 50 and 250 ms (UNSEEN_MS) while it still does not see it; one that waits
@@ -35,6 +36,9 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  * - a replica that does not lead forwards its wakes to the leader's endpoint, which the leader
  *   writes on the (shard's) Lease (src/node/wake-forward.ts); without one, they wait in its queue.
  * Passes never overlap within the process (`passLock` makes that so across shards).
+ * Its passes share one event recorder for the scheduler's life (kube's recorder is the process's),
+ * so an OrderedReady scale-up's events are combined as kube's correlator does, across the targeted
+ * passes of its steps, and a set failing pass after pass patches one Event's count (events.ts).
  */
 
 export interface SchedulerOptions {
@@ -96,7 +100,10 @@ export interface SetWake {
   write?: AnnouncedWrite;
   /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
   observed?: boolean;
-  /** From the watch cache, a set that just appeared: its selector, so the orphans it may adopt are looked for before its first pass runs (OrphanLookups). */
+  /**
+   * A set that just appeared (the watch cache) or is being created (its CREATE's webhook wake): its
+   * selector, so the orphans it may adopt are looked for before its first pass runs (OrphanLookups).
+   */
   selector?: string;
 }
 
@@ -158,6 +165,8 @@ export class ReconcileScheduler {
   private inFlight: Promise<unknown> | undefined;
   /** Orphan lookups of sets being created, started by their CREATE's wake (orphan-lookups.ts). */
   private readonly orphans: OrphanLookups;
+  /** The events of every pass (events.ts): its memory is what combines them across passes. */
+  private readonly events: EventRecorder;
 
   constructor(
     client: KubeClient,
@@ -176,6 +185,7 @@ export class ReconcileScheduler {
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
     this.orphans = new OrphanLookups(this.targetClient, this.clock, this.limiter);
+    this.events = new EventRecorder(this.client, o.log);
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
 
@@ -194,7 +204,8 @@ export class ReconcileScheduler {
       return;
     }
     // A new set's orphan lookup starts now, while its first pass is coalesced and scheduled: the pass finds it done.
-    if (w.observed && w.selector) this.orphans.start(w.namespace, w.name, w.selector);
+    // Its CREATE's webhook wake carries the selector too, before the set is stored: the lookup then runs while it is.
+    if (w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
     // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
     if (!w.observed && this.o.cache?.covers(w)) return;
     const key = wakeKey(w);
@@ -243,12 +254,13 @@ export class ReconcileScheduler {
     this.wakeElect?.();
   }
 
-  /** stop ends both loops after the pass in flight and releases the lease. */
+  /** stop ends both loops after the pass in flight, writes the repeats of events it counted, and releases the lease. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopNow();
     this.kick?.();
     await this.loops;
+    await this.events.close(this.now()).catch((e: unknown) => this.o.log.warn("events not recorded", errorFields(e)));
     await this.elector.release().catch((e: unknown) => this.o.log.warn("lease release failed", errorFields(e)));
   }
 
@@ -376,6 +388,7 @@ export class ReconcileScheduler {
         log: this.o.log,
         startAfter: this.cursor,
         shard: this.o.shard,
+        events: this.events,
         shouldStop: () => this.stopped || !this.acting() || this.clock() - started >= this.o.budgetMs,
       });
     });
@@ -402,7 +415,7 @@ export class ReconcileScheduler {
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const orphans = name ? this.orphans.take(namespace, name) : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, shouldStop: () => !this.acting(), ...(orphans ? { orphans } : {}) }),
+      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, events: this.events, shouldStop: () => !this.acting(), ...(orphans ? { orphans } : {}) }),
     );
     const again = this.due.get(key);
     if (again) {

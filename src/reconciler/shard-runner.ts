@@ -139,6 +139,12 @@ export class ShardRunner {
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
   private readonly now: () => Date;
+  /**
+   * The events of every drain (events.ts): its memory, the object's while it stays in memory,
+   * combines them across drains as kube's correlator does (each drain still ends with the counts
+   * it saw written: the object may be evicted before the next).
+   */
+  private readonly events: EventRecorder;
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.now = o.now ?? (() => new Date());
@@ -147,6 +153,7 @@ export class ShardRunner {
     const name = shardLeaseName(o.shard.index, o.shard.count);
     this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder, name }, clock, this.now, DEFAULT_ELECTION);
     this.client = fencedClient(o.client, () => this.acting());
+    this.events = new EventRecorder(this.client, o.log);
     const others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, clock, DEFAULT_ELECTION.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, { shard: o.shard.index }, clock, DEFAULT_ELECTION.retryPeriodMs);
   }
@@ -229,7 +236,7 @@ export class ShardRunner {
     const budgetSpent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
     // A pass also stops between sets once the Lease may have lapsed (its writes would be refused).
     const spent = () => budgetSpent() || !this.acting();
-    const events = new EventRecorder(client, log);
+    const { events } = this;
     try {
       while (this.fullPassQueued || this.queued.size > 0) {
         if (budgetSpent()) break;

@@ -314,3 +314,33 @@ describe("plan: updatedReadyReplicas after a deletion", () => {
     expect(p.status).toMatchObject({ updatedReplicas: 2, updatedReadyReplicas: 1 });
   });
 });
+
+describe("plan: Progressing while scaling with the template unchanged", () => {
+  // OrderedReady 3 -> 5, each pass fed the status the one before wrote: the last step (web-4
+  // created, then not yet Ready) is still the scale, not a rolling update (nothing rolls).
+  it("says Scaling at every step of an OrderedReady scale-up, the last one included, then RolloutComplete", () => {
+    let set = makeSet({ replicas: 3 });
+    const rev = revisionOf(set).metadata!.name!;
+    set = makeSet({ replicas: 5 }, {}, plan(input(set, ["ready", "ready", "ready"], rev)).status);
+    const steps: (PodState | null)[][] = [
+      ["ready", "ready", "ready", null, null],
+      ["ready", "ready", "ready", "running", null],
+      ["ready", "ready", "ready", "ready", null],
+      ["ready", "ready", "ready", "ready", "running"],
+      ["ready", "ready", "ready", "ready", "ready"],
+    ];
+    const seen = steps.map((states) => {
+      const p = plan(input(set, states, rev));
+      set = makeSet({ replicas: 5 }, {}, p.status);
+      const c = p.status.conditions?.find((x) => x.type === "Progressing");
+      return `${summary(p.actions).join(",")} | ${c?.reason}: ${c?.message}`;
+    });
+    expect(seen).toEqual([
+      `create web-3@${rev} | Scaling: scaling from 4 to 5 pods at revision ${rev}`,
+      ` | Scaling: scaling from 4 to 5 pods at revision ${rev}`,
+      `create web-4@${rev} | Scaling: scaling to 5 pods at revision ${rev}: 4 of 5 ready`,
+      ` | Scaling: scaling to 5 pods at revision ${rev}: 4 of 5 ready`,
+      ` | RolloutComplete: 5 of 5 pods at revision ${rev}, all ready`,
+    ]);
+  });
+});

@@ -78,6 +78,13 @@ describe("rolloutState with volumeClaimUpdateStrategy OnPodRollingUpdate (issue 
     });
   it.each([
     ["claims still growing: not done", set([{ volumeClaimName: "data", compatibleReplicas: 2, compatibleReadyReplicas: 1 }]), { done: false, message: "Waiting for claims of template data: 1 out of 3 pods have theirs at the template's size and mounted..." }],
+    [
+      "a claim to grow not Bound yet: waiting, naming it (Progressing WaitingForClaim)",
+      set([{ volumeClaimName: "data", compatibleReplicas: 2, compatibleReadyReplicas: 2 }], "OnPodRollingUpdate", {
+        conditions: [{ type: "Progressing", status: "True", reason: "WaitingForClaim", message: "3 of 3 pods at revision web-b, all ready; claims wait to be Bound before they can grow: claim data-web-1 is not Bound (Pending): it grows to 2Gi once it is" }],
+      }),
+      { done: false, message: "Waiting for claims of template data: 2 out of 3 pods have theirs at the template's size and mounted (claims wait to be Bound before they can grow: claim data-web-1 is not Bound (Pending): it grows to 2Gi once it is)..." },
+    ],
     ["every claim grown: done", set([{ volumeClaimName: "data", compatibleReplicas: 3, compatibleReadyReplicas: 3 }]), { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
     ["OnDelete: claims are not the rollout's", set([{ volumeClaimName: "data", compatibleReplicas: 0, compatibleReadyReplicas: 0 }], "OnDelete"), { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
     [

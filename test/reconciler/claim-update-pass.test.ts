@@ -36,9 +36,12 @@ async function cluster(storageClassName: string, spec: Record<string, unknown> =
   const claims = async () => await client.list<PersistentVolumeClaim>(R.pvcs, "default");
   const pods = async () => await client.list<Pod>(R.pods, "default");
   const set = async () => (await client.get<StatefulSet>(R.statefulSets, "default", "web"))!;
+  /** Claims the PV controller leaves alone (kept as the test wrote them: e.g. Pending). */
+  const unbound = new Set<string>();
   /** volumes plays the PV controller (binds a Pending claim at its request) and the resizer (capacity follows a grown request). */
   const volumes = async () => {
     for (const c of await claims()) {
+      if (unbound.has(c.metadata!.name!)) continue;
       const request = c.spec?.resources?.requests?.storage;
       if (c.status?.phase === "Bound" && c.status.capacity?.storage === request) continue;
       await client.patch(R.pvcs, "default", c.metadata!.name!, { status: { phase: "Bound", capacity: { storage: request } } }, "merge", "status");
@@ -55,7 +58,7 @@ async function cluster(storageClassName: string, spec: Record<string, unknown> =
   const ready = async () => (await pods()).filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
   for (let i = 0; i < 15 && (await ready()) < 3; i++) await step();
   await step();
-  return { client, step, claims, pods, set, ready };
+  return { client, step, claims, pods, set, ready, unbound };
 }
 
 const sizes = async (claims: () => Promise<PersistentVolumeClaim[]>) =>
@@ -94,6 +97,25 @@ describe("a larger storage request with volumeClaimUpdateStrategy OnPodRollingUp
     const events = await c.client.list<{ reason?: string }>(R.events, "default");
     expect(events.filter((e) => e.reason === "VolumeExpansionBlocked")).toHaveLength(1);
     expect(events.filter((e) => e.reason === "FailedResize")).toHaveLength(0);
+  });
+});
+
+describe("a claim to grow that is not Bound (OnPodRollingUpdate)", () => {
+  it("waits for it, saying so (Progressing WaitingForClaim naming it; no deadline runs), then grows it once it is Bound", async () => {
+    // 15 s of waiting with a 5 s progress deadline: the wait is not the rollout's to time out.
+    const c = await cluster("grows", { progressDeadlineSeconds: 5 });
+    c.unbound.add("data-web-1");
+    await c.client.patch(R.pvcs, "default", "data-web-1", { status: { phase: "Pending", capacity: null } }, "merge", "status");
+    await c.client.patch(R.statefulSets, "default", "web", { spec: { volumeClaimTemplates: [template("data", "2Gi", "grows")] } }, "merge");
+    for (let i = 0; i < 15; i++) await c.step();
+    expect(await sizes(c.claims)).toEqual({ "data-web-0": "2Gi/2Gi", "data-web-1": "1Gi/undefined", "data-web-2": "2Gi/2Gi" });
+    const progressing = async () => (await c.set()).status?.conditions?.find((x) => x.type === "Progressing");
+    expect(await progressing()).toMatchObject({ status: "True", reason: "WaitingForClaim" });
+    expect((await progressing())?.message).toContain("claim data-web-1 is not Bound (Pending): it grows to 2Gi once it is");
+    c.unbound.delete("data-web-1");
+    for (let i = 0; i < 5; i++) await c.step();
+    expect((await sizes(c.claims))["data-web-1"]).toBe("2Gi/2Gi");
+    expect(await progressing()).toMatchObject({ status: "True", reason: "RolloutComplete" });
   });
 });
 

@@ -167,6 +167,19 @@ describe("progress deadline and rollbackOnFailure through passes", () => {
     });
   });
 
+  it("an OrderedReady scale-up with the template unchanged says Scaling at every step, the last included, then RolloutComplete", async () => {
+    const c = await cluster({});
+    await c.client.patch(R.statefulSets, "default", "web", { spec: { replicas: 5 } }, "merge");
+    const reasons: string[] = [];
+    for (let i = 0; i < 30 && reasons.at(-1) !== "RolloutComplete"; i++) {
+      await c.step();
+      const reason = (await c.progressing())?.reason ?? "";
+      if (reasons.at(-1) !== reason) reasons.push(reason);
+    }
+    expect(reasons).toEqual(["Scaling", "RolloutComplete"]);
+    expect((await c.pods()).length).toBe(5);
+  });
+
   it("OnDelete: the deadline is reported, nothing is rolled back", async () => {
     const c = await cluster({ updateStrategy: { type: "OnDelete" } });
     await c.setImage(BAD);

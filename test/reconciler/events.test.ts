@@ -1,7 +1,8 @@
 /**
  * EventRecorder (src/reconciler/events.ts) on the fake apiserver: the Event it writes, kube's
  * dedupe (count), aggregation of similar events in one flush, the spam filter (repeats written at
- * most once per minIntervalMs, the rest on close) and best effort on failures.
+ * most once per minIntervalMs, the rest on close), best effort on failures, and what a recorder
+ * that lives long (`ordinal serve`'s scheduler) needs: bounded memory, Events gone meanwhile.
  */
 import { describe, expect, it, vi } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
@@ -28,12 +29,12 @@ const T0 = Date.parse("2026-11-21T12:00:00.250Z");
 const at = (s: number) => new Date(T0 + s * 1000);
 const web = newSet({ metadata: { uid: "uid-web", resourceVersion: "7" } });
 
-function setup(minIntervalMs?: number) {
+function setup(minIntervalMs?: number, maxRemembered?: number) {
   const fake = createFakeApiServer({ namespaces: ["default"] });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
   const log: Logger = { info() {}, error() {}, warn: (msg, fields) => void warnings.push({ msg, fields }) };
-  const recorder = new EventRecorder(client, log, minIntervalMs === undefined ? {} : { minIntervalMs });
+  const recorder = new EventRecorder(client, log, { ...(minIntervalMs === undefined ? {} : { minIntervalMs }), ...(maxRemembered === undefined ? {} : { maxRemembered }) });
   const events = () => fake.list<Ev>("/api/v1/namespaces/default/events");
   const writes = () => fake.log.entries.filter((e) => e.resource === "events").map((e) => e.verb);
   return { fake, recorder, events, writes, warnings };
@@ -209,5 +210,45 @@ describe("EventRecorder", () => {
     recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
     await recorder.flush(at(1));
     expect(events().map((e) => e.count)).toEqual([2]);
+  });
+
+  it("a repeat whose Event is gone (its TTL passed) creates it again under its name, with the count so far and its firstTimestamp", async () => {
+    const { fake, recorder, events, writes } = setup(0);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    const [first] = events();
+    expect(fake.remove(`/api/v1/namespaces/default/events/${first.metadata.name}`)).toBe(true);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(3600));
+    expect(writes()).toEqual(["create", "patch", "create"]);
+    expect(events()).toEqual([
+      expect.objectContaining({ metadata: expect.objectContaining({ name: first.metadata.name }), count: 2, firstTimestamp: first.firstTimestamp, lastTimestamp: "2026-11-21T13:00:00Z", involvedObject: first.involvedObject, reason: "FailedCreate", type: "Warning", message: "quota exceeded" }),
+    ]);
+  });
+
+  it("a repeat whose patch failed is written at the next flush", async () => {
+    const { fake, recorder, events } = setup(0);
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    fake.faults.add({ verb: "patch", resource: "events", fault: { status: 500, reason: "InternalError", message: "etcd" }, times: 1 });
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(1));
+    expect(events()[0].count).toBe(1);
+    await recorder.flush(at(2));
+    expect(events()[0].count).toBe(2);
+  });
+
+  it("remembers at most maxRemembered Events, the least recently used forgotten first (kube's LRU): a repeat of a forgotten one starts a new Event", async () => {
+    const { recorder, events } = setup(0, 2);
+    for (const m of ["a", "b"]) recorder.record(web, "Warning", "FailedCreate", m);
+    await recorder.flush(at(0));
+    // "a" is used again, so "b" is the least recently used when "c" comes.
+    recorder.record(web, "Warning", "FailedCreate", "a");
+    await recorder.flush(at(1));
+    recorder.record(web, "Warning", "FailedCreate", "c");
+    await recorder.flush(at(2));
+    for (const m of ["a", "b"]) recorder.record(web, "Warning", "FailedCreate", m);
+    await recorder.flush(at(3));
+    expect(events().map((e) => `${e.count} ${e.message}`)).toEqual(["3 a", "1 b", "1 c", "1 b"]);
   });
 });

@@ -2,7 +2,8 @@
  * ReconcileScheduler (src/reconciler/scheduler.ts) on the fake apiserver: a wake runs a targeted
  * pass that reads only its set's objects; a wake of a set that does not exist costs one read; no
  * Lease write per pass; wakes cut the idle wait short (the full pass interval is an hour here, so
- * only a wake can make the set progress).
+ * only a wake can make the set progress); its passes share one event recorder, so events are
+ * combined across them as kube's correlator does.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
@@ -10,6 +11,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { ReconcileScheduler, type SetWake } from "../../src/reconciler/scheduler.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
 
 const HOUR = 3_600_000;
@@ -160,5 +162,53 @@ describe("ReconcileScheduler", () => {
     expect(passes).toBeGreaterThanOrEqual(1);
     // 1000 wakes in a burst: far fewer passes than wakes (coalesced), at most the set's burst.
     expect(passes).toBeLessThanOrEqual(20);
+  });
+
+  /** eventsOf returns the set's Events in the fake as `count message`, in creation order. */
+  const eventsOf = (w: ReturnType<typeof world>, reason: string) =>
+    w.fake.list<{ reason: string; message: string; count: number }>("/api/v1/namespaces/default/events").filter((e) => e.reason === reason).map((e) => `${e.count} ${e.message}`);
+
+  it("an OrderedReady scale-up's events are combined across its targeted passes as kube's correlator does: 9 Events, then one aggregate", async () => {
+    const w = world();
+    w.fake.seed(setManifest({ name: "web", replicas: 11, policy: "OrderedReady" }));
+    const kubelet = new KubeletPlayer(w.client, { namespace: "default" });
+    running = w.scheduler;
+    w.scheduler.start();
+    // Full passes are an hour apart: each step after the first is a wake's targeted pass.
+    const ready = () => w.fake.list<Pod>("/api/v1/namespaces/default/pods").filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
+    await vi.waitFor(
+      async () => {
+        await kubelet.step();
+        w.scheduler.wake({ namespace: "default", name: "web" });
+        expect(ready()).toBe(11);
+      },
+      { timeout: 15_000, interval: 30 },
+    );
+    await w.scheduler.stop();
+    running = undefined;
+    const single = Array.from({ length: 9 }, (_, i) => `1 create Pod web-${i} in StatefulSet web successful`);
+    // Before, each pass had a recorder of its own: 11 Events of count 1, none combined.
+    expect(eventsOf(w, "SuccessfulCreate")).toEqual([...single, "2 (combined from similar events): create Pod web-10 in StatefulSet web successful"]);
+  });
+
+  it("a set failing pass after pass has one Event whose count is every failure (kube's dedupe), not an Event per pass", async () => {
+    const w = world();
+    w.fake.faults.add({ verb: "create", resource: "pods", fault: { status: 403, reason: "Forbidden", message: "pods is forbidden: exceeded quota" }, times: 1_000 });
+    w.fake.seed(setManifest({ name: "web", replicas: 1, policy: "Parallel" }));
+    running = w.scheduler;
+    w.scheduler.start();
+    const refused = () => w.fake.log.entries.filter((e) => e.resource === "pods" && e.verb === "create").length;
+    await vi.waitFor(() => expect(refused()).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+    for (let i = 0; i < 3; i++) {
+      const n = refused();
+      w.scheduler.wake({ namespace: "default", name: "web" });
+      await vi.waitFor(() => expect(refused()).toBeGreaterThan(n), { timeout: 10_000 });
+    }
+    await w.scheduler.stop();
+    running = undefined;
+    // Before, one Event per pass.
+    const failed = eventsOf(w, "FailedCreate");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(new RegExp(`^${refused()} create Pod web-0 in StatefulSet web failed`));
   });
 });

@@ -137,6 +137,21 @@ describe("ShardRunner.wake", () => {
     expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + 50);
   });
 
+  it("its drains share one event recorder: an OrderedReady scale-up's events are combined across its wakes as kube's correlator does", async () => {
+    const w = world();
+    w.fake.put({ ...setManifest({ replicas: 11 }), metadata: w.fake.get<{ metadata: object }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web")!.metadata });
+    for (let i = 0; i < 11; i++) {
+      await w.runner.wake(web);
+      markReady(w.fake, `web-${i}`);
+    }
+    const events = w.fake.list<{ reason: string; message: string; count: number }>("/api/v1/namespaces/default/events").filter((e) => e.reason === "SuccessfulCreate");
+    // Before, a recorder per drain: 11 Events of count 1, none combined. Each drain writes the counts it saw.
+    expect(events.map((e) => `${e.count} ${e.message}`)).toEqual([
+      ...Array.from({ length: 9 }, (_, i) => `1 create Pod web-${i} in StatefulSet web successful`),
+      "2 (combined from similar events): create Pod web-10 in StatefulSet web successful",
+    ]);
+  });
+
   it("coalesces wakes of one set that come while it is queued or passing", async () => {
     const w = world();
     await w.runner.wake(web);

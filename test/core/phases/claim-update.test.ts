@@ -8,6 +8,7 @@ import type { StatefulSet } from "../../../src/api/statefulset.ts";
 import { calculateClaimUpdate, claimsToExpand, volumeClaimStatus, type ExpansionByClass } from "../../../src/core/claim-update.ts";
 import { rolloutConditions } from "../../../src/core/conditions.ts";
 import { newPlanContext } from "../../../src/core/plan-context.ts";
+import { plan } from "../../../src/core/planner.ts";
 import { planReplicas } from "../../../src/core/replicas.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
 import { planRollingUpdate, podsToUpdate } from "../../../src/core/rolling-update.ts";
@@ -52,7 +53,13 @@ describe("calculateClaimUpdate", () => {
     ["at the template's size: nothing", { storage: "2Gi" }, CLASSES, {}],
     ["larger than the template (written as 2048Mi... 3Gi): nothing", { storage: "3Gi" }, CLASSES, {}],
     ["the same size written otherwise (2048Mi): nothing", { storage: "2048Mi" }, CLASSES, {}],
-    ["not bound yet: left until it is (the apiserver refuses it)", { phase: "Pending" }, CLASSES, {}],
+    [
+      "not bound yet: left until it is (the apiserver refuses it), and said so",
+      { phase: "Pending" },
+      CLASSES,
+      { unbound: ["claim www-web-0 is not Bound (Pending): it grows to 2Gi once it is"] },
+    ],
+    ["not bound, StorageClasses not read: said so too", { phase: "Pending" }, undefined, { unbound: ["claim www-web-0 is not Bound (Pending): it grows to 2Gi once it is"] }],
     ["being deleted: left alone", { deleting: true }, CLASSES, {}],
     ["missing: the replicas phase creates it", undefined, CLASSES, {}],
     ["StorageClasses not read: nothing planned, nothing refused", {}, undefined, {}],
@@ -67,7 +74,7 @@ describe("calculateClaimUpdate", () => {
     ["grown, capacity not yet: resizing", { storage: "2Gi", capacity: "1Gi" }, CLASSES, { resizing: true }],
   ])("%s", (_, shape, classes, want) => {
     const claims = shape ? [claim(set, 0, shape)] : [];
-    expect(calculateClaimUpdate(set, byName(claims), classes, 0, mounted)).toEqual({ expand: [], refused: [], remount: false, resizing: false, ...want });
+    expect(calculateClaimUpdate(set, byName(claims), classes, 0, mounted)).toEqual({ expand: [], refused: [], unbound: [], remount: false, resizing: false, ...want });
   });
 
   it("a pod without an added template's volume must be recreated (remount); a missing pod need not", () => {
@@ -289,6 +296,35 @@ describe("the VolumeExpansionBlocked condition", () => {
   });
   it("is absent for a set that never had one", () => {
     expect(rolloutConditions(set, status, { paused: false, blocked: [] }, NOW).conditions.map((c) => c.type)).toEqual(["Progressing"]);
+  });
+});
+
+describe("Progressing while a claim to grow is not Bound", () => {
+  // Every pod Ready at the update revision, web-0 and web-1's claims grown; web-2's is smaller than
+  // its template and Pending: the expansion waits (it cannot be written), and the status says on what.
+  const set = setWith("2Gi", "OnPodRollingUpdate");
+  const rev = revisionOf(set).metadata?.name ?? "";
+  const input = (third: ClaimShape) => ({
+    set,
+    pods: [0, 1, 2].map((i) => pod(set, i, rev)),
+    claims: [claim(set, 0, { storage: "2Gi" }), claim(set, 1, { storage: "2Gi" }), claim(set, 2, third)],
+    revisions: [revisionOf(set)],
+    now: NOW,
+    storageClasses: CLASSES,
+  });
+  const progressing = (p: ReturnType<typeof plan>) => p.status.conditions?.find((c) => c.type === "Progressing");
+  it("says WaitingForClaim naming the claim, not RolloutComplete; writes nothing to the claim", () => {
+    const p = plan(input({ phase: "Pending" }));
+    expect(progressing(p)).toMatchObject({
+      status: "True",
+      reason: "WaitingForClaim",
+      message: `3 of 3 pods at revision ${rev}, all ready; claims wait to be Bound before they can grow: claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is`,
+    });
+    expect(p.actions.filter((a) => a.type === "expandClaim")).toEqual([]);
+  });
+  it("once it is Bound it grows, and once grown the rollout is complete", () => {
+    expect(plan(input({})).actions.filter((a) => a.type === "expandClaim").map((a) => ("name" in a ? a.name : ""))).toEqual(["www-web-2"]);
+    expect(progressing(plan(input({ storage: "2Gi" })))).toMatchObject({ reason: "RolloutComplete" });
   });
 });
 

@@ -31,6 +31,9 @@ describe("rolloutConditions", () => {
     // OnDelete scales as any set: no "OnDelete updates a pod when it is deleted" for a scale.
     const onDelete = makeSet({ replicas: 1, updateStrategy: { type: "OnDelete" } });
     expect(progressing(rolloutConditions(onDelete, scaleIn, { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "Scaling", message: "scaling from 3 to 1 pods at revision web-2" });
+    // The last step of a scale-up: every pod exists, the last not Ready yet: still the scale (was RollingUpdate "5 of 5 pods").
+    const lastStep: StatefulSetStatus = { replicas: 5, readyReplicas: 4, updatedReplicas: 5, currentRevision: "web-2", updateRevision: "web-2" };
+    expect(progressing(rolloutConditions(makeSet({ replicas: 5 }), lastStep, { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "Scaling", message: "scaling to 5 pods at revision web-2: 4 of 5 ready" });
     // A template change under way stays a rolling update, counted against the replicas wanted.
     expect(progressing(rolloutConditions(makeSet({ replicas: 3 }), status(1, 3, 2), { paused: false, blocked: [] }, NOW))).toMatchObject({ reason: "RollingUpdate", message: "1 of 3 pods at revision web-2" });
   });
