@@ -2,6 +2,7 @@ import { GROUP } from "../api/statefulset.ts";
 import type { Pod } from "../api/k8s.ts";
 import { PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { isObject } from "../validation/json.ts";
+import { selectorToString, type LabelSelector } from "../validation/labels.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from "../validation/names.ts";
 import { ordinalSetOf } from "./membership.ts";
 import type { AnnouncedResource, AnnouncedWrite } from "../objects/announced-write.ts";
@@ -26,6 +27,24 @@ export interface Wake {
   reason: WakeReason;
   /** The write this admission announces (a pod, claim or set by name), so a pass can tell whether it read it yet. */
   write?: AnnouncedWrite;
+  /**
+   * A set's CREATE: its selector, so the reconciler sends the new set's orphan lookup now (Node:
+   * src/reconciler/orphan-lookups.ts), while the apiserver still stores the set, instead of when
+   * its watch sees it appear; absent when the selector is empty, invalid or over MAX_WAKE_SELECTOR.
+   */
+  selector?: string;
+}
+
+/** A longer selector is not carried by a wake (the watch's sighting of the set starts its lookup). */
+const MAX_WAKE_SELECTOR = 4096;
+
+/** createdSetSelector returns the label selector of a set's CREATE (see Wake.selector), else undefined. */
+function createdSetSelector(req: AdmissionRequest): string | undefined {
+  if (req.operation !== "CREATE" || req.subResource || req.resource.group !== GROUP || req.resource.resource !== "statefulsets") return undefined;
+  const spec: unknown = isObject(req.object) ? req.object.spec : undefined;
+  const selector: unknown = isObject(spec) ? spec.selector : undefined;
+  const s = isObject(selector) ? selectorToString(selector as LabelSelector) : "";
+  return s && s.length <= MAX_WAKE_SELECTOR ? s : undefined;
 }
 
 /** wakeKey returns `namespace/name`, the key wakes are coalesced and rate-limited by. */
@@ -121,7 +140,8 @@ export function wakeOf(req: AdmissionRequest, allowed: boolean, o: WakeOptions):
   const { name, reason } = target;
   if (!isWakeOf(namespace, name)) return undefined;
   const write = name === "" ? undefined : announcedWrite(req);
-  return write ? { namespace, name, reason, write } : { namespace, name, reason };
+  const selector = createdSetSelector(req);
+  return { namespace, name, reason, ...(write ? { write } : {}), ...(selector ? { selector } : {}) };
 }
 
 /**

@@ -36,6 +36,13 @@ interface ThreadData {
 }
 
 type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "stop" };
+
+/**
+ * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
+ * new set's selector (its orphan lookup starts at once: src/reconciler/orphan-lookups.ts); nothing
+ * else of what the webhook's Wake carries (its reason) is cloned across.
+ */
+export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });
 /** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
 interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
@@ -148,7 +155,7 @@ export class ReconcileThread {
 
   /** wake hands a wake to the thread (dropped while it restarts: the thread's first pass is a full one); `forwarded`: from the other replica. */
   wake(w: SetWake, forwarded = false): void {
-    this.worker?.postMessage({ type: "wake", wake: { namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) }, forwarded } satisfies ToThread);
+    this.worker?.postMessage({ type: "wake", wake: threadWake(w), forwarded } satisfies ToThread);
   }
 
   /** stop asks the thread to finish its pass and release the Lease; terminates it after `graceMs`. */

@@ -31,6 +31,7 @@ import { instrumentClient } from "../metrics/instrument.ts";
 import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
+import { warmAdmission } from "./warm-admission.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "./wake-forward.ts";
 
 export interface ServeFlags {
@@ -218,6 +219,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     if (forwarding && req.method === "POST" && new URL(req.url).pathname === WAKE_FORWARD_PATH) return receiveForwardedWake(req, forwarding.key, (w) => loop.wake(w, true));
     return app.fetch(req, env);
   };
+  // The admission path compiled before the first real call (warm-admission.ts): a set's CREATE is rare and ran cold.
+  await warmAdmission(appDepsFrom(settings));
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
   const address = server.address();

@@ -7,12 +7,15 @@ import type { WakeLimiter } from "./wake-limiter.ts";
  * A new set's orphan lookup, started early. A set that owns no revision yet lists its namespace's
  * pods and revisions by its own selector before its first plan (pass.ts, withSelected: orphans it
  * may adopt, e.g. an apps/v1 set's left by `kubectl delete --cascade=orphan`): a round trip before
- * its first write. When the watch sees a set appear, the scheduler starts that lookup at once
- * (OrphanLookups.start) and hands it to the set's first targeted pass (take), which uses it when
- * the selector is still the set's: the lists then run while the pass is coalesced and scheduled,
- * not after it began. The same two lists as the pass would send, sent a few milliseconds sooner,
- * for sets that exist (the watch saw them), at most one lookup per set at a time, and within the
- * scheduler's rate limits; a lookup no pass takes within LOOKUP_TTL_MS is dropped.
+ * its first write. When the validating webhook allows a set's CREATE (its wake carries the
+ * selector: src/admission/wakes.ts), or else when the watch sees a set appear, the scheduler starts
+ * that lookup at once (OrphanLookups.start) and hands it to the set's first targeted pass (take),
+ * which uses it when the selector is still the set's: the lists then run while the apiserver
+ * stores the set and the pass is coalesced and scheduled, not after it began. The same two lists
+ * as the pass would send, sent 10–20 ms sooner (a snapshot that much older: an orphan made in
+ * between is missed, as one made between the pass's own lists and its creates is), at most one
+ * lookup per set at a time, and within the scheduler's rate limits (a made-up CREATE wake costs its
+ * two lists, as a made-up set's pass costs its read); a lookup no pass takes within LOOKUP_TTL_MS is dropped.
  */
 export interface OrphanLookup {
   /** The label selector the lists used (the pass compares it with the set's). */

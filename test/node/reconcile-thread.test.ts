@@ -6,10 +6,18 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { Metrics, prometheusOf } from "../../src/metrics/metrics.ts";
-import { ReconcileThread } from "../../src/node/reconcile-thread.ts";
+import { ReconcileThread, threadWake } from "../../src/node/reconcile-thread.ts";
 import { memoryLogger } from "../admission/helpers.ts";
 
 const data = { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } };
+
+describe("threadWake", () => {
+  it("posts the set, its announced write and a new set's selector (its orphan lookup), not the webhook's reason", () => {
+    const write = { resource: "statefulsets", name: "web", operation: "CREATE" } as const;
+    expect(threadWake({ namespace: "ns", name: "web", write, selector: "app=web", reason: "set" } as Parameters<typeof threadWake>[0])).toEqual({ namespace: "ns", name: "web", write, selector: "app=web" });
+    expect(threadWake({ namespace: "ns", name: "" })).toEqual({ namespace: "ns", name: "" });
+  });
+});
 
 describe("ReconcileThread", () => {
   it("the thread's metrics and the main thread's serve as one exposition: apiserver requests once, summed", async () => {

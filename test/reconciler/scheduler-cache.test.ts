@@ -110,4 +110,22 @@ describe("ReconcileScheduler with the watch cache", () => {
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
   });
+
+  it("a set's CREATE wake (the webhook's, with its selector) sends the orphan lookup before the set is stored; the watch's sighting and the pass send none again", async () => {
+    let t = 0;
+    const w = world(true, () => t);
+    stops.push(() => w.scheduler.stop(), async () => w.cache?.stop());
+    w.scheduler.start();
+    await vi.waitFor(() => expect(w.passes.count).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(w.cache!.synced()).toBe(true), { timeout: 10_000 });
+    const before = w.requests.length;
+    const bySelector = () => w.requests.slice(before).filter((r) => r.includes("labelSelector=app=web"));
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" });
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(["GET /api/v1/namespaces/default/pods", "GET /apis/apps/v1/namespaces/default/controllerrevisions"]), { timeout: 5_000 });
+    const admin = createKubeClient({ baseUrl: "https://fake", fetch: w.fake.fetch, sleep: async () => {} });
+    await admin.create(R.statefulSets, "default", setManifest({ name: "web", replicas: 1 }) as unknown as KubeObject);
+    t = 1_000;
+    await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    expect(bySelector()).toHaveLength(2);
+  });
 });
