@@ -17,7 +17,8 @@ import type { Logger } from "../log/log.ts";
 /**
  * executePlan carries out a plan's writes with upstream's rules:
  * 1. adoption, release and revision writes first, in order; a failure stops the set (no status:
- *    upstream returns before computing one);
+ *    upstream returns before computing one). When they only create revisions, the first pod's
+ *    claims are sent beside them (earlyClaims), its pod after both;
  * 2. pod and claim writes, grouped per pod: OrderedReady in order, stopping at the first failure;
  *    Parallel in slow-start batches (1, 2, 4, … pods at once, upstream's slowStartBatch),
  *    stopping after a batch with a failure;
