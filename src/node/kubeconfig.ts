@@ -1,17 +1,17 @@
 /**
  * Node-only cluster configuration: a KubeClient from KUBECONFIG (token, token file, client
  * certificate, custom CA, insecure-skip-tls-verify, exec credential plugins) or from
- * KUBE_API_URL + KUBE_TOKEN (+ KUBE_CA_FILE). TLS options go through an undici Agent, which is
+ * KUBE_API_URL + KUBE_TOKEN (+ KUBE_CA_FILE). Requests go through undici (apiserver-fetch.ts), which is
  * why this lives under src/node and never reaches the Worker bundle.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { promisify } from "node:util";
-import { Agent, fetch as undiciFetch } from "undici";
 import { parse } from "yaml";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
+import { apiserverFetch } from "./apiserver-fetch.ts";
 import { checkKubeToken, SettingError } from "../settings.ts";
 
 const run = promisify(execFile);
@@ -174,12 +174,9 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
   return path ? loadKubeconfig(path) : undefined;
 }
 
-/** fetchFor returns a fetch that applies the config's TLS settings (CA, client cert, insecure). */
+/** fetchFor returns the apiserver transport with the config's TLS settings (CA, client cert, insecure): see apiserver-fetch.ts. */
 export function fetchFor(cfg: ClusterConfig): FetchLike {
-  if (!cfg.ca && !cfg.cert && !cfg.insecure) return (i, init) => fetch(i, init);
-  const dispatcher = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, rejectUnauthorized: !cfg.insecure } });
-  return ((i: string | URL | Request, init?: RequestInit) =>
-    undiciFetch(i as never, { ...(init as object), dispatcher } as never)) as unknown as FetchLike;
+  return apiserverFetch({ ca: cfg.ca, cert: cfg.cert, key: cfg.key, insecure: cfg.insecure });
 }
 
 /** tokenOf returns the config's bearer token now (running an exec plugin or reading the file), if any. */

@@ -7,6 +7,7 @@
  * hint path's latency. Warm-up pass, then the median of several. Figures include the fake
  * apiserver's own CPU (it runs in-process); its share is printed.
  */
+import { getHeapStatistics } from "node:v8";
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
@@ -14,6 +15,7 @@ import { plan } from "../../src/core/planner.ts";
 import { newRevision } from "../../src/core/revisions.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
+import { apiserverFetch } from "../../src/node/apiserver-fetch.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { runReconcile } from "../../src/reconciler/loop.ts";
@@ -43,41 +45,58 @@ export type BenchApiServer = FakeApiServer | RemoteApiServer;
 
 export interface RemoteApiServer {
   url: string;
-  /** cpuUs returns the child process's user+system CPU so far (µs). */
-  cpuUs: () => Promise<number>;
+  /** stats returns the child process's user+system CPU (µs) and the response bytes it served, so far. */
+  stats: () => Promise<{ us: number; bytes: number }>;
 }
 
-const isRemote = (s: BenchApiServer): s is RemoteApiServer => "url" in s && "cpuUs" in s;
+const isRemote = (s: BenchApiServer): s is RemoteApiServer => "url" in s && "stats" in s;
 
-/** meteredClient returns a client over `server` that counts requests by verb, bytes read, the in-process fake's CPU and the peak heap. */
+/** verbOf names a request as the figures count it: list, get or the write's method. */
+function verbOf(method: string, url: string): string {
+  if (method !== "GET") return method.toLowerCase();
+  const path = url.slice(0, (url.indexOf("?") + 1 || url.length + 1) - 1);
+  return /\/(pods|persistentvolumeclaims|controllerrevisions|statefulsets|events|leases)$/.test(path) ? "list" : "get";
+}
+
+/**
+ * meteredClient returns a client over `server` that counts requests by verb and samples the peak
+ * heap as each answer arrives. In-process, it also reads each body to count its bytes and meters
+ * the fake's CPU around the request. Remote, the client is the shipped Node transport
+ * (apiserverFetch) and the meter adds nothing to a request's cost: the child counts the bytes
+ * it served, and its CPU is its own (a meter that re-read every body and called cpuUsage twice
+ * per request cost ~0.3 ms per request here, which the ratio of a pass with many requests paid).
+ */
 function meteredClient(server: BenchApiServer): { client: KubeClient; meter: Meter; reset: () => void } {
   const meter: Meter = { requests: {}, bytes: 0, fakeCpuUs: 0, peakHeap: 0 };
-  const send = isRemote(server) ? globalThis.fetch : server.fetch;
-  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
-    const method = init?.method ?? "GET";
-    const url = new URL(String(input));
-    const verb = method === "GET" ? (/\/(pods|persistentvolumeclaims|controllerrevisions|statefulsets|events|leases)$/.test(url.pathname) ? "list" : "get") : method.toLowerCase();
+  const count = (method: string, url: string) => {
+    const verb = verbOf(method, url);
     meter.requests[verb] = (meter.requests[verb] ?? 0) + 1;
+  };
+  const heap = () => (meter.peakHeap = Math.max(meter.peakHeap, getHeapStatistics().used_heap_size));
+  if (isRemote(server)) {
+    const send = apiserverFetch();
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      count(init?.method ?? "GET", String(input));
+      const res = await send(input, init);
+      heap();
+      return res;
+    };
+    const client = createKubeClient({ baseUrl: server.url, fetch, sleep: async () => {} });
+    return { client, meter, reset: () => Object.assign(meter, { requests: {}, bytes: 0, fakeCpuUs: 0, peakHeap: 0 }) };
+  }
+  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    count(init?.method ?? "GET", String(input));
     const c0 = process.cpuUsage();
-    const res = await send(input, init);
+    const res = await server.fetch(input, init);
     const buf = await res.arrayBuffer();
     const c1 = process.cpuUsage(c0);
-    if (!isRemote(server)) meter.fakeCpuUs += c1.user + c1.system;
+    meter.fakeCpuUs += c1.user + c1.system;
     meter.bytes += buf.byteLength;
-    meter.peakHeap = Math.max(meter.peakHeap, process.memoryUsage().heapUsed);
+    heap();
     return new Response(buf, { status: res.status, headers: res.headers });
   };
-  const client = createKubeClient({ baseUrl: isRemote(server) ? server.url : "https://fake", fetch, sleep: async () => {} });
-  return {
-    client,
-    meter,
-    reset: () => {
-      meter.requests = {};
-      meter.bytes = 0;
-      meter.fakeCpuUs = 0;
-      meter.peakHeap = 0;
-    },
-  };
+  const client = createKubeClient({ baseUrl: "https://fake", fetch, sleep: async () => {} });
+  return { client, meter, reset: () => Object.assign(meter, { requests: {}, bytes: 0, fakeCpuUs: 0, peakHeap: 0 }) };
 }
 
 /**
@@ -164,12 +183,16 @@ export async function measure(server: BenchApiServer, pass: (c: KubeClient) => P
   for (let i = 0; i < runs; i++) {
     globalThis.gc?.();
     reset();
-    const base = process.memoryUsage().heapUsed;
-    const remote0 = isRemote(server) ? await server.cpuUs() : 0;
+    const base = getHeapStatistics().used_heap_size;
+    const remote0 = isRemote(server) ? await server.stats() : undefined;
     const c0 = process.cpuUsage();
     await pass(client);
     const c1 = process.cpuUsage(c0);
-    if (isRemote(server)) meter.fakeCpuUs = (await server.cpuUs()) - remote0;
+    if (isRemote(server) && remote0) {
+      const remote1 = await server.stats();
+      meter.fakeCpuUs = remote1.us - remote0.us;
+      meter.bytes = remote1.bytes - remote0.bytes;
+    }
     const writes = Object.entries(meter.requests).filter(([v]) => v !== "get" && v !== "list").reduce((n, [, k]) => n + k, 0);
     // Remote: the pass's CPU is this process's plus the apiserver child's, as in-process.
     all.push({ cpuMs: (c1.user + c1.system + (isRemote(server) ? meter.fakeCpuUs : 0)) / 1000, fakeMs: meter.fakeCpuUs / 1000, requests: { ...meter.requests }, bytes: meter.bytes, heapMiB: Math.max(0, meter.peakHeap - base) / 2 ** 20, writes });

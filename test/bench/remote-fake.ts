@@ -16,7 +16,7 @@ export async function spawnConvergedCluster(sets: number, pods: number, namespac
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    cpuUs: async () => ((await (await fetch(`${url}/__bench/cpu`)).json()) as { us: number }).us,
+    stats: async () => (await (await fetch(`${url}/__bench/stats`)).json()) as { us: number; bytes: number },
     stop: () => child.stdin.end(),
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * The Node reconciler's transport to the apiserver: a fetch over undici's `request` API instead of
+ * WHATWG fetch. A pass over a shard of many small namespaces sends three or four lists per
+ * namespace, and on these machines the client's own CPU per request was about 0.5–1 ms through
+ * fetch (its spec machinery: Request/Headers objects, web streams for every body); through
+ * `request` with the body read whole it is about two thirds of that (test/bench/shard-cost.ts
+ * prints the pass figures). Node-only (undici's Agent), never in the Worker bundle.
+ */
+import { Readable } from "node:stream";
+import { Agent, request, type Dispatcher } from "undici";
+import type { FetchLike } from "../kube/http.ts";
+
+/** TLS settings of the apiserver connection (all optional: none means the system's CAs). */
+export interface ApiServerTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure?: boolean;
+}
+
+/** Statuses whose Response must have no body (the Response constructor refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * apiserverFetch returns a FetchLike over one keep-alive undici Agent with `tls`. It answers a
+ * Response whose body was read whole (lists, gets, writes: what the kube client reads with
+ * `json()`), or streams it when the request is a watch (`watch=true`: its body never ends). It
+ * rejects as undici does: the system or TLS error (its `code`, which networkCause words) or the
+ * signal's reason (a TimeoutError for the client's per-request timeout). Redirects are not
+ * followed (an apiserver does not send them) and no compression is asked for (the in-cluster
+ * path is short; client-go's DisableCompression makes the same trade).
+ */
+export function apiserverFetch(tls: ApiServerTls = {}): FetchLike {
+  const dispatcher = new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecure } });
+  return async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const res = await request(url, {
+      method: (init?.method ?? "GET") as Dispatcher.HttpMethod,
+      headers: init?.headers as Record<string, string> | undefined,
+      body: init?.body as string | undefined,
+      signal: init?.signal ?? undefined,
+      dispatcher,
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
+    const status = res.statusCode;
+    if (NULL_BODY.has(status)) {
+      await res.body.dump();
+      return new Response(null, { status, headers });
+    }
+    const streams = new URL(url).searchParams.get("watch") === "true";
+    const body = streams ? (Readable.toWeb(res.body) as ReadableStream<Uint8Array>) : await res.body.arrayBuffer();
+    return new Response(body, { status, headers });
+  };
+}

@@ -1,0 +1,83 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { networkCause } from "../../src/kube/network-error.ts";
+import { R } from "../../src/kube/resources.ts";
+import { apiserverFetch } from "../../src/node/apiserver-fetch.ts";
+
+/** A tiny apiserver: lists, a 204, a watch that sends one event and keeps the connection open. */
+let server: Server;
+let base = "";
+const seen: { method: string; url: string; body: string; headers: Record<string, unknown> }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", body, headers: req.headers });
+      if (req.url?.includes("watch=true")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write(JSON.stringify({ type: "ADDED", object: { metadata: { name: "p-0" } } }) + "\n");
+        return; // never ends: a watch
+      }
+      if (req.url?.startsWith("/empty")) return void res.writeHead(204).end();
+      if (req.method === "POST") return void res.writeHead(409, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", reason: "AlreadyExists", message: "pods \"p-0\" already exists", code: 409 }));
+      res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] });
+      res.end(JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "7" }, items: [{ metadata: { name: "p-0" } }, { metadata: { name: "p-1" } }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+describe("apiserverFetch (the Node reconciler's transport)", () => {
+  const client = () => createKubeClient({ baseUrl: base, fetch: apiserverFetch(), token: "t0k", sleep: async () => {} });
+
+  it("answers a list whole, with the client's headers sent and every response header kept", async () => {
+    const fetch = apiserverFetch();
+    const res = await fetch(`${base}/api/v1/namespaces/a/pods`, { headers: { Accept: "application/json", Authorization: "Bearer x" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("set-cookie")).toBe("a=1, b=2");
+    expect(((await res.json()) as { items: unknown[] }).items).toHaveLength(2);
+    expect(seen.at(-1)?.headers.authorization).toBe("Bearer x");
+    const items = await client().list(R.pods, "a");
+    expect(items.map((p) => (p as { metadata: { name: string } }).metadata.name)).toEqual(["p-0", "p-1"]);
+  });
+
+  it("sends a write's body and hands the apiserver's Status to the client as an ApiError", async () => {
+    await expect(client().create(R.pods, "a", { metadata: { name: "p-0" } })).rejects.toMatchObject({ code: 409, reason: "AlreadyExists" });
+    expect(JSON.parse(seen.at(-1)?.body ?? "")).toEqual({ metadata: { name: "p-0" } });
+  });
+
+  it("answers a 204 with no body", async () => {
+    const res = await apiserverFetch()(`${base}/empty`, { method: "DELETE" });
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+  });
+
+  it("streams a watch: its first event is read while the response has not ended", async () => {
+    const abort = new AbortController();
+    const events = client().watch(R.pods, "a", { signal: abort.signal });
+    const first = await events.next();
+    expect(first.value).toMatchObject({ type: "ADDED", object: { metadata: { name: "p-0" } } });
+    abort.abort();
+    await events.return(undefined);
+  });
+
+  it("rejects with the system error's code (networkCause words it) and with the signal's reason on a timeout", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    const refused = await apiserverFetch()(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+    expect(networkCause(refused)).toMatch(/^connection refused/);
+    const slow = await apiserverFetch()(`${base}/api/v1/watch-like?watch=true`, { signal: AbortSignal.timeout(1) }).then(async (r) => r.body?.getReader().read().then(() => r.body?.getReader().read())).catch((e: unknown) => e);
+    expect(networkCause(slow)).toBe("no answer in time (request timed out)");
+  });
+});
