@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { followedRevision, rolledBackFrom, rolloutState } from "../core/rollout-state.ts";
 import { revisionTemplate } from "../core/revisions.ts";
-import { templatePatch } from "../core/rollback.ts";
+import { failedRevisions, templatePatch } from "../core/rollback.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { updateStrategyOf } from "../core/update-strategy.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -35,9 +35,11 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
   let failingSince: number | undefined;
   let warned = false;
   let followed: string | undefined;
+  let failedAtStart: string[] | undefined;
   for (;;) {
     const set = await getSet(client, ns, name);
-    followed = followedRevision(set, followed);
+    failedAtStart ??= failedRevisions(set);
+    followed = followedRevision(set, followed, failedAtStart);
     const rollback = rolledBackFrom(set, followed);
     if (rollback) {
       // Not "complete": what completes now is the rollback, not the release this command waited for.

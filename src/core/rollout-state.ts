@@ -92,20 +92,28 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
 
 /**
  * followedRevision returns the update revision a follower of the rollout (`rollout status`) waits
- * for after this read of the set, `before` being the one it waited for until now. It takes up the
- * status's update revision unless Ordinal rolled back from that one (rollback.ts records it in
- * ordinal.dev/failed-revisions): a revision rolled back from is not followed — with one exception,
- * a follower that knew none yet and finds the rollback's template written but not yet observed
- * (generation ahead of observedGeneration, the update revision the last one rolled back from). It
- * keeps a revision rolled back from while it waited for it, so rolledBackFrom can tell.
+ * for after this read of the set, `before` being the one it waited for until now and
+ * `failedAtStart` the revisions rolled back from (ordinal.dev/failed-revisions) at its first read
+ * (default: this read's, i.e. this is the first). It takes up the status's update revision only
+ * from a status that observed the set's generation — before that it is an older spec's, the one
+ * the user's change replaces (kubectl waits for observedGeneration too) — and never one Ordinal
+ * rolled back from, with two exceptions: a follower that knew none yet and finds the rollback's
+ * template written but not yet observed (generation ahead of observedGeneration, the update
+ * revision the last one rolled back from) takes up that revision, and one that knew none yet and
+ * finds a revision rolled back from since it started (it slept through the rollout and its
+ * rollback) takes up that one. It keeps a revision rolled back from while it waited for it, so
+ * rolledBackFrom can tell.
  */
-export function followedRevision(set: StatefulSet, before: string | undefined): string | undefined {
+export function followedRevision(set: StatefulSet, before: string | undefined, failedAtStart: readonly string[] = failedRevisions(set)): string | undefined {
   const update = set.status?.updateRevision;
   const failed = failedRevisions(set);
-  if (!update || (before !== undefined && failed.includes(before))) return before;
-  if (!failed.includes(update)) return update;
+  if (before !== undefined && failed.includes(before)) return before;
+  const since = before === undefined ? failed.filter((r) => !failedAtStart.includes(r)).at(-1) : undefined;
+  if (since) return since;
+  if (!update) return before;
   const unobserved = (set.metadata.generation ?? 0) > (set.status?.observedGeneration ?? 0);
-  return before === undefined && unobserved && failed.at(-1) === update ? update : before;
+  if (!unobserved) return failed.includes(update) ? before : update;
+  return before === undefined && failed.at(-1) === update ? update : before;
 }
 
 /** An automatic rollback a follower saw: the revision it waited for, and the one the set went back to. */

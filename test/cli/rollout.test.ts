@@ -122,6 +122,33 @@ describe("ordinal rollout status", () => {
     expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(0);
   });
 
+  it("started before its change was observed, and not polling again until the rollback was observed, still names the rollback (never the old revision's completion)", async () => {
+    const w = await deadlineWorld();
+    const good = (await getWeb(w)).status!.currentRevision;
+    expect(await main(["set", "image", "web", "nginx=nginx:bad"], w.ctx)).toBe(0);
+    // The first read finds the new generation unobserved (status.updateRevision still the good one);
+    // the follower then sleeps through the whole failed rollout and its rollback (a slow poll, a
+    // suspended laptop), and reads next when the rollback's template is observed.
+    const sleep = w.ctx.sleep;
+    let first = true;
+    w.ctx.sleep = async (ms) => {
+      if (!first) return sleep(ms);
+      first = false;
+      for (let i = 0; i < 60; i++) {
+        w.advance(1000);
+        await w.step();
+        const s = await getWeb(w);
+        if (s.metadata.annotations?.["ordinal.dev/failed-revisions"] && s.status?.observedGeneration === s.metadata.generation) return;
+      }
+    };
+    expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(1);
+    expect(w.out).not.toContainEqual(expect.stringMatching(/^statefulset rolling update complete/));
+    const failed = (await getWeb(w)).metadata.annotations!["ordinal.dev/failed-revisions"];
+    expect(w.err.at(-1)).toBe(
+      `error: statefulset.apps.ordinal.dev "web" exceeded its progress deadline: revision ${failed} was rolled back to revision ${good} (rollbackOnFailure; recorded in ordinal.dev/failed-revisions)`,
+    );
+  });
+
   it("a missing set is exit 1 with kubectl's message", async () => {
     const w = cliWorld();
     expect(await main(["rollout", "status", "nope"], w.ctx)).toBe(1);

@@ -122,6 +122,19 @@ describe("followedRevision and rolledBackFrom: the revision `rollout status` fol
     expect(rolledBackFrom(rollbackObserved, "web-a")).toBeUndefined();
   });
 
+  it("a follower that starts before its change is observed takes up neither the older spec's update revision nor, after a rollback it slept through, the revision rolled back to", () => {
+    // Generation 3 applied (web-b), the status still generation 2's: web-a is not what was applied.
+    const applied = set(3, { observedGeneration: 2, currentRevision: "web-a", updateRevision: "web-a" });
+    expect(followedRevision(applied, undefined)).toBeUndefined();
+    // Its next read: web-b failed, was rolled back and the rollback observed (generation 4 at web-a).
+    const rolledBack = set(4, { observedGeneration: 4, currentRevision: "web-a", updateRevision: "web-a" }, "web-b");
+    const followed = followedRevision(rolledBack, undefined, []);
+    expect(followed).toBe("web-b");
+    expect(rolledBackFrom(rolledBack, followed)).toEqual({ from: "web-b", to: "web-a" });
+    // Once it saw generation 3 observed, it follows web-b as before.
+    expect(followedRevision(set(3, { observedGeneration: 3, currentRevision: "web-a", updateRevision: "web-b" }), undefined)).toBe("web-b");
+  });
+
   it("a person's undo, or a revision rolled back from before and applied again, is no rollback", () => {
     const undone = set(3, { observedGeneration: 3, currentRevision: "web-a", updateRevision: "web-a" });
     expect(rolledBackFrom(undone, followedRevision(undone, "web-b"))).toBeUndefined();
