@@ -17,7 +17,8 @@ import type { Logger } from "../log/log.ts";
 /**
  * executePlan carries out a plan's writes with upstream's rules:
  * 1. adoption, release and revision writes first, in order; a failure stops the set (no status:
- *    upstream returns before computing one);
+ *    upstream returns before computing one). When they only create revisions, the first pod's
+ *    claims are sent beside them (earlyClaims), its pod after both;
  * 2. pod and claim writes, grouped per pod: OrderedReady in order, stopping at the first failure;
  *    Parallel in slow-start batches (1, 2, 4, … pods at once, upstream's slowStartBatch),
  *    stopping after a batch with a failure;
@@ -78,13 +79,19 @@ export async function executePlan(
   const PRELUDE = new Set<Action["type"]>(["adoptPod", "releasePod", "adoptRevision", "releaseRevision", "createRevision", "updateRevisionNumber"]);
   const LATER = new Set<Action["type"]>(["deleteRevision", "writeImageList", "updateStatus"]);
   const prelude = plan.actions.filter((a) => PRELUDE.has(a.type));
-  for (const a of prelude) if (!(await run(a))) return ex;
-
   const units = podUnits(plan.actions.filter((a) => !PRELUDE.has(a.type) && !LATER.has(a.type)));
   const runUnit = async (u: Unit): Promise<boolean> => {
     for (const a of u) if (!(await run(a))) return false;
     return true;
   };
+  // A new revision and the first pod's claims are sent together (a new set's first pass: one round
+  // trip less before its first pod); the pod itself still waits for both, as upstream's does.
+  const early = earlyClaims(prelude, units[0]);
+  const [preluded, claimed] = await Promise.all([runUnit(prelude), runUnit(early)]);
+  if (!preluded) return ex;
+  // A claim that failed fails the first unit: no pod write follows (OrderedReady and Parallel's first batch both stop there).
+  if (!claimed) units.length = 0;
+  else if (early.length) units[0] = units[0].slice(early.length);
   if (plan.monotonic) {
     for (const u of units) if (!(await runUnit(u))) break;
   } else {
@@ -114,6 +121,18 @@ function reportIdentityRefusal(set: StatefulSet, a: Action, refusal: IdentityRef
   events.record(set, "Warning", "ReconcilerIdentityMismatch", message);
   ex.identityRefusals++;
   ex.identityRefusal ??= refusal;
+}
+
+/**
+ * earlyClaims returns the claims that lead the first pod unit when the prelude only creates
+ * revisions: they need nothing the revision gives (a claim's name and spec come from the set's
+ * template and the ordinal), so they are sent beside it. With adoptions or releases in the prelude
+ * nothing is sent early: those decide which pods are the set's.
+ */
+function earlyClaims(prelude: Action[], first: Unit | undefined): Action[] {
+  if (!first || prelude.length === 0 || !prelude.every((a) => a.type === "createRevision")) return [];
+  const n = first.findIndex((a) => a.type !== "createClaim");
+  return first.slice(0, n === -1 ? first.length : n);
 }
 
 /** podUnits groups consecutive actions about the same pod (its claims, then the pod) into units. */

@@ -6,7 +6,7 @@
  * first and stopping the set, pod units (a pod's claims and the pod), OrderedReady stopping at
  * the first failure, Parallel slow-start batches, revision deletion and the status last.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ImageList } from "../../src/api/imagelist.ts";
 import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../../src/api/statefulset.ts";
@@ -622,5 +622,76 @@ describe("describe", () => {
     expect(describeAction({ type: "writeImageList", node: "n1", create: {} as ImageList })).toBe("createImageList n1");
     expect(describeAction({ type: "writeImageList", node: "n2" })).toBe("patchImageList n2");
     expect(describeAction({ type: "deletePod", name: "web-1", uid: "u", reason: "heal" })).toBe("deletePod web-1");
+  });
+});
+
+describe("executePlan: a new revision and the first pod's claims go out together", () => {
+  /**
+   * world returns a fake apiserver with a new OrderedReady set of `replicas` (claim template www)
+   * and a client whose revision creates wait for `release()`; `sent` lists each create as sent
+   * and as answered.
+   */
+  function world(replicas = 1) {
+    const fake = createFakeApiServer({ namespaces: ["default"] });
+    const raw = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    fake.seed(setManifest({ replicas, claims: ["www"] }));
+    const set: StatefulSet = StatefulSetSchema.parse(fake.get(`${SETS}/web`));
+    const sent: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const client = Object.create(raw) as typeof raw;
+    client.create = async (r, ns, obj, opts) => {
+      const name = (obj as { metadata?: { name?: string } }).metadata?.name;
+      sent.push(`sent ${r.resource} ${name}`);
+      if (r.resource === "controllerrevisions") await held;
+      const out = await raw.create(r, ns, obj, opts);
+      sent.push(`done ${r.resource} ${name}`);
+      return out;
+    };
+    const p = plan({ set, pods: [], claims: [], revisions: [], now: NOW });
+    const run = () => executePlan(client, set, p, silentLogger, { record: () => {} } as unknown as EventRecorder);
+    return { fake, set, sent, release, p, run };
+  }
+
+  it("the claim is sent while the revision's create is in flight; the pod only after both", async () => {
+    const w = world();
+    expect(w.p.actions.map((a) => a.type)).toEqual(["createRevision", "createClaim", "createPod", "updateStatus"]);
+    const running = w.run();
+    await vi.waitFor(() => expect(w.sent).toContain("done persistentvolumeclaims www-web-0"));
+    expect(w.sent.filter((s) => s.includes("pods web-0"))).toEqual([]);
+    w.release();
+    const ex = await running;
+    expect(ex.error).toBeUndefined();
+    const revision = w.sent.indexOf(w.sent.find((s) => s.startsWith("done controllerrevisions"))!);
+    expect(w.sent.indexOf("sent pods web-0")).toBeGreaterThan(revision);
+    expect(ex.done.map((a) => a.type).sort()).toEqual(["createClaim", "createPod", "createRevision", "updateStatus"]);
+  });
+
+  it("a failed revision create stops the set: the claim sent beside it stays, no pod is created", async () => {
+    const w = world();
+    w.fake.faults.add({ fault: "internal", resource: "controllerrevisions", method: "POST" });
+    w.release();
+    const ex = await w.run();
+    expect(ex.error).toBeDefined();
+    expect(ex.done.map((a) => a.type)).toEqual(["createClaim"]);
+    expect(w.sent.filter((s) => s.startsWith("sent pods"))).toEqual([]);
+  });
+
+  it("a failed claim stops the pods (OrderedReady): the revision is created, no pod is", async () => {
+    const w = world(2);
+    w.fake.faults.add({ fault: "internal", resource: "persistentvolumeclaims", method: "POST" });
+    w.release();
+    const ex = await w.run();
+    expect(ex.done.map((a) => a.type)).toContain("createRevision");
+    expect(ex.done.map((a) => a.type)).not.toContain("createPod");
+    expect(w.sent.filter((s) => s.startsWith("sent pods"))).toEqual([]);
+  });
+
+  it("with an adoption in the prelude the claims wait for it (it decides which pods are the set's)", async () => {
+    const { set, exec, writes, uid } = setup({ pods: 1 });
+    const claim: Action = { type: "createClaim", pod: "web-1", claim: { ...newClaim(set, 1, "www"), spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } } };
+    delete (claim.claim.metadata as { uid?: string }).uid;
+    await exec([{ type: "adoptPod", name: "web-0", uid: uid(`${NS}/pods/web-0`), ownerReferences: owner(set) }, claim]);
+    expect(writes()).toEqual(["patch pods web-0", "create persistentvolumeclaims www-web-1"]);
   });
 });
