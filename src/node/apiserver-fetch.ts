@@ -43,13 +43,14 @@ export function apiserverFetch(tls: ApiServerTls = {}): FetchLike {
     });
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
-    const status = res.statusCode;
-    if (NULL_BODY.has(status)) {
+    // The reason phrase too: an error whose body is no Status (a proxy's 502 page) is reported by it (http.ts toApiError).
+    const answer = { status: res.statusCode, statusText: res.statusText, headers };
+    if (NULL_BODY.has(answer.status)) {
       await res.body.dump();
-      return new Response(null, { status, headers });
+      return new Response(null, answer);
     }
     const streams = new URL(url).searchParams.get("watch") === "true";
     const body = streams ? (Readable.toWeb(res.body) as ReadableStream<Uint8Array>) : await res.body.arrayBuffer();
-    return new Response(body, { status, headers });
+    return new Response(body, answer);
   };
 }

@@ -24,7 +24,8 @@ import { namespaceOf, nameOf } from "../objects/names.ts";
  * The memory is bounded as kube's caches are (an LRU of 4096 Events and 4096 similar groups), and
  * an Event gone meanwhile (the apiserver's event TTL) is created again under its name with the
  * count so far, as kube's recorder does when its patch finds none.
- * Best effort: a failed event write is logged, never fails the pass.
+ * Best effort: a failed event write is logged, never fails the pass; a failed repeat is tried again
+ * after minIntervalMs, 12 times at most (kube's maxTriesPerEvent), never at every flush.
  */
 
 const AGGREGATE_PREFIX = "(combined from similar events): ";
@@ -32,6 +33,12 @@ const AGGREGATE_PREFIX = "(combined from similar events): ";
 const AGGREGATE_AFTER = 10;
 /** …within this window (ms) since the last similar one. */
 const AGGREGATE_WINDOW_MS = 600_000;
+
+/**
+ * kube's maxTriesPerEvent: a repeat whose write failed this many times in a row is given up (its
+ * counts forgotten), e.g. one of a namespace that was deleted: no Event can be created there again.
+ */
+const MAX_TRIES = 12;
 
 /** kube's maxLruCacheEntries: the Events (and similar groups) remembered, least recently used forgotten first. */
 const MAX_REMEMBERED = 4096;
@@ -48,7 +55,10 @@ interface Known {
   count: number;
   unwritten: number;
   message: string;
+  /** When it was last written, or its last write tried (a failed repeat waits minIntervalMs too, as kube's recorder sleeps between tries). */
   writtenAt: number;
+  /** Writes of its repeats failed in a row (MAX_TRIES: given up). */
+  failures: number;
   lastSeen: Date;
   /** The Event's firstTimestamp (set when it is created): kept when it must be created again. */
   firstTimestamp: string;
@@ -136,7 +146,7 @@ export class EventRecorder {
         } else {
           // Named like kube's recorder: `<object>.<hex time>` (plus a salted sequence: one flush may create several).
           const name = `${nameOf(g.set)}.${now.getTime().toString(16)}${(this.salt + this.seq++).toString(16).padStart(6, "0")}`;
-          const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, lastSeen: now, firstTimestamp: "", about: reference(g.set), type: g.type, reason: g.reason };
+          const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, failures: 0, lastSeen: now, firstTimestamp: "", about: reference(g.set), type: g.type, reason: g.reason };
           this.known.set(eventKey, created);
           due.push({ key: eventKey, k: created, create: true });
         }
@@ -156,13 +166,21 @@ export class EventRecorder {
         await this.write(k, create, now);
       } catch (e) {
         this.log.warn("event not recorded", { event: `${k.namespace}/${k.name}`, error: String(e) });
-        // A repeat not written is tried again at the next flush (a create is, by its next occurrence).
-        if (!create) this.pending.add(key);
+        // A repeat not written is tried again once minIntervalMs passed (a create is, by its next
+        // occurrence), MAX_TRIES times at most: every set's flush must not pay for one that cannot be.
+        if (!create) this.retryLater(key, k, now);
       }
     }
     // Bounded as kube's LRU caches: the least recently used are forgotten (a repeat of one of them starts a new Event).
     forgetOldest(this.known, this.maxRemembered, (key) => this.pending.delete(key));
     forgetOldest(this.similar, this.maxRemembered);
+  }
+
+  /** retryLater queues the repeats of Event `key`, whose write failed, for a flush minIntervalMs from `now`, or forgets them after MAX_TRIES failures. */
+  private retryLater(key: string, k: Known, now: Date): void {
+    k.writtenAt = now.getTime();
+    if (++k.failures < MAX_TRIES) this.pending.add(key);
+    else this.known.delete(key);
   }
 
   /**
@@ -206,6 +224,7 @@ export class EventRecorder {
     k.count += k.unwritten;
     k.unwritten = 0;
     k.writtenAt = now.getTime();
+    k.failures = 0;
   }
 }
 

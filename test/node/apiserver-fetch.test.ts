@@ -23,6 +23,7 @@ beforeAll(async () => {
         return; // never ends: a watch
       }
       if (req.url?.startsWith("/empty")) return void res.writeHead(204).end();
+      if (req.url?.includes("/gateway/")) return void res.writeHead(502, { "content-type": "text/html" }).end("<html>upstream down</html>");
       if (req.method === "POST") return void res.writeHead(409, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", reason: "AlreadyExists", message: "pods \"p-0\" already exists", code: 409 }));
       res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] });
       res.end(JSON.stringify({ kind: "PodList", metadata: { resourceVersion: "7" }, items: [{ metadata: { name: "p-0" } }, { metadata: { name: "p-1" } }] }));
@@ -53,6 +54,12 @@ describe("apiserverFetch (the Node reconciler's transport)", () => {
   it("sends a write's body and hands the apiserver's Status to the client as an ApiError", async () => {
     await expect(client().create(R.pods, "a", { metadata: { name: "p-0" } })).rejects.toMatchObject({ code: 409, reason: "AlreadyExists" });
     expect(JSON.parse(seen.at(-1)?.body ?? "")).toEqual({ metadata: { name: "p-0" } });
+  });
+
+  it("keeps the status text a proxy's error answers with (the ApiError's reason when the body is no Status), as fetch did", async () => {
+    const res = await apiserverFetch()(`${base}/gateway/x`);
+    expect([res.status, res.statusText]).toEqual([502, "Bad Gateway"]);
+    await expect(client().list(R.pods, "gateway")).rejects.toMatchObject({ code: 502, reason: "Bad Gateway", message: "<html>upstream down</html>" });
   });
 
   it("answers a 204 with no body", async () => {

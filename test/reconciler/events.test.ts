@@ -238,6 +238,24 @@ describe("EventRecorder", () => {
     expect(events()[0].count).toBe(2);
   });
 
+  it("a repeat that cannot be written (its namespace deleted) is tried at most once per interval and given up after kube's 12 tries, not at every flush", async () => {
+    const { fake, recorder, writes, warnings } = setup();
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(1));
+    expect(writes()).toEqual(["create"]);
+    // The namespace goes: its Event with it, and no Event can be created in it any more.
+    fake.faults.add({ verb: "patch", resource: "events", fault: { status: 404, reason: "NotFound", message: "events not found" } });
+    fake.faults.add({ verb: "create", resource: "events", fault: { status: 404, reason: "NotFound", message: 'namespaces "default" not found' } });
+    // Every other set's pass flushes the shared recorder (once a second here, for an hour).
+    for (let s = 60; s < 3660; s++) await recorder.flush(at(s));
+    const failed = writes().slice(1);
+    expect(failed.length).toBe(2 * 12);
+    expect(warnings.length).toBe(12);
+    expect(failed.every((v, i) => v === (i % 2 ? "create" : "patch"))).toBe(true);
+  });
+
   it("remembers at most maxRemembered Events, the least recently used forgotten first (kube's LRU): a repeat of a forgotten one starts a new Event", async () => {
     const { recorder, events } = setup(0, 2);
     for (const m of ["a", "b"]) recorder.record(web, "Warning", "FailedCreate", m);
