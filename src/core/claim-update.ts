@@ -4,6 +4,7 @@ import type { Action } from "./actions.ts";
 import { getClaimName, nameOf, uidOf } from "../objects/names.ts";
 import { storageMatches } from "../objects/pod.ts";
 import { compareQuantities, parseQuantity, type Quantity } from "../validation/quantity.ts";
+import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * Claim templates that change (spec.volumeClaimUpdateStrategy), calculated per pod as Kruise
@@ -164,6 +165,19 @@ export function countCompatibleClaims(set: StatefulSet, out: VolumeClaimStatus[]
     out[i].compatibleReplicas++;
     if (!isResizing(claim)) out[i].compatibleReadyReplicas++;
   });
+}
+
+/**
+ * claimsBehind returns the first claim template of status.volumeClaims whose claims lag under
+ * OnPodRollingUpdate, with how many pods should have theirs (`want`: spec.replicas minus the
+ * partition, the pods the rollout updates): fewer of them have their claim at the template's
+ * size, mounted and done resizing. Undefined when none lags, or the claims are not the rollout's.
+ */
+export function claimsBehind(set: StatefulSet, volumeClaims: readonly VolumeClaimStatus[] | undefined): { behind: VolumeClaimStatus; want: number } | undefined {
+  if (!updatesClaimsOnRollout(set)) return undefined;
+  const want = Math.max(0, set.spec.replicas - updateStrategyOf(set).partition);
+  const behind = (volumeClaims ?? []).find((v) => v.compatibleReadyReplicas < want);
+  return behind && { behind, want };
 }
 
 /** ClaimUpdates returns calculateClaimUpdate of an ordinal (and its pod, if any), each calculated once per plan. */

@@ -11,14 +11,17 @@ import {
   WAITING_FOR_CLAIM_REASON,
 } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
+import { claimsBehind } from "./claim-update.ts";
 import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The set's status.conditions, after Deployment's: Progressing (True while a rollout runs or once
  * it is complete — reasons RollingUpdate, Scaling (nothing rolls: isScaling), WaitingForPodDeletion
- * (OnDelete), RolloutComplete, WaitingForClaim (complete but for a claim to grow that is not Bound
- * yet, naming it: no clock runs, progress-deadline.ts) —,
+ * (OnDelete), RolloutComplete; with the pods done and claims that OnPodRollingUpdate grows lagging
+ * (claim-update.ts: claimsBehind), RollingUpdate saying how far the claims got, WaitingForClaim
+ * naming the claims not Bound yet, or False VolumeExpansionBlocked naming those whose
+ * StorageClass refuses — no clock runs over the claims' part (progress-deadline.ts) —,
  * Unknown while paused, False while InPlaceOnly blocks it or, with progressDeadlineSeconds, once the
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
@@ -61,14 +64,21 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const complete = isRolloutComplete(set, status);
   const progress = progressWords(set, status, complete);
   const scaling = isScaling(set, status, complete);
+  // OnPodRollingUpdate: the pods' part done, the claims' may still lag (claim-update.ts).
+  const lag = complete ? claimsBehind(set, status.volumeClaims) : undefined;
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
-  else if (complete && facts.claimWaits?.length)
+  else if (lag && facts.claimRefusals?.length)
+    next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "VolumeExpansionBlocked", `${progress}, all ready; claims cannot grow: ${facts.claimRefusals.join("; ")}`.slice(0, 2048)));
+  else if (lag && facts.claimWaits?.length)
     next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", WAITING_FOR_CLAIM_REASON, `${progress}, all ready; ${CLAIMS_WAIT_WORDS}${facts.claimWaits.join("; ")}`.slice(0, 2048)));
-  else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
+  else if (lag) {
+    const words = `claims of template ${lag.behind.volumeClaimName}: ${lag.behind.compatibleReadyReplicas} of ${lag.want} pods have theirs at the template's size and mounted`;
+    next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RollingUpdate", `${progress}, all ready; ${words}`));
+  } else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
   else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
   else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", scaling ? "Scaling" : "RollingUpdate", progress));

@@ -6,6 +6,7 @@ import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
 import { LIFECYCLE_HELD_CONDITION, PROGRESSING_CONDITION, WAITING_FOR_CLAIM_REASON } from "../objects/constants.ts";
+import { claimsBehind } from "./claim-update.ts";
 import { CLAIMS_WAIT_WORDS } from "./conditions.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { failedRevisions } from "./rollback.ts";
@@ -66,16 +67,13 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
   if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };
   // OnPodRollingUpdate: the claims are part of the rollout (status.volumeClaims, claim-update.ts).
-  if (set.spec.volumeClaimUpdateStrategy?.type === "OnPodRollingUpdate") {
-    const want = Math.max(0, replicas - partition);
-    const behind = (s.volumeClaims ?? []).find((v) => v.compatibleReadyReplicas < want);
-    if (behind) {
-      if (paused) return pausedState();
-      // Progressing WaitingForClaim names the claims that are not Bound yet (conditions.ts).
-      const waiting = s.conditions?.find((c) => c.type === PROGRESSING_CONDITION && c.reason === WAITING_FOR_CLAIM_REASON)?.message?.split(CLAIMS_WAIT_WORDS)[1];
-      const why = waiting ? ` (${CLAIMS_WAIT_WORDS}${waiting})` : "";
-      return { done: false, message: `Waiting for claims of template ${behind.volumeClaimName}: ${behind.compatibleReadyReplicas} out of ${want} pods have theirs at the template's size and mounted${why}...` };
-    }
+  const lag = claimsBehind(set, s.volumeClaims);
+  if (lag) {
+    if (paused) return pausedState();
+    // Progressing WaitingForClaim names the claims that are not Bound yet (conditions.ts).
+    const waiting = s.conditions?.find((c) => c.type === PROGRESSING_CONDITION && c.reason === WAITING_FOR_CLAIM_REASON)?.message?.split(CLAIMS_WAIT_WORDS)[1];
+    const why = waiting ? ` (${CLAIMS_WAIT_WORDS}${waiting})` : "";
+    return { done: false, message: `Waiting for claims of template ${lag.behind.volumeClaimName}: ${lag.behind.compatibleReadyReplicas} out of ${lag.want} pods have theirs at the template's size and mounted${why}...` };
   }
   if (partition > 0) {
     const want = replicas - partition;

@@ -76,6 +76,9 @@ describe("a larger storage request with volumeClaimUpdateStrategy OnPodRollingUp
       // Never more than one claim resizing at once (maxUnavailable 1).
       expect(Object.values(s).filter((v) => v === "2Gi/1Gi").length).toBeLessThanOrEqual(1);
       for (const [name, v] of Object.entries(s)) if (v.startsWith("2Gi") && !grownOrder.includes(name)) grownOrder.push(name);
+      // The claims are the rollout's: not RolloutComplete while one lags.
+      const reason = (await c.set()).status?.conditions?.find((x) => x.type === "Progressing")?.reason;
+      expect(reason).toBe(Object.values(s).every((v) => v === "2Gi/2Gi") ? "RolloutComplete" : "RollingUpdate");
     }
     expect(grownOrder).toEqual(["data-web-2", "data-web-1", "data-web-0"]);
     for (let i = 0; i < 3; i++) await c.step();

@@ -322,9 +322,21 @@ describe("Progressing while a claim to grow is not Bound", () => {
     });
     expect(p.actions.filter((a) => a.type === "expandClaim")).toEqual([]);
   });
-  it("once it is Bound it grows, and once grown the rollout is complete", () => {
-    expect(plan(input({})).actions.filter((a) => a.type === "expandClaim").map((a) => ("name" in a ? a.name : ""))).toEqual(["www-web-2"]);
+  it("once it is Bound it grows, the rollout saying so (RollingUpdate, not RolloutComplete, while a claim lags), and once grown the rollout is complete", () => {
+    const grows = plan(input({}));
+    expect(grows.actions.filter((a) => a.type === "expandClaim").map((a) => ("name" in a ? a.name : ""))).toEqual(["www-web-2"]);
+    const claimsWords = "claims of template www: 2 of 3 pods have theirs at the template's size and mounted";
+    expect(progressing(grows)).toMatchObject({ status: "True", reason: "RollingUpdate", message: `3 of 3 pods at revision ${rev}, all ready; ${claimsWords}` });
+    // Grown, its capacity not there yet (the resizer works): still the rollout's.
+    expect(progressing(plan(input({ storage: "2Gi", capacity: "1Gi" })))).toMatchObject({ reason: "RollingUpdate", message: `3 of 3 pods at revision ${rev}, all ready; ${claimsWords}` });
     expect(progressing(plan(input({ storage: "2Gi" })))).toMatchObject({ reason: "RolloutComplete" });
+  });
+  it("a StorageClass that refuses: Progressing False VolumeExpansionBlocked naming it (as InPlaceOnly's block), not RolloutComplete", () => {
+    expect(progressing(plan(input({ cls: "fixed" })))).toMatchObject({
+      status: "False",
+      reason: "VolumeExpansionBlocked",
+      message: `3 of 3 pods at revision ${rev}, all ready; claims cannot grow: claim www-web-2: StorageClass "fixed" does not allow volume expansion (allowVolumeExpansion is not true)`,
+    });
   });
 });
 
