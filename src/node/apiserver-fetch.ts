@@ -21,6 +21,9 @@ export interface ApiServerTls {
 /** The `watch` values the apiserver reads as true (Go's strconv.ParseBool): `?watch=1` is a watch as much as `?watch=true`. */
 const WATCH_TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
 
+/** What the Response constructor takes as a status text (HTTP's reason-phrase: tab, space, visible and obs-text characters). */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** Statuses whose Response must have no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
@@ -46,8 +49,9 @@ export function apiserverFetch(tls: ApiServerTls = {}): FetchLike {
     });
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) headers.append(k, one);
-    // The reason phrase too: an error whose body is no Status (a proxy's 502 page) is reported by it (http.ts toApiError).
-    const answer = { status: res.statusCode, statusText: res.statusText, headers };
+    // The reason phrase too: an error whose body is no Status (a proxy's 502 page) is reported by it (http.ts toApiError);
+    // one the Response constructor refuses (control characters) is left out rather than failing the answer.
+    const answer = { status: res.statusCode, statusText: REASON_PHRASE.test(res.statusText) ? res.statusText : "", headers };
     if (NULL_BODY.has(answer.status)) {
       await res.body.dump();
       return new Response(null, answer);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { networkCause } from "../../src/kube/network-error.ts";
@@ -60,6 +60,13 @@ describe("apiserverFetch (the Node reconciler's transport)", () => {
     const res = await apiserverFetch()(`${base}/gateway/x`);
     expect([res.status, res.statusText]).toEqual([502, "Bad Gateway"]);
     await expect(client().list(R.pods, "gateway")).rejects.toMatchObject({ code: 502, reason: "Bad Gateway", message: "<html>upstream down</html>" });
+  });
+
+  it("answers a status text the Response constructor refuses (a control character) without it, not as a failure", async () => {
+    const raw = createNetServer((s) => s.once("data", () => s.end("HTTP/1.1 502 Bad\x01Gateway\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno")));
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    const res = await apiserverFetch()(`http://127.0.0.1:${(raw.address() as AddressInfo).port}/x`).finally(() => raw.close());
+    expect([res.status, res.statusText, await res.text()]).toEqual([502, "", "no"]);
   });
 
   it("answers a 204 with no body", async () => {
