@@ -1,6 +1,6 @@
 import type { StatefulSet } from "../api/statefulset.ts";
 import { COMPONENT } from "../objects/constants.ts";
-import { isNotFound, type KubeClient } from "../kube/client.ts";
+import { isAlreadyExists, isNotFound, type KubeClient } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { wholeSeconds } from "../core/inplace-state.ts";
@@ -204,14 +204,21 @@ export class EventRecorder {
   }
 
   /**
-   * write creates the Event (`create`: never written) or patches its count, lastTimestamp and message (a
-   * repeat); a repeat whose Event is gone (its TTL passed) creates it again with the count so far.
+   * write creates the Event (`create`: never written; one that exists already, a create whose answer
+   * was lost, is patched) or patches its count, lastTimestamp and message (a repeat); a repeat whose
+   * Event is gone (its TTL passed) creates it again with the count so far.
    * A failed write throws and leaves the counts as they were, for the next flush.
    */
   private async write(k: Known, create: boolean, now: Date): Promise<void> {
     const ts = wholeSeconds(now);
     if (create) {
-      await this.client.create(R.events, k.namespace, newEvent(k, ts, ts, k.unwritten));
+      try {
+        await this.client.create(R.events, k.namespace, newEvent(k, ts, ts, k.unwritten));
+      } catch (e) {
+        // A create whose answer was lost stored the Event with the counts it carried (all still unwritten here): add the rest.
+        if (!isAlreadyExists(e)) throw e;
+        await this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
+      }
       k.firstTimestamp = ts;
     } else {
       try {

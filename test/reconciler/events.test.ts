@@ -212,6 +212,20 @@ describe("EventRecorder", () => {
     expect(events().map((e) => e.count)).toEqual([2]);
   });
 
+  it("a create whose answer was lost (the Event stored) is not created again and again: the next occurrence patches its count", async () => {
+    const { fake, recorder, events, writes } = setup(0);
+    fake.faults.add({ verb: "create", resource: "events", fault: "lost", times: 1 });
+    recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+    await recorder.flush(at(0));
+    expect(events().map((e) => e.count)).toEqual([1]);
+    for (const s of [1, 2]) {
+      recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
+      await recorder.flush(at(s));
+    }
+    expect(events().map((e) => [e.count, e.lastTimestamp])).toEqual([[3, "2026-11-21T12:00:02Z"]]);
+    expect(writes()).toEqual(["create", "create", "patch", "patch"]);
+  });
+
   it("a repeat whose Event is gone (its TTL passed) creates it again under its name, with the count so far and its firstTimestamp", async () => {
     const { fake, recorder, events, writes } = setup(0);
     recorder.record(web, "Warning", "FailedCreate", "quota exceeded");
