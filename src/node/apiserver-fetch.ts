@@ -18,13 +18,16 @@ export interface ApiServerTls {
   insecure?: boolean;
 }
 
+/** The `watch` values the apiserver reads as true (Go's strconv.ParseBool): `?watch=1` is a watch as much as `?watch=true`. */
+const WATCH_TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
+
 /** Statuses whose Response must have no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
  * apiserverFetch returns a FetchLike over one keep-alive undici Agent with `tls`. It answers a
  * Response whose body was read whole (lists, gets, writes: what the kube client reads with
- * `json()`), or streams it when the request is a watch (`watch=true`: its body never ends). It
+ * `json()`), or streams it when the request is a watch (`watch=true`, or any value the apiserver reads as true: its body never ends). It
  * rejects as undici does: the system or TLS error (its `code`, which networkCause words) or the
  * signal's reason (a TimeoutError for the client's per-request timeout). Redirects are not
  * followed (an apiserver does not send them) and no compression is asked for (the in-cluster
@@ -49,7 +52,7 @@ export function apiserverFetch(tls: ApiServerTls = {}): FetchLike {
       await res.body.dump();
       return new Response(null, answer);
     }
-    const streams = new URL(url).searchParams.get("watch") === "true";
+    const streams = WATCH_TRUE.has(new URL(url).searchParams.get("watch") ?? "");
     const body = streams ? (Readable.toWeb(res.body) as ReadableStream<Uint8Array>) : await res.body.arrayBuffer();
     return new Response(body, answer);
   };

@@ -17,7 +17,7 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
       seen.push({ method: req.method ?? "", url: req.url ?? "", body, headers: req.headers });
-      if (req.url?.includes("watch=true")) {
+      if (/[?&]watch=(true|1|t)(&|$)/.test(req.url ?? "")) {
         res.writeHead(200, { "content-type": "application/json" });
         res.write(JSON.stringify({ type: "ADDED", object: { metadata: { name: "p-0" } } }) + "\n");
         return; // never ends: a watch
@@ -77,7 +77,17 @@ describe("apiserverFetch (the Node reconciler's transport)", () => {
     await events.return(undefined);
   });
 
-  it("rejects with the system error's code (networkCause words it) and with the signal's reason on a timeout", async () => {
+  it("streams a watch asked as the apiserver reads a bool (watch=1, watch=t: latency bench's watches), not only watch=true", async () => {
+    for (const v of ["1", "t", "true"]) {
+      const abort = new AbortController();
+      const res = await apiserverFetch()(`${base}/api/v1/namespaces/a/pods?watch=${v}`, { signal: abort.signal });
+      const first = await res.body!.getReader().read();
+      expect(new TextDecoder().decode(first.value)).toContain('"ADDED"');
+      abort.abort();
+    }
+  });
+
+    it("rejects with the system error's code (networkCause words it) and with the signal's reason on a timeout", async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
     const port = (closed.address() as AddressInfo).port;
