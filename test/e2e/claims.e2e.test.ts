@@ -40,9 +40,13 @@ const setClaims = (ns: string, claims: ReturnType<typeof template>[]) => admin.p
 const reasons = async (ns: string) => (await admin.list<Event>(R.events, ns)).map((e) => e.reason ?? "");
 const size = (c: PersistentVolumeClaim) => `${c.spec?.resources?.requests?.storage}/${c.status?.capacity?.storage}`;
 
+/** Claims the PV controller leaves as they are (by namespace/name): e.g. one the test made Pending. */
+const unbound = new Set<string>();
+
 /** volumes plays the PV controller (a Pending claim becomes Bound at its request) and the resizer (capacity follows a grown request). */
 async function volumes(ns: string): Promise<void> {
   for (const c of await claimsOf(ns)) {
+    if (unbound.has(`${ns}/${c.metadata!.name!}`)) continue;
     const request = c.spec?.resources?.requests?.storage;
     if (c.status?.phase === "Bound" && c.status.capacity?.storage === request) continue;
     await admin.patch(R.pvcs, ns, c.metadata!.name!, { status: { phase: "Bound", accessModes: c.spec?.accessModes, capacity: { storage: request } } }, "merge", "status");
@@ -101,6 +105,30 @@ describe("a larger storage request (OnPodRollingUpdate, a class that allows expa
     expect((await getSet(ns)).status?.volumeClaims).toEqual([{ volumeClaimName: "data", compatibleReplicas: 3, compatibleReadyReplicas: 3 }]);
     expect((await listPods(ns)).map((p) => p.metadata?.uid).sort()).toEqual(uids);
     expect((await reasons(ns)).filter((r) => r === "SuccessfulResize")).toHaveLength(3);
+  });
+});
+
+describe("a claim to grow that is not Bound", () => {
+  it("is left (the apiserver refuses to grow it) and named in Progressing WaitingForClaim; it grows once Bound", async () => {
+    const { ns, kubelet } = await running("claims-unbound", [template("data", "1Gi", GROWS)]);
+    unbound.add(`${ns}/data-web-1`);
+    await admin.patch(R.pvcs, ns, "data-web-1", { status: { phase: "Pending", capacity: null } }, "merge", "status");
+    // The oracle: the apiserver refuses growing a claim that is not bound (validation, 422).
+    const refused = await admin
+      .patch(R.pvcs, ns, "data-web-1", { spec: { resources: { requests: { storage: "2Gi" } } } }, "merge")
+      .then(() => undefined, (e: unknown) => e);
+    expect((refused as ApiError).code).toBe(422);
+    expect((refused as ApiError).message).toContain("spec is immutable after creation except resources.requests for bound claims");
+    await setClaims(ns, [template("data", "2Gi", GROWS)]);
+    for (let i = 0; i < 12; i++) await step(ns, kubelet);
+    expect((await claimsOf(ns)).map(size)).toEqual(["2Gi/2Gi", "1Gi/undefined", "2Gi/2Gi"]);
+    const progressing = async () => (await getSet(ns)).status?.conditions?.find((c) => c.type === "Progressing");
+    expect(await progressing()).toMatchObject({ status: "True", reason: "WaitingForClaim" });
+    expect((await progressing())?.message).toContain("claim data-web-1 is not Bound (Pending): it grows to 2Gi once it is");
+    unbound.delete(`${ns}/data-web-1`);
+    for (let i = 0; i < 6; i++) await step(ns, kubelet);
+    expect((await claimsOf(ns)).map(size)).toEqual(["2Gi/2Gi", "2Gi/2Gi", "2Gi/2Gi"]);
+    expect(await progressing()).toMatchObject({ status: "True", reason: "RolloutComplete" });
   });
 });
 
