@@ -175,6 +175,22 @@ export interface Figures {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * steadyCpu runs `pass` `times` times back to back over one client, with no forced GC between
+ * them (as a reconciler runs its passes), and returns the CPU per pass of this process and of a
+ * remote apiserver (ms). Peak heap needs a collected baseline (measure); CPU taken right after a
+ * forced full GC pays the heap's regrowth in the measured pass instead.
+ */
+export async function steadyCpu(server: RemoteApiServer, pass: (c: KubeClient) => Promise<unknown>, times: number): Promise<{ reconcilerMs: number; apiserverMs: number }> {
+  const { client } = meteredClient(server);
+  const s0 = await server.stats();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < times; i++) await pass(client);
+  const c = process.cpuUsage(c0);
+  const s1 = await server.stats();
+  return { reconcilerMs: (c.user + c.system) / 1000 / times, apiserverMs: (s1.us - s0.us) / 1000 / times };
+}
+
 /** measure runs `pass` once to warm up, then `runs` times, and returns median figures. */
 export async function measure(server: BenchApiServer, pass: (c: KubeClient) => Promise<unknown>, runs: number): Promise<Figures> {
   const { client, meter, reset } = meteredClient(server);
