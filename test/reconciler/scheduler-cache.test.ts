@@ -92,39 +92,45 @@ describe("ReconcileScheduler with the watch cache", () => {
     expect(w.requests.length).toBe(requests);
   });
 
-  it("a set the watch sees appear has its orphan lookup sent before its first pass runs, and the pass sends none of its own", async () => {
-    // The scheduler's clock stands still: the set's pass (due 2 ms after the wake) waits until it moves.
+  /**
+   * lookupWorld starts a scheduler with a watch cache whose clock stands still (a set's pass, due
+   * 2 ms after its wake, waits until `advance` moves it) and returns it once synced, with what
+   * creates set `web` and the requests its orphan lookup sent (selector app=web) since.
+   */
+  async function lookupWorld() {
     let t = 0;
     const w = world(true, () => t);
     stops.push(() => w.scheduler.stop(), async () => w.cache?.stop());
     w.scheduler.start();
     await vi.waitFor(() => expect(w.passes.count).toBe(1), { timeout: 10_000 });
     await vi.waitFor(() => expect(w.cache!.synced()).toBe(true), { timeout: 10_000 });
-    const admin = createKubeClient({ baseUrl: "https://fake", fetch: w.fake.fetch, sleep: async () => {} });
     const before = w.requests.length;
-    await admin.create(R.statefulSets, "default", setManifest({ name: "web", replicas: 1 }) as unknown as KubeObject);
-    const bySelector = () => w.requests.slice(before).filter((r) => r.includes("labelSelector=app=web"));
-    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(["GET /api/v1/namespaces/default/pods", "GET /apis/apps/v1/namespaces/default/controllerrevisions"]), { timeout: 5_000 });
+    const admin = createKubeClient({ baseUrl: "https://fake", fetch: w.fake.fetch, sleep: async () => {} });
+    return {
+      w,
+      createSet: () => admin.create(R.statefulSets, "default", setManifest({ name: "web", replicas: 1 }) as unknown as KubeObject),
+      bySelector: () => w.requests.slice(before).filter((r) => r.includes("labelSelector=app=web")),
+      advance: () => (t = 1_000),
+    };
+  }
+  const LOOKUP = ["GET /api/v1/namespaces/default/pods", "GET /apis/apps/v1/namespaces/default/controllerrevisions"];
+
+  it("a set the watch sees appear has its orphan lookup sent before its first pass runs, and the pass sends none of its own", async () => {
+    const { w, createSet, bySelector, advance } = await lookupWorld();
+    await createSet();
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
     expect(w.passes.count).toBe(1);
-    t = 1_000;
+    advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
   });
 
   it("a set's CREATE wake (the webhook's, with its selector) sends the orphan lookup before the set is stored; the watch's sighting and the pass send none again", async () => {
-    let t = 0;
-    const w = world(true, () => t);
-    stops.push(() => w.scheduler.stop(), async () => w.cache?.stop());
-    w.scheduler.start();
-    await vi.waitFor(() => expect(w.passes.count).toBe(1), { timeout: 10_000 });
-    await vi.waitFor(() => expect(w.cache!.synced()).toBe(true), { timeout: 10_000 });
-    const before = w.requests.length;
-    const bySelector = () => w.requests.slice(before).filter((r) => r.includes("labelSelector=app=web"));
+    const { w, createSet, bySelector, advance } = await lookupWorld();
     w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" });
-    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(["GET /api/v1/namespaces/default/pods", "GET /apis/apps/v1/namespaces/default/controllerrevisions"]), { timeout: 5_000 });
-    const admin = createKubeClient({ baseUrl: "https://fake", fetch: w.fake.fetch, sleep: async () => {} });
-    await admin.create(R.statefulSets, "default", setManifest({ name: "web", replicas: 1 }) as unknown as KubeObject);
-    t = 1_000;
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
+    await createSet();
+    advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
   });
