@@ -16,8 +16,8 @@ import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
 /**
- * createKubeClient returns a KubeClient over any fetch: global fetch (Node, public endpoints),
- * a Workers VPC binding's fetch, undici with a custom CA (src/node/kubeconfig.ts), or the
+ * createKubeClient returns a KubeClient over any fetch: global fetch (the default),
+ * a Workers VPC binding's fetch, Node's undici transport (src/node/apiserver-fetch.ts), or the
  * in-process fake apiserver. Retries 429, 5xx and network errors with bounded backoff; hands
  * 4xx (409 Conflict included) to the caller as ApiError.
  */
