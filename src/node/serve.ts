@@ -188,8 +188,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       },
     }, shards);
   const lookup = lookupStatefulSetWith(client);
+  const deps = appDepsFrom(settings);
   const app = createApp({
-    ...appDepsFrom(settings),
+    ...deps,
     log: metricsLogger(log, metrics),
     lookupStatefulSet: lookup,
     rememberStatefulSet: lookup.remember,
@@ -220,7 +221,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     return app.fetch(req, env);
   };
   // The admission path compiled before the first real call (warm-admission.ts): a set's CREATE is rare and ran cold.
-  await warmAdmission(appDepsFrom(settings));
+  await warmAdmission(deps);
   const server = listen(fetchWithMetrics, { port: flags.port, host: flags.host, tls: tlsOptions });
   await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
   const address = server.address();

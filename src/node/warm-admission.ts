@@ -1,4 +1,4 @@
-import { StatefulSetSchema } from "../api/statefulset.ts";
+import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { createApp, type AppDeps } from "../http/app.ts";
 import { silentLogger } from "../log/log.ts";
 import { newStatefulSetPod } from "../objects/pod.ts";
@@ -48,9 +48,8 @@ interface Sample {
   object: unknown;
 }
 
-/** samples returns the warm-up's requests: the set's CREATE (mutating and validating hooks) and its first pod's CREATE (both pod hooks). */
-function samples(): Sample[] {
-  const set = StatefulSetSchema.parse(sampleSet);
+/** samples returns the warm-up's requests: the set's CREATE (mutating and validating hooks) and its first pod's CREATE (both pod hooks); `set` is sampleSet parsed. */
+function samples(set: StatefulSet): Sample[] {
   const pod = newStatefulSetPod(set, 0);
   const setKind = { group: "apps.ordinal.dev", version: "v1", kind: "StatefulSet" };
   const setResource = { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" };
@@ -77,17 +76,17 @@ interface WarmAnswer {
  * throws nothing (the caller starts anyway, only colder).
  */
 export async function warmAdmission(deps: Pick<AppDeps, "reconcilerUsername" | "validateAppsV1StatefulSets">, rounds = WARM_ROUNDS): Promise<WarmAnswer[]> {
-  const set = StatefulSetSchema.parse(sampleSet);
-  const app = createApp({
-    auth: { unauthenticated: true },
-    reconcilerUsername: deps.reconcilerUsername,
-    validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets,
-    log: silentLogger,
-    lookupStatefulSet: () => Promise.resolve(set),
-  });
   const answers: WarmAnswer[] = [];
   try {
-    const list = samples();
+    const set = StatefulSetSchema.parse(sampleSet);
+    const app = createApp({
+      auth: { unauthenticated: true },
+      reconcilerUsername: deps.reconcilerUsername,
+      validateAppsV1StatefulSets: deps.validateAppsV1StatefulSets,
+      log: silentLogger,
+      lookupStatefulSet: () => Promise.resolve(set),
+    });
+    const list = samples(set);
     for (let round = 0; round < rounds; round++) {
       answers.length = 0;
       for (const s of list) {

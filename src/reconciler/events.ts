@@ -211,18 +211,19 @@ export class EventRecorder {
    */
   private async write(k: Known, create: boolean, now: Date): Promise<void> {
     const ts = wholeSeconds(now);
+    const patchCount = () => this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
     if (create) {
       try {
         await this.client.create(R.events, k.namespace, newEvent(k, ts, ts, k.unwritten));
       } catch (e) {
         // A create whose answer was lost stored the Event with the counts it carried (all still unwritten here): add the rest.
         if (!isAlreadyExists(e)) throw e;
-        await this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
+        await patchCount();
       }
       k.firstTimestamp = ts;
     } else {
       try {
-        await this.client.patch(R.events, k.namespace, k.name, { count: k.count + k.unwritten, lastTimestamp: ts, message: k.message }, "merge");
+        await patchCount();
       } catch (e) {
         if (!isNotFound(e)) throw e;
         await this.client.create(R.events, k.namespace, newEvent(k, k.firstTimestamp, ts, k.count + k.unwritten));

@@ -236,7 +236,6 @@ export class ShardRunner {
     const budgetSpent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
     // A pass also stops between sets once the Lease may have lapsed (its writes would be refused).
     const spent = () => budgetSpent() || !this.acting();
-    const { events } = this;
     try {
       while (this.fullPassQueued || this.queued.size > 0) {
         if (budgetSpent()) break;
@@ -257,11 +256,11 @@ export class ShardRunner {
         if (this.queued.size > 0) {
           const [key] = this.queued;
           this.queued.delete(key);
-          s = await this.setPass(s, key, events, spent);
+          s = await this.setPass(s, key, spent);
           continue;
         }
         this.fullPassQueued = false;
-        s = await this.fullPass(s, events, spent);
+        s = await this.fullPass(s, spent);
       }
     } finally {
       // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.
@@ -271,7 +270,7 @@ export class ShardRunner {
       this.queued.clear();
       this.fullPassQueued = false;
       this.schedule = s;
-      await events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
+      await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
       await this.o.store.save(s);
       await this.o.store.setAlarm(Math.max(nextAlarmAt(s), t));
     }
@@ -283,7 +282,7 @@ export class ShardRunner {
   }
 
   /** setPass runs a targeted pass of one set (or a namespace's ImageLists) and returns the schedule after it. */
-  private async setPass(s: ShardSchedule, key: string, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
+  private async setPass(s: ShardSchedule, key: string, shouldStop: () => boolean): Promise<ShardSchedule> {
     const w = fromKey(key);
     const woken = this.woken.get(key);
     if (woken && w.name && probesFirst(woken, this.now().getTime()) && !(await this.anyLanded(w.namespace, woken.awaiting))) {
@@ -301,7 +300,7 @@ export class ShardRunner {
     try {
       const imageListsKnownNone = this.noImageLists.has(w.namespace);
       const knownSet = this.knownSets.get(key);
-      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, knownSet, events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, knownSet, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
       return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
@@ -358,7 +357,7 @@ export class ShardRunner {
   }
 
   /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
-  private async fullPass(s: ShardSchedule, events: EventRecorder, shouldStop: () => boolean): Promise<ShardSchedule> {
+  private async fullPass(s: ShardSchedule, shouldStop: () => boolean): Promise<ShardSchedule> {
     const { client } = this;
     const { log } = this.o;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
@@ -366,7 +365,7 @@ export class ShardRunner {
     this.noImageLists.clear();
     let r: PassResult;
     try {
-      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       log.warn("full pass failed", { shard: this.o.shard.index, error: e instanceof Error ? e.message : String(e) });
       return { ...s, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
