@@ -38,11 +38,11 @@ interface ThreadData {
 type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "stop" };
 
 /**
- * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
- * new set's selector (its orphan lookup starts at once: src/reconciler/orphan-lookups.ts); nothing
- * else of what the webhook's Wake carries (its reason) is cloned across.
+ * threadWake returns what of a wake is posted to the thread: the set and the write it announces;
+ * nothing else of what the webhook's Wake carries (its reason) is cloned across. (The thread's own
+ * watch cache sees sets appear, with their stored selector: src/reconciler/orphan-lookups.ts.)
  */
-export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });
+export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) });
 /** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
 interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];

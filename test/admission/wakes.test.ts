@@ -21,7 +21,7 @@ const puller = { metadata: { name: "pull-x", namespace: "default", labels: { [PU
 
 describe("wakeOf: which set an admission wakes", () => {
   it.each<[string, Fields, Wake | undefined]>([
-    ["a set's create, with its selector (its orphan lookup starts while the set is stored)", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" }],
+    ["a set's create: its name only, never its selector (the orphan lookup uses the stored set's)", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "CREATE" } }],
     ["a set's update", { kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: withRv(sampleSet(), "41") }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "41" } }],
     ["a set's delete (oldObject only)", { kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "DELETE" } }],
     ["a set's scale", { kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web", resourceVersion: "7" } } }, { namespace: "default", name: "web", reason: "scale", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "7" } }],
@@ -42,19 +42,10 @@ describe("wakeOf: which set an admission wakes", () => {
     expect(wake(f)).toEqual(want);
   });
 
-  it("a set's create carries a selector only when it is a usable one: not empty, not over 4 KiB", () => {
-    const withSelector = (selector: unknown) => {
-      const set = sampleSet() as unknown as { spec: Record<string, unknown> };
-      set.spec.selector = selector;
-      return wake({ kind: osts, name: "web", object: set });
-    };
-    expect(withSelector({ matchLabels: { app: "web", tier: "db" } })?.selector).toBe("app=web,tier=db");
-    expect(withSelector({ matchExpressions: [{ key: "app", operator: "In", values: ["a", "b"] }] })?.selector).toBe("app in (a,b)");
-    for (const none of [{}, { matchLabels: {} }, "app=web", { matchLabels: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`key-${i}`, "v".repeat(20)])) }]) {
-      const w = withSelector(none);
-      expect(w?.name).toBe("web");
-      expect(w && "selector" in w).toBe(false);
-    }
+  it("a wake carries nothing of the request's object but names: a forged set CREATE whose selector matches every pod wakes the set by name", () => {
+    const set = sampleSet() as unknown as { spec: Record<string, unknown> };
+    set.spec.selector = { matchExpressions: [{ key: "app", operator: "Exists" }] };
+    expect(Object.keys(wake({ kind: osts, name: "web", object: set }) ?? {}).sort()).toEqual(["name", "namespace", "reason", "write"]);
   });
 
   it("the pod's namespace, else the request's, else default", () => {

@@ -125,11 +125,16 @@ describe("ReconcileScheduler with the watch cache", () => {
     expect(bySelector()).toHaveLength(2);
   });
 
-  it("a set's CREATE wake (the webhook's, with its selector) sends the orphan lookup before the set is stored; the watch's sighting and the pass send none again", async () => {
+  it("a wake that carries a selector but is not the watch's sighting (a forged review's, say) sends no lookup: the set's comes from the watch, by its stored selector", async () => {
     const { w, createSet, bySelector, advance } = await lookupWorld();
-    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" });
-    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
+    const sent = () => w.requests.filter((r) => r.includes("labelSelector="));
+    const before = sent().length;
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app" });
+    w.scheduler.wake({ namespace: "empty", name: "web", selector: "app" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sent().slice(before)).toEqual([]);
     await createSet();
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
     advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
