@@ -17,7 +17,7 @@ import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
 import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
 import { runStepsPausing } from "../validation/steps.ts";
-import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
+import { hooksSend, WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
@@ -66,8 +66,11 @@ export interface AppDeps {
 
 interface AdmissionRoute {
   path: string;
-  /** Kinds (`request.kind`) the route handles; others are a 400. "any": every kind (the wake hook). */
-  kinds: GroupKind[] | "any";
+  /**
+   * Kinds (`request.kind`) the route handles; others are a 400. "rules": the requests its hooks'
+   * rules send (the wake hook: see hooksSend), others are a 400 and wake nothing.
+   */
+  kinds: GroupKind[] | "rules";
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
   /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
   failed(req: AdmissionRequest, message: string): AdmissionResult;
@@ -167,9 +170,9 @@ export function createApp(deps: AppDeps): Hono {
     },
     {
       // Wake-only rules (webhook-configs.ts): admissions no other hook sees, e.g. a set's delete or
-      // scale; always allowed, the wake is the point.
+      // scale; always allowed, the wake is the point. Only what those rules send is taken.
       path: WEBHOOK_PATHS.wake,
-      kinds: "any",
+      kinds: "rules",
       failed: (req) => ({ response: allow(req) }),
       handle: (req) => ({ response: allow(req) }),
     },
@@ -240,8 +243,9 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   }
   const req = parsed.data.request;
   const kinds = route.kinds;
-  if (kinds !== "any" && !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
-    return badRequest(c, `${route.path} handles ${kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}: check the webhook's rules`);
+  if (kinds === "rules" ? !hooksSend(route.path, req) : !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
+    const handles = kinds === "rules" ? "only what its hooks' rules send" : kinds.map(gkString).join(", ");
+    return badRequest(c, `${route.path} handles ${handles}, not ${req.operation} ${gkString(req.kind)}${req.subResource ? ` (${req.subResource})` : ""}: check the webhook's rules`);
   }
 
   let result: AdmissionResult;

@@ -69,7 +69,29 @@ describe("wakeOf: which set an admission wakes", () => {
 });
 
 describe("the wake route", () => {
-  it("allows any kind and hands its wake to onWake", async () => {
+  it("G2: takes only what its hooks' rules send: a review they never send (a set's CREATE, a pod's status update) is a 400 and wakes nothing", async () => {
+    const wakes: Wake[] = [];
+    const t = await testApp({ onWake: (w) => wakes.push(w) });
+    const forged = [
+      request({ kind: osts, name: "web", object: sampleSet() }),
+      request({ kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }),
+      request({ ...node, operation: "UPDATE", name: "web-0", object: readyPod(), oldObject: pod() }),
+      request({ kind: imageListKind, name: "l", object: { metadata: { name: "l" } } }),
+    ];
+    for (const req of forged) expect((await t.post(WEBHOOK_PATHS.wake, review(req))).status).toBe(400);
+    expect(wakes).toEqual([]);
+    // What the rules do send still wakes: a set's delete, a pod's delete, a claim's create, a puller's status.
+    const sent = [
+      request({ kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }),
+      request({ operation: "DELETE", name: "web-0", oldObject: pod() }),
+      request({ kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({ [SET_NAME_LABEL]: "web" }) }),
+      request({ ...node, operation: "UPDATE", subResource: "status", object: puller, oldObject: puller }),
+    ];
+    for (const req of sent) expect((await t.post(WEBHOOK_PATHS.wake, review(req))).status).toBe(200);
+    expect(wakes.map((w) => w.reason)).toEqual(["set", "pod", "claim", "imagelist"]);
+  });
+
+  it("allows a set's scale and hands its wake to onWake", async () => {
     const wakes: Wake[] = [];
     const t = await testApp({ onWake: (w) => wakes.push(w) });
     const body = review(request({ kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }));
