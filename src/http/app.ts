@@ -51,14 +51,12 @@ export interface AppDeps {
    * of the wake. Must not throw; errors of the promise are logged.
    */
   onWake?(wake: Wake, waitUntil: (p: Promise<unknown>) => void): void;
-  /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
-  lookupStatefulSet?: LookupStatefulSet;
   /**
-   * An Ordinal StatefulSet whose CREATE (not a dry run) the validating hook allowed, as admitted,
-   * with its uid: the lookup's cache keeps it (`SetLookup.remember`), so the mutating hook needs no
-   * GET for the reconciler's first pod of a new set. Must not throw.
+   * Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). Its
+   * cache is filled from the apiserver only (a GET, or Node's watch: `SetLookup.remember`), never
+   * from a review body: anyone who reaches the webhooks can send one (G4 of issue 35).
    */
-  rememberStatefulSet?(set: unknown): void;
+  lookupStatefulSet?: LookupStatefulSet;
   log: Logger;
   /** Defaults to MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -78,8 +76,6 @@ interface AdmissionRoute {
   bounded?: boolean;
   /** false: the request wakes nothing (another hook that sees the same request wakes the set). */
   wakes?: false;
-  /** Called with each request the handler allowed, before the answer is sent. */
-  allowed?(req: AdmissionRequest): void;
 }
 
 /**
@@ -157,9 +153,6 @@ export function createApp(deps: AppDeps): Hono {
         return pause ? runStepsPausing(statefulSetRequestSteps(req, opts), pause) : validateStatefulSetRequest(req, opts);
       },
       bounded: true,
-      allowed: (req) => {
-        if (req.operation === "CREATE" && !req.dryRun && req.kind.group === GROUP) deps.rememberStatefulSet?.(req.object);
-      },
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
@@ -244,8 +237,8 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   const req = parsed.data.request;
   const kinds = route.kinds;
   if (kinds === "rules" ? !hooksSend(route.path, req) : !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
-    const handles = kinds === "rules" ? "only what its hooks' rules send" : kinds.map(gkString).join(", ");
-    return badRequest(c, `${route.path} handles ${handles}, not ${req.operation} ${gkString(req.kind)}${req.subResource ? ` (${req.subResource})` : ""}: check the webhook's rules`);
+    const what = kinds === "rules" ? `only what its hooks' rules send, not ${req.operation} of ${req.resource.resource}${req.subResource ? `/${req.subResource}` : ""}` : `${kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}`;
+    return badRequest(c, `${route.path} handles ${what}: check the webhook's rules`);
   }
 
   let result: AdmissionResult;
@@ -257,7 +250,6 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = route.failed(req, message);
   }
 
-  if (result.response.allowed) route.allowed?.(req);
   const wake = deps.onWake && route.wakes !== false && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
   if (wake) {
     try {

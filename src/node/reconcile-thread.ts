@@ -10,6 +10,7 @@
  * (the old thread is dead by then: no two writers).
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { KubeObject } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
@@ -48,7 +49,8 @@ interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
+/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it). */
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -65,7 +67,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
   let lastPost = 0;
-  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w));
+  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w), (set) => port.postMessage({ type: "set", set } satisfies FromThread));
   const scheduler = new ShardSchedulers(client, {
     ...data.scheduler,
     ...(cache ? { cache } : {}),
@@ -121,8 +123,8 @@ export class ReconcileThread {
     private readonly log: Logger,
     private readonly heapMb: number,
     private readonly data: Omit<ThreadData, "role">,
-    /** After each of the thread's passes (readiness: its identity refusals). */
-    private readonly onPass: (summary: PassSummary) => void = () => {},
+    /** After each of the thread's passes (readiness: its identity refusals), and each set its watch saw appear (the mutating hook's cache). */
+    private readonly listeners: { onPass?: (summary: PassSummary) => void; onSet?: (set: KubeObject) => void } = {},
     /** The script the thread runs: the one this process runs (the bundle, or bin.mjs), with the same arguments. */
     private readonly entry: { script: string; argv: string[] } = { script: process.argv[1], argv: process.argv.slice(2) },
   ) {}
@@ -137,7 +139,8 @@ export class ReconcileThread {
     this.worker = worker;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metrics = m.state;
-      else if (m.type === "pass") this.onPass(m.summary);
+      else if (m.type === "pass") this.listeners.onPass?.(m.summary);
+      else if (m.type === "set") this.listeners.onSet?.(m.set);
     });
     worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
     worker.on("exit", (code) => {

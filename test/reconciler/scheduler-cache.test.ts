@@ -30,12 +30,13 @@ function world(withCache: boolean, clock?: () => number) {
       return fake.fetch(input, init);
     },
   });
-  const cache: WatchCache | undefined = withCache ? startWatchCache(client, client, { log: silentLogger, maxBytes: 16 << 20, wake: (w) => scheduler.wake(w) }) : undefined;
+  const sighted: KubeObject[] = [];
+  const cache: WatchCache | undefined = withCache ? startWatchCache(client, client, { log: silentLogger, maxBytes: 16 << 20, wake: (w) => scheduler.wake(w), sighted: (s) => void sighted.push(s) }) : undefined;
   const passes = { count: 0 };
   const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, onPass: () => void passes.count++, ...(cache ? { cache } : {}), ...(clock ? { clock } : {}) });
   const kubelet = new KubeletPlayer(createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} }), { namespace: "default" });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name).sort();
-  return { fake, requests, scheduler, cache, kubelet, pods, passes };
+  return { fake, requests, scheduler, cache, kubelet, pods, passes, sighted };
 }
 
 let stops: (() => Promise<void>)[] = [];
@@ -120,6 +121,8 @@ describe("ReconcileScheduler with the watch cache", () => {
     await createSet();
     await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
     expect(w.passes.count).toBe(1);
+    // And handed to `sighted` as stored (Node: the mutating hook's set cache), uid and all.
+    expect(w.sighted.map((s) => [s.metadata?.name, typeof s.metadata?.uid])).toEqual([["web", "string"]]);
     advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
