@@ -24,8 +24,8 @@ export type SetLookup = LookupStatefulSet & {
 
 /**
  * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: a GET, parsed
- * with defaults filled (as the planner sees the set). A set that does not parse throws, which the
- * HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
+ * with defaults filled (as the planner sees the set). A set that does not parse throws (why: in the
+ * error's cause, which the server logs), which the HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
  * (every pod the reconciler creates), a set read in the last SET_CACHE_TTL_MS with that uid is
  * reused: name, namespace and serviceName never change for one uid (a recreated set has a new uid,
  * so it is fetched). volumeClaimTemplates may gain a template (issue 23): a pod the reconciler
@@ -49,9 +49,11 @@ export function lookupStatefulSetWith(client: KubeClient, now: () => number = Da
       cache.delete(key);
       return undefined;
     }
-    const set = StatefulSetSchema.parse(raw);
-    keep(key, set);
-    return set;
+    const parsed = StatefulSetSchema.safeParse(raw);
+    // The reason stays in the server's log: the answer goes to whoever sent the review (G7 of issue 35).
+    if (!parsed.success) throw new Error(`StatefulSet ${namespace}/${name} as stored does not parse (the server's log says why)`, { cause: parsed.error });
+    keep(key, parsed.data);
+    return parsed.data;
   };
   const remember = (stored: unknown) => {
     const parsed = StatefulSetSchema.safeParse(stored);
