@@ -79,7 +79,7 @@ export class OrphanLookups {
     const key = `${namespace} ${selector}`;
     let l = this.held.get(key);
     if (!l) {
-      if (this.held.size >= MAX_HELD || this.limiter.take(`orphans ${namespace}`) > 0) return;
+      if (this.held.size >= MAX_HELD || this.limiter.take(`orphans ${namespace}`, namespace) > 0) return;
       const found = listSelected(this.client, namespace, selector);
       found.catch(() => {}); // awaited by the passes that take it, or dropped
       l = { selector, found, at: this.clock(), waiting: 0 };

@@ -6,7 +6,7 @@ import { fencedClient } from "./fence.ts";
 import { EventRecorder } from "./events.ts";
 import { reconcilePass, type PassResult } from "./pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
-import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
+import { CACHED_GLOBAL_RATE, CACHED_NAMESPACE_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import { OrphanLookups } from "./orphan-lookups.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
@@ -180,7 +180,7 @@ export class ReconcileScheduler {
     const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
-    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
+    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE, undefined, CACHED_NAMESPACE_RATE);
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
@@ -405,7 +405,7 @@ export class ReconcileScheduler {
   /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
   private async targetedPass(d: Due): Promise<void> {
     const key = wakeKey(d.wake);
-    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key);
+    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key, d.wake.namespace);
     if (wait > 0) {
       d.at = this.clock() + wait;
       return;
