@@ -1,12 +1,12 @@
 /**
- * OrphanLookups (src/reconciler/orphan-lookups.ts): one lookup per namespace and selector, shared by
+ * OrphanLookups (src/schedule/orphan-lookups.ts): one lookup per namespace and selector, shared by
  * the sets that wait for it, taken once per set, dropped after LOOKUP_TTL_MS, at most MAX_HELD at
  * once, within the limiter's bucket of the namespace.
  */
 import { describe, expect, it } from "vitest";
 import type { KubeClient } from "../../src/kube/client.ts";
-import { LOOKUP_TTL_MS, MAX_HELD, OrphanLookups } from "../../src/reconciler/orphan-lookups.ts";
-import { WakeLimiter } from "../../src/reconciler/wake-limiter.ts";
+import { LOOKUP_TTL_MS, MAX_HELD, OrphanLookups } from "../../src/schedule/orphan-lookups.ts";
+import { WakeLimiter } from "../../src/schedule/wake-limiter.ts";
 
 function setup(rate = { burst: 20, perSecond: 10 }) {
   let t = 0;

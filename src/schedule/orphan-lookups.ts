@@ -1,13 +1,27 @@
-import type { ControllerRevision, Pod } from "../api/k8s.ts";
-import type { KubeClient, KubeObject } from "../kube/client.ts";
-import { R } from "../kube/resources.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { listSelected, type OrphanLookup } from "../reconciler/orphan-lookup.ts";
 import type { WakeLimiter } from "./wake-limiter.ts";
+
+/** How long (ms) a lookup waits for its set's first pass; an older one is dropped unused. */
+export const LOOKUP_TTL_MS = 2_000;
+/** Lookups held at once at most: in flight, or done and not yet taken by every set waiting for it. */
+export const MAX_HELD = 4;
+/** Sets waiting for a held lookup at most (a burst of new sets beyond it: their passes look themselves). */
+const MAX_WAITING = 256;
+
+/** One lookup (namespace and selector) and how many sets still wait to take it. */
+interface Held {
+  selector: string;
+  found: OrphanLookup["found"];
+  at: number;
+  waiting: number;
+}
 
 /**
  * A new set's orphan lookup, started early. A set that owns no revision yet lists its namespace's
- * pods and revisions by its own selector before its first plan (pass.ts, withSelected: orphans it
- * may adopt, e.g. an apps/v1 set's left by `kubectl delete --cascade=orphan`): a round trip before
- * its first write. When the watch sees a set appear (watch-cache.ts: the set as the apiserver
+ * pods and revisions by its own selector before its first plan (src/reconciler/pass.ts,
+ * withSelected: orphans it may adopt, e.g. an apps/v1 set's left by `kubectl delete
+ * --cascade=orphan`): a round trip before its first write. When the watch sees a set appear (watch-cache.ts: the set as the apiserver
  * stores it), the scheduler starts that lookup at once (OrphanLookups.start) and hands it to the
  * set's first targeted pass (take), which uses it when the selector is still the set's: the lists
  * then run while the pass is coalesced and started, not after it began. The selector is always the
@@ -20,40 +34,6 @@ import type { WakeLimiter } from "./wake-limiter.ts";
  * the scheduler's rate limit of its namespace (key `orphans <namespace>`); beyond, a set's pass
  * looks itself, and passes run one at a time. A lookup no pass takes within LOOKUP_TTL_MS is dropped.
  */
-export interface OrphanLookup {
-  /** The label selector the lists used (the pass compares it with the set's). */
-  selector: string;
-  /** The pods and revisions of the namespace that the selector matches (this pass's own copy). */
-  found: Promise<{ pods: (Pod & KubeObject)[]; revisions: (ControllerRevision & KubeObject)[] }>;
-}
-
-/** How long (ms) a lookup waits for its set's first pass; an older one is dropped unused. */
-export const LOOKUP_TTL_MS = 2_000;
-/** Lookups held at once at most: in flight, or done and not yet taken by every set waiting for it. */
-export const MAX_HELD = 4;
-/** Sets waiting for a held lookup at most (a burst of new sets beyond it: their passes look themselves). */
-const MAX_WAITING = 256;
-/** The pass's page size (pass.ts LIST_PAGE_SIZE). */
-const PAGE_SIZE = 5000;
-
-/** listSelected returns the namespace's pods and revisions that `selector` matches (two lists, at once): the orphan lookup, early or the pass's own. */
-export async function listSelected(client: KubeClient, namespace: string | undefined, selector: string): Promise<Awaited<OrphanLookup["found"]>> {
-  const page = { labelSelector: selector, limit: PAGE_SIZE };
-  const [pods, revisions] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, namespace, page),
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
-  ]);
-  return { pods, revisions };
-}
-
-/** One lookup (namespace and selector) and how many sets still wait to take it. */
-interface Held {
-  selector: string;
-  found: OrphanLookup["found"];
-  at: number;
-  waiting: number;
-}
-
 export class OrphanLookups {
   /** By `namespace selector`. */
   private readonly held = new Map<string, Held>();

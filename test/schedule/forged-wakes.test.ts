@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { PULLER_LABEL } from "../../src/objects/constants.ts";
-import { ReconcileScheduler } from "../../src/reconciler/scheduler.ts";
+import { ReconcileScheduler } from "../../src/schedule/scheduler.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { osts, request, review, sampleSet } from "../admission/helpers.ts";
