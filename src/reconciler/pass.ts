@@ -19,6 +19,7 @@ import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
+import { writeSlice } from "./write-slice.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -458,7 +459,7 @@ async function reconcileSet(
     } catch (e) {
       throw new PlanFailed(e);
     }
-    ex = await executePlan(client, set, p, o.log, events);
+    ex = await executePlan(client, set, p, o.log, events, writeSlice(() => o.now().getTime()));
     for (const l of ex.imageLists) index.putImageList(l);
     names.push(...ex.done.map(describe));
     done += ex.done.length;
