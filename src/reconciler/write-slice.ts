@@ -9,7 +9,7 @@
  */
 
 /** WRITE_SLICE_MS is how long one set's pass starts new batches of pod writes. */
-export const WRITE_SLICE_MS = 1_000;
+const WRITE_SLICE_MS = 1_000;
 
 /** MAX_WRITE_BATCH caps Parallel's slow-start batches (1, 2, 4, … 64 pods at once). */
 export const MAX_WRITE_BATCH = 64;
