@@ -11,7 +11,7 @@ import { indexObjects, type PassIndex } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import type { OrphanLookup } from "./orphan-lookups.ts";
+import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
 
@@ -32,7 +32,7 @@ export { shardOf } from "./pass-groups.ts";
  * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
  * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
  * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
- * the watch sees the set appear, before its first pass: orphan-lookups.ts).
+ * the watch sees the set appear, before its first pass: src/schedule/orphan-lookups.ts).
  */
 
 export interface PassOptions {
@@ -72,7 +72,7 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
-  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (orphan-lookups.ts); used when the selector is still the set's. */
+  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
 

@@ -10,7 +10,7 @@ import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { compileSelector, selectorToString } from "../validation/labels.ts";
 import type { EventRecorder } from "./events.ts";
 import { describe, executePlan, type Execution } from "./executor.ts";
-import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
+import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
 import type { PassIndex, SetObjects } from "./pass-index.ts";
 import { LIST_PAGE_SIZE } from "./pass-groups.ts";
 import { PlanFailed } from "./set-error.ts";
