@@ -94,6 +94,16 @@ function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
   return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
 }
 
+/**
+ * awaitsOnlyGate is true when the pod's in-place update is done on the node (every changed
+ * container runs the new image and is ready) and only Ordinal's own step is missing: the gate
+ * True, after which the pod is Ready. The progress deadline counts such a pod as updated and Ready.
+ */
+export function awaitsOnlyGate(pod: Pod): boolean {
+  const state = readInPlaceState(pod);
+  return !!state && state.revision !== "" && state.revision === getPodRevision(pod) && isInPlaceUpdateDone(pod, state);
+}
+
 /** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition (the pod's other conditions as observed). */
 export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
   const others = (pod.status?.conditions ?? []).filter((c) => c.type !== INPLACE_READY_CONDITION);

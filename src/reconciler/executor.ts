@@ -4,6 +4,7 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged } from "../core/status.ts";
+import type { CreateRefusal } from "../core/create-refusal.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
 import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
@@ -40,6 +41,8 @@ export interface Execution {
   /** Writes refused by Ordinal's webhook because the reconciler is not who it expects, and the first such refusal. */
   identityRefusals: number;
   identityRefusal?: IdentityRefusal;
+  /** The first pod or claim create the apiserver refused (written into the status: core/create-refusal.ts). */
+  createRefusal?: CreateRefusal;
 }
 
 type Unit = Action[];
@@ -63,6 +66,7 @@ export async function executePlan(
     const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
+    if ((a.type === "createPod" || a.type === "createClaim") && isRefusal(e)) ex.createRefusal ??= a.type === "createPod" ? { pod: nameOf(a.pod), message: e.message } : { pod: a.pod, claim: nameOf(a.claim), message: e.message };
     ex.error ??= error;
     return error;
   };
@@ -109,9 +113,21 @@ export async function executePlan(
   // Pre-warm writes never hold the set's pods back; what they wrote goes to the pass's index.
   for (const a of plan.actions) if (a.type === "writeImageList") await run(a);
 
-  const status = statusAfter(set, plan.basis, ex.done);
+  const status = statusAfter(set, plan.basis, ex.done, ex.createRefusal);
   if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
   return ex;
+}
+
+/**
+ * isRefusal is true when the apiserver refused a create for a reason a person must act on: the
+ * request is invalid (400, 422), forbidden (403: RBAC, a quota, a webhook's deny) or a webhook
+ * could not be called (500 "failed calling webhook"). A conflict, throttling or the apiserver's own
+ * transient trouble is not: the next pass tries again, and that wait is Ordinal's.
+ */
+function isRefusal(e: unknown): e is ApiError {
+  if (!(e instanceof ApiError)) return false;
+  if (e.code === 400 || e.code === 403 || e.code === 422) return true;
+  return e.code === 500 && /failed calling webhook/i.test(e.message);
 }
 
 /**
