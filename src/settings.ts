@@ -16,7 +16,7 @@ export class SettingError extends Error {
 }
 
 /** Where a setting is read: the Cloudflare Worker, `ordinal serve` (Node), the other `ordinal` commands. */
-type Runtime = "Worker" | "serve" | "CLI";
+export type Runtime = "Worker" | "serve" | "CLI";
 
 interface Setting<T> {
   /** What the variable accepts, in words (for the docs and the error). */
@@ -160,7 +160,7 @@ export const SETTINGS = {
   KUBERNETES_SERVICE_HOST: row(text("a host"), undefined, NODE, "Set by Kubernetes in a pod: with it (and no KUBECONFIG), Node calls the apiserver with the pod's ServiceAccount token."),
   KUBERNETES_SERVICE_PORT: row(integer(1, 65_535), 443, NODE, "Set by Kubernetes in a pod: the apiserver's port, with KUBERNETES_SERVICE_HOST."),
   LEASE_NAMESPACE: row(namespace, INSTALL_NAMESPACE, ALL, "The namespace of the reconciler's Leases: one active reconciler per shard, between Workers and `ordinal serve` replicas alike (`ordinal rollout status` reads them to tell whether a reconciler runs)."),
-  RECONCILER_USERNAME: row(text("a username"), undefined, ALL, "The reconciler's username as the apiserver authenticates it: the only caller the webhooks let change a managed pod's identity.", { unset: "the identity of KUBE_TOKEN (or of the cluster's token, on Node) when it is a ServiceAccount token, else system:serviceaccount:ordinal-system:ordinal-reconciler" }),
+  RECONCILER_USERNAME: row(text("a username"), undefined, BOTH, "The reconciler's username as the apiserver authenticates it: the only caller the webhooks let change a managed pod's identity.", { unset: "the identity of KUBE_TOKEN (or of the cluster's token, on Node) when it is a ServiceAccount token, else system:serviceaccount:ordinal-system:ordinal-reconciler" }),
   // --- the reconciler ---
   RECONCILE_INTERVAL_MS: row(integer(100, 3_600_000, " of milliseconds"), 10_000, BOTH, "Between full (safety) passes; wakes and requeues come sooner. `ordinal serve --interval-ms` wins."),
   RECONCILE_BUDGET_MS: row(integer(1000, 3_600_000, " of milliseconds"), 45_000, BOTH, "Time one reconcile invocation may take (`ordinal serve`: at most 4 intervals)."),
@@ -212,6 +212,14 @@ export function setting<K extends SettingName>(vars: Readonly<Record<string, str
   return r.parse(raw, (expected) => {
     throw new SettingError(`${name} must be ${expected}, got ${r.secret ? "a value it refuses" : JSON.stringify(vars[name])}`);
   });
+}
+
+/**
+ * checkSettings parses every setting `runtime` reads, so a refused value stops it at start (as a
+ * wrong flag does), not when, or whether, the code that uses it runs. Throws the first SettingError.
+ */
+export function checkSettings(vars: Readonly<Record<string, string | undefined>>, runtime: Runtime): void {
+  for (const name of Object.keys(SETTINGS) as SettingName[]) if ((SETTINGS[name].runtimes as readonly Runtime[]).includes(runtime)) setting(vars, name);
 }
 
 /**

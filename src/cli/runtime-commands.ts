@@ -42,7 +42,7 @@ export const serveCmd: Command = {
       intervalMs: num(v["interval-ms"], "--interval-ms", setting(e, "RECONCILE_INTERVAL_MS")),
       simulate: v.simulate === true,
       exitAfterMs: num(v["exit-after-ms"], "--exit-after-ms", 0),
-    });
+    }, e);
   },
 };
 

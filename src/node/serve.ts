@@ -18,7 +18,7 @@ import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
-import { setting, SettingError } from "../settings.ts";
+import { checkSettings, setting, SettingError } from "../settings.ts";
 import { electionFor } from "../lease/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
@@ -103,12 +103,16 @@ function withKeyFiles(env: Readonly<Record<string, string | undefined>>): Readon
   return Object.freeze({ ...env, ...files });
 }
 
-/** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
-export async function serveCommand(flags: ServeFlags): Promise<number> {
+/**
+ * serveCommand runs until killed (or --exit-after-ms) and returns the exit code; `env` is the
+ * process's environment, read (src/settings.ts), never written. Throws a SettingError for a refused setting.
+ */
+export async function serveCommand(flags: ServeFlags, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   // The same command line runs the reconcile thread (reconcile-thread.ts): it only reconciles.
   if (isReconcileThread()) return reconcileThreadMain();
   // The inputs, read once and never written: the environment, and the key files it names.
-  const vars = withKeyFiles(process.env);
+  checkSettings(env, "serve");
+  const vars = withKeyFiles(env);
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(vars);
   // The reconciler's identity on the Leases, and its User-Agent (the apiserver's audit log tells replicas apart).
   const holder = `node-${randomUUID().slice(0, 8)}`;
