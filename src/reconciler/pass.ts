@@ -1,9 +1,8 @@
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
+import type { Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { fnv32a } from "../core/hash.ts";
 import { plan, type Plan } from "../core/planner.ts";
-import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
 import { controllerOf } from "../core/ownership.ts";
@@ -15,10 +14,15 @@ import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
+import { claimsToExpand } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
+import { selectedLabelKeys } from "../objects/projection.ts";
+import { hasClaimTemplates, LIST_PAGE_SIZE, listImageLists, optsInToPrewarm, prefetch, quiet, readNamespace, storageClassReader, type Prefetched, type StorageClassReader } from "./pass-reads.ts";
+import { fromList, inCursorOrder, namespaceGroups, shardGroups, shardOf, type NamespaceGroup } from "./pass-order.ts";
+
+export { shardOf } from "./pass-order.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -60,7 +64,7 @@ export interface PassOptions {
    * after it: one round trip fewer. Only a hint: a set found with templates it did not have then
    * has its claims read after it; a set gone costs those reads once.
    */
-  knownSet?: { withClaims: boolean };
+  knownSet?: KnownSet;
   /**
    * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
    * shard runner): its memory combines their events as kube's correlator does (default: one for
@@ -77,6 +81,12 @@ export interface PassOptions {
   shard?: { index: number; count: number };
   /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
+}
+
+/** What a targeted pass found of its set: whether it has claim templates, and the label keys its selector and hooks read (beyond Ordinal's own). */
+export interface KnownSet {
+  withClaims: boolean;
+  labelKeys?: readonly string[];
 }
 
 interface SetResult {
@@ -106,35 +116,13 @@ export interface PassResult {
   unseenWrites?: AnnouncedWrite[];
   /** Targeted pass that read the namespace's ImageLists: how many it holds after the pass (0: none; undefined: not read). */
   imageListCount?: number;
-  /** Targeted pass that found its set: whether it has claim templates (the caller's `knownSet` next time). */
-  seenSet?: { withClaims: boolean };
+  /** Targeted pass that found its set: whether it has claim templates and the label keys it reads (the caller's `knownSet` next time). */
+  seenSet?: KnownSet;
 }
-
-/** A targeted pass's reads of the set's namespace, sent beside the set's own (knownSet). */
-interface Prefetched {
-  pods: Promise<(Pod & KubeObject)[]>;
-  revisions: Promise<(ControllerRevision & KubeObject)[]>;
-  claims?: Promise<(PersistentVolumeClaim & KubeObject)[]>;
-  imageLists?: Promise<ImageList[]>;
-}
-
-/** quiet returns `p`, marked handled: awaited later, or dropped when the pass ends before (it must not be an unhandled rejection). */
-function quiet<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => {});
-  return p;
-}
-
-/**
- * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
- * 5 list requests (a page of 5,000 pods is a few MiB of JSON, within a Worker's 128 MB).
- */
-const LIST_PAGE_SIZE = 5000;
 
 /** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
 const MANAGED_SELECTOR = SET_NAME_LABEL;
 
-/** shardOf returns the shard of a namespace among `count` (FNV-1a of the name). */
-export const shardOf = (namespace: string, count: number): number => fnv32a(namespace) % count;
 
 const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
@@ -145,7 +133,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet.withClaims, !o.imageListsKnownNone) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet, !o.imageListsKnownNone) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
@@ -159,7 +147,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     return result;
   }
   const setIds = new Set<string>();
-  if (o.setName) result.seenSet = { withClaims: rawSets.some(hasClaimTemplates) };
+  if (o.setName) result.seenSet = { withClaims: rawSets.some(hasClaimTemplates), labelKeys: [...selectedLabelKeys(rawSets)] };
   // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a
   // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
   // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
@@ -190,65 +178,6 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   return result;
 }
 
-/** The sets of one namespace a pass visits in a row (in cursor order). */
-interface NamespaceGroup {
-  namespace: string;
-  sets: KubeObject[];
-}
-
-/** optsInToPrewarm is true when the (unparsed) set has `imagePrewarm` in its rolling update strategy, or something there that is not an object. */
-function optsInToPrewarm(set: KubeObject): boolean {
-  const strategy = (set.spec as { updateStrategy?: { rollingUpdate?: { imagePrewarm?: unknown } } } | undefined)?.updateStrategy;
-  if (typeof strategy !== "object" || strategy === null) return strategy !== undefined && strategy !== null;
-  const rolling: unknown = strategy.rollingUpdate;
-  if (typeof rolling !== "object" || rolling === null) return rolling !== undefined && rolling !== null;
-  return (rolling as { imagePrewarm?: unknown }).imagePrewarm !== undefined;
-}
-
-/** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
-function hasClaimTemplates(set: KubeObject): boolean {
-  const templates = (set.spec as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
-  return templates !== undefined && templates !== null && !(Array.isArray(templates) && templates.length === 0);
-}
-
-/** fromList yields the groups of a list. */
-async function* fromList(groups: NamespaceGroup[]): AsyncGenerator<NamespaceGroup> {
-  yield* groups;
-}
-
-/** keyOrder compares namespaces as the apiserver orders its keys and the cursor orders sets (`namespace/`). */
-const keyOrder = (a: string, b: string): number => (`${a}/` < `${b}/` ? -1 : `${a}/` > `${b}/` ? 1 : 0);
-
-/**
- * shardGroups yields a shard's sets one namespace at a time: it lists the cluster's namespaces
- * (small objects; other shards' dropped page by page), then each of its own namespaces' sets, in
- * cursor order (from the namespace of `startAfter`, whose sets after it come first; wrapping
- * around). A shard never reads another shard's sets: the cluster's sets are read once over all shards.
- */
-async function* shardGroups(client: KubeClient, shard: { index: number; count: number }, startAfter: string | undefined): AsyncGenerator<NamespaceGroup> {
-  const names = (await client.list<KubeObject>(R.namespaces, undefined, { limit: LIST_PAGE_SIZE, keep: (n) => shardOf(n.metadata?.name ?? "", shard.count) === shard.index }))
-    .map((n) => n.metadata?.name ?? "")
-    .sort(keyOrder);
-  const from = startAfter ? startAfter.slice(0, startAfter.indexOf("/")) : undefined;
-  const first = from === undefined ? 0 : Math.max(0, names.findIndex((n) => keyOrder(n, from) >= 0));
-  for (const namespace of [...names.slice(first), ...names.slice(0, first)]) {
-    const sets = await client.list<KubeObject>(R.statefulSets, namespace, { limit: LIST_PAGE_SIZE });
-    if (sets.length) yield { namespace, sets: inCursorOrder(sets, namespace === from ? startAfter : undefined) };
-  }
-}
-
-/** namespaceGroups returns the sets cut into runs of one namespace, in their order. */
-function namespaceGroups(sets: readonly KubeObject[]): NamespaceGroup[] {
-  const groups: NamespaceGroup[] = [];
-  for (const s of sets) {
-    const namespace = s.metadata?.namespace ?? "";
-    const last = groups[groups.length - 1];
-    if (last?.namespace === namespace) last.sets.push(s);
-    else groups.push({ namespace, sets: [s] });
-  }
-  return groups;
-}
-
 /**
  * reconcileNamespace lists one namespace's managed pods, claims and revisions (by `selector`),
  * plans and executes its sets, and returns the sets it parsed. What it read is garbage once it
@@ -267,14 +196,9 @@ async function reconcileNamespace(
   // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
   const withClaims = group.sets.some((s) => hasClaimTemplates(s));
   const early = namespace === o.namespace ? o.prefetched : undefined;
-  const [pods, claims, revisions, lists] = await Promise.all([
-    early?.pods ?? client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    withClaims ? (early?.claims ?? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE })) : [],
-    early?.revisions ?? client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    listsReady,
-  ]);
+  const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, selector, group.sets, withClaims, early), listsReady]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
-  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods, ...(withClaims ? { persistentvolumeclaims: claims } : {}) });
+  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
   const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
   const { events } = o;
   const parsedSets = new Map<string, StatefulSet>();
@@ -323,37 +247,6 @@ async function reconcileNamespace(
   }
 }
 
-/** prefetch sends a targeted pass's reads of the namespace (pods and revisions by `selector`, claims when `withClaims`, ImageLists when `imageLists`) at once. */
-function prefetch(client: KubeClient, namespace: string, selector: string, withClaims: boolean, imageLists: boolean): Prefetched {
-  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE };
-  return {
-    pods: quiet(client.list<Pod & KubeObject>(R.pods, namespace, page)),
-    revisions: quiet(client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page)),
-    ...(withClaims ? { claims: quiet(client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, page)) } : {}),
-    ...(imageLists ? { imageLists: quiet(listImageLists(client, namespace)) } : {}),
-  };
-}
-
-/** StorageClassReader returns the cluster's StorageClasses (name → allowVolumeExpansion), read once per pass; undefined when they cannot be read. */
-type StorageClassReader = () => Promise<ExpansionByClass | undefined>;
-
-/**
- * storageClassReader returns a StorageClassReader that lists the StorageClasses once, on first
- * use, for the whole pass. A failed list (e.g. an install whose RBAC predates the storageclasses
- * grant) is logged and gives undefined: no claim is expanded, nothing else stops.
- */
-function storageClassReader(client: KubeClient, log: Logger): StorageClassReader {
-  let loaded: Promise<ExpansionByClass | undefined> | undefined;
-  return () =>
-    (loaded ??= client.list<KubeObject & { allowVolumeExpansion?: boolean }>(R.storageClasses, undefined, { limit: LIST_PAGE_SIZE }).then(
-      (classes) => new Map(classes.map((c) => [c.metadata?.name ?? "", c.allowVolumeExpansion === true])),
-      (e: unknown) => {
-        log.warn("cannot read StorageClasses: claims are not expanded this pass", { error: e instanceof Error ? e.message : String(e) });
-        return undefined;
-      },
-    ));
-}
-
 /**
  * withUnseen sets result.unseenWrites to the awaited writes that what the pass read (by kind) does
  * not include yet (objects/announced-write.ts); none awaited, nothing set. Returns the result.
@@ -386,28 +279,6 @@ function replaceWritten(lists: ImageList[], written: ImageList[]): ImageList[] {
 function inShard(lists: ImageList[], o: PassOptions): ImageList[] {
   const shard = o.shard;
   return shard ? lists.filter((l) => shardOf(l.metadata.namespace ?? "", shard.count) === shard.index) : lists;
-}
-
-/**
- * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
- * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
- */
-async function listImageLists(client: KubeClient, ns: string | undefined): Promise<ImageList[]> {
-  try {
-    return await client.list<ImageList>(R.imageLists, ns, { limit: LIST_PAGE_SIZE });
-  } catch (e) {
-    if (isNotFound(e)) return [];
-    throw e;
-  }
-}
-
-/** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
-function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): KubeObject[] {
-  // Ids are unique (namespace/name): no two compare equal.
-  const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : 1));
-  if (!startAfter) return sorted;
-  const i = sorted.findIndex((s) => setId(s) > startAfter);
-  return i === -1 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
 }
 
 /**
