@@ -49,10 +49,15 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const cut = (v: unknown): string | undefined => (typeof v === "string" ? (v.length > MAX_MESSAGE_CHARS ? v.slice(0, MAX_MESSAGE_CHARS) : v) : undefined);
 
-/** defined returns `o` without its undefined fields (projections compare equal to objects that never had them). */
+/**
+ * defined returns a copy of `o` without its undefined fields (projections compare equal to objects
+ * that never had them). A copy, not `delete`: an object that lost a property is a slow dictionary
+ * in V8, several times the size of one built field by field.
+ */
 function defined<T extends Obj>(o: T): T {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o;
+  const out: Obj = {};
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out as T;
 }
 
 /**

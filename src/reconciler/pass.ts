@@ -17,7 +17,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { claimsToExpand } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
+import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
 import { selectedLabelKeys } from "../objects/projection.ts";
 import { hasClaimTemplates, LIST_PAGE_SIZE, listImageLists, optsInToPrewarm, prefetch, quiet, readNamespace, storageClassReader, type Prefetched, type StorageClassReader } from "./pass-reads.ts";
 import { fromList, inCursorOrder, namespaceGroups, shardGroups, shardOf, type NamespaceGroup } from "./pass-order.ts";
@@ -39,7 +39,7 @@ export { shardOf } from "./pass-order.ts";
  * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
  * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
  * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
- * the watch sees the set appear, before its first pass: orphan-lookups.ts).
+ * the watch sees the set appear, before its first pass: src/schedule/orphan-lookups.ts).
  */
 
 export interface PassOptions {
@@ -79,7 +79,7 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
-  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (orphan-lookups.ts); used when the selector is still the set's. */
+  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
 
