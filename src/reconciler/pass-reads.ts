@@ -1,24 +1,17 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { ImageList } from "../api/imagelist.ts";
-import type { ExpansionByClass } from "../core/claim-update.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import type { Logger } from "../log/log.ts";
+import { LIST_PAGE_SIZE } from "./pass-groups.ts";
 import { labelKeys, projectClaim, projectPod, projectRevision, selectedLabelKeys } from "../objects/projection.ts";
 
 /**
  * A pass's reads of a namespace's objects (pass.ts): the pods, claims and revisions carrying
  * Ordinal's label, each projected as its page streams in (objects/projection.ts: what the planner
  * reads, with the label keys the namespace's sets select on or hook on), a targeted pass's reads
- * sent beside its set (prefetch), the StorageClasses once per pass, the ImageLists.
+ * sent beside its set (prefetch), the ImageLists. Items are decoded one at a time as a page streams
+ * (kube/list-stream.ts): a page costs one item's text in the heap, not the page's.
  */
-
-/**
- * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
- * 5 list requests. Items are decoded one at a time as a page streams (kube/list-stream.ts), so a
- * page costs one item's text in the heap, not the page's.
- */
-export const LIST_PAGE_SIZE = 5000;
 
 /** A namespace's objects as a pass holds them (projected). */
 export interface NamespaceObjects {
@@ -82,26 +75,6 @@ export function prefetch(client: KubeClient, namespace: string, selector: string
   };
 }
 
-/** StorageClassReader returns the cluster's StorageClasses (name → allowVolumeExpansion), read once per pass; undefined when they cannot be read. */
-export type StorageClassReader = () => Promise<ExpansionByClass | undefined>;
-
-/**
- * storageClassReader returns a StorageClassReader that lists the StorageClasses once, on first
- * use, for the whole pass. A failed list (e.g. an install whose RBAC predates the storageclasses
- * grant) is logged and gives undefined: no claim is expanded, nothing else stops.
- */
-export function storageClassReader(client: KubeClient, log: Logger): StorageClassReader {
-  let loaded: Promise<ExpansionByClass | undefined> | undefined;
-  return () =>
-    (loaded ??= client.list<KubeObject & { allowVolumeExpansion?: boolean }>(R.storageClasses, undefined, { limit: LIST_PAGE_SIZE }).then(
-      (classes) => new Map(classes.map((c) => [c.metadata?.name ?? "", c.allowVolumeExpansion === true])),
-      (e: unknown) => {
-        log.warn("cannot read StorageClasses: claims are not expanded this pass", { error: e instanceof Error ? e.message : String(e) });
-        return undefined;
-      },
-    ));
-}
-
 /**
  * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
  * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
@@ -113,19 +86,4 @@ export async function listImageLists(client: KubeClient, ns: string | undefined)
     if (isNotFound(e)) return [];
     throw e;
   }
-}
-
-/** optsInToPrewarm is true when the (unparsed) set has `imagePrewarm` in its rolling update strategy, or something there that is not an object. */
-export function optsInToPrewarm(set: KubeObject): boolean {
-  const strategy = (set.spec as { updateStrategy?: { rollingUpdate?: { imagePrewarm?: unknown } } } | undefined)?.updateStrategy;
-  if (typeof strategy !== "object" || strategy === null) return strategy !== undefined && strategy !== null;
-  const rolling: unknown = strategy.rollingUpdate;
-  if (typeof rolling !== "object" || rolling === null) return rolling !== undefined && rolling !== null;
-  return (rolling as { imagePrewarm?: unknown }).imagePrewarm !== undefined;
-}
-
-/** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
-export function hasClaimTemplates(set: KubeObject): boolean {
-  const templates = (set.spec as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
-  return templates !== undefined && templates !== null && !(Array.isArray(templates) && templates.length === 0);
 }

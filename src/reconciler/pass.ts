@@ -1,28 +1,22 @@
-import type { Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { plan, type Plan } from "../core/planner.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
-import { controllerOf } from "../core/ownership.ts";
-import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
-import { describe, executePlan, type Execution } from "./executor.ts";
-import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
-import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
+import { indexObjects, type PassIndex } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { claimsToExpand } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
+import type { OrphanLookup } from "./orphan-lookup.ts";
+import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
+import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
+import { listImageLists, prefetch, quiet, readNamespace, type Prefetched } from "./pass-reads.ts";
 import { selectedLabelKeys } from "../objects/projection.ts";
-import { hasClaimTemplates, LIST_PAGE_SIZE, listImageLists, optsInToPrewarm, prefetch, quiet, readNamespace, storageClassReader, type Prefetched, type StorageClassReader } from "./pass-reads.ts";
-import { fromList, inCursorOrder, namespaceGroups, shardGroups, shardOf, type NamespaceGroup } from "./pass-order.ts";
 
-export { shardOf } from "./pass-order.ts";
+export { shardOf } from "./pass-groups.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -41,6 +35,12 @@ export { shardOf } from "./pass-order.ts";
  * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
  * the watch sees the set appear, before its first pass: src/schedule/orphan-lookups.ts).
  */
+
+/** What a targeted pass found of its set: whether it has claim templates, and the label keys its selector and hooks read (beyond Ordinal's own). */
+export interface KnownSet {
+  withClaims: boolean;
+  labelKeys?: readonly string[];
+}
 
 export interface PassOptions {
   now: () => Date;
@@ -83,23 +83,6 @@ export interface PassOptions {
   orphans?: OrphanLookup;
 }
 
-/** What a targeted pass found of its set: whether it has claim templates, and the label keys its selector and hooks read (beyond Ordinal's own). */
-export interface KnownSet {
-  withClaims: boolean;
-  labelKeys?: readonly string[];
-}
-
-interface SetResult {
-  set: string;
-  actions: string[];
-  error?: string;
-  /** Writes the webhook refused for the reconciler's identity, and the first refusal (whom it expects, who we are). */
-  identityRefusals?: number;
-  identityRefusal?: IdentityRefusal;
-  waiting: boolean;
-  /** The plan asked to be looked at again after this many milliseconds. */
-  requeueAfterMs?: number;
-}
 
 export interface PassResult {
   sets: SetResult[];
@@ -122,9 +105,6 @@ export interface PassResult {
 
 /** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
 const MANAGED_SELECTOR = SET_NAME_LABEL;
-
-
-const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
 /** reconcilePass runs one pass over every Ordinal StatefulSet (or the one of the hint). */
 export async function reconcilePass(client: KubeClient, o: PassOptions): Promise<PassResult> {
@@ -281,75 +261,3 @@ function inShard(lists: ImageList[], o: PassOptions): ImageList[] {
   return shard ? lists.filter((l) => shardOf(l.metadata.namespace ?? "", shard.count) === shard.index) : lists;
 }
 
-/**
- * withSelected returns the set's objects plus the pods and revisions of its namespace that its
- * selector matches and the pass did not read (they lack Ordinal's label: an apps/v1 set's, left
- * by `kubectl delete --cascade=orphan`). The planner adopts or ignores them as upstream would.
- */
-async function withSelected(client: KubeClient, set: StatefulSet, objects: SetObjects, early: OrphanLookup | undefined): Promise<SetObjects> {
-  const labelSelector = selectorToString(set.spec.selector);
-  if (!labelSelector) return objects;
-  const ns = set.metadata.namespace;
-  const look = () => listSelected(client, ns, labelSelector);
-  // The lookup the scheduler started early, when it used this selector (a failed one is sent again).
-  const { pods, revisions } = early?.selector === labelSelector ? await early.found.catch(look) : await look();
-  const unseen = <T extends { metadata?: { uid?: string } }>(seen: T[], found: T[]) => {
-    const uids = new Set(seen.map((o) => o.metadata?.uid));
-    return found.filter((o) => !uids.has(o.metadata?.uid));
-  };
-  return { ...objects, pods: [...objects.pods, ...unseen(objects.pods, pods)], revisions: [...objects.revisions, ...unseen(objects.revisions, revisions)] };
-}
-
-/**
- * reconcileSet plans and executes one set; when a create met a pod that exists unseen (no
- * label), it reads those pods by name and plans the set once more with them (adoption).
- */
-async function reconcileSet(
-  client: KubeClient,
-  set: StatefulSet,
-  index: PassIndex,
-  o: PassOptions & { storageClasses: StorageClassReader },
-  events: EventRecorder,
-): Promise<{ result: SetResult; done: number }> {
-  let objects: SetObjects = index.objectsFor(set);
-  // Only a set with a claim to grow (OnPodRollingUpdate) needs the StorageClasses: one list per pass at most.
-  const classes = claimsToExpand(set, objects.claims) ? await o.storageClasses() : undefined;
-  const id = `${set.metadata.namespace}/${set.metadata.name}`;
-  const ns = set.metadata.namespace ?? "";
-  const matches = compileSelector(set.spec.selector);
-  const names: string[] = [];
-  let done = 0;
-  if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects, o.setName === set.metadata.name ? o.orphans : undefined);
-  let p: Plan;
-  let ex: Execution;
-  // Plans at most twice: the second time with the pods the first met unseen.
-  for (let plans = 1; ; plans++) {
-    try {
-      p = plan({ set, ...objects, now: o.now(), matches, storageClasses: classes });
-    } catch (e) {
-      throw new PlanFailed(e);
-    }
-    ex = await executePlan(client, set, p, o.log, events);
-    for (const l of ex.imageLists) index.putImageList(l);
-    names.push(...ex.done.map(describe));
-    done += ex.done.length;
-    if (!ex.unseenPods.length || plans === 2) break;
-    const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, ns, n)));
-    const extra = found.filter((p): p is Pod & KubeObject => !!p);
-    if (!extra.length) break;
-    o.log.info("pods found without Ordinal's label", { set: id, pods: extra.map((p) => p.metadata?.name) });
-    // The set's status may have been written above: plan from the stored one.
-    const fresh = await client.get<KubeObject>(R.statefulSets, ns, set.metadata.name ?? "");
-    const reparsed = fresh && StatefulSetSchema.safeParse(fresh);
-    if (!reparsed?.success) break;
-    set = reparsed.data;
-    objects = { ...objects, pods: [...objects.pods, ...extra], imageLists: index.imageListsIn(ns) };
-  }
-  const error = ex.error?.message;
-  if (names.length && error) o.log.warn("set reconciled", { set: id, actions: names, error });
-  else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
-  const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
-  if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
-  if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });
-  return { result, done };
-}

@@ -1,23 +1,43 @@
-import type { KubeClient, KubeObject } from "../kube/client.ts";
 import { fnv32a } from "../core/hash.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
-import { LIST_PAGE_SIZE } from "./pass-reads.ts";
 
 /**
- * The order in which a pass visits sets (pass.ts): by `namespace/name`, from the Lease's cursor
- * on, wrapping around, one namespace's sets in a row (a NamespaceGroup); a shard of several reads
- * its own namespaces' sets only, one namespace at a time.
+ * What a pass visits, in which order: the sets cut into runs of one namespace (a shard's read one
+ * namespace at a time), in cursor order (`namespace/name`, resuming after a cursor, wrapping
+ * around), and what a pass asks of a set it has not parsed yet (claim templates, pre-warm).
  */
+
+/**
+ * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
+ * 5 list requests (a page of 5,000 pods is a few MiB of JSON, within a Worker's 128 MB).
+ */
+export const LIST_PAGE_SIZE = 5000;
 
 /** shardOf returns the shard of a namespace among `count` (FNV-1a of the name). */
 export const shardOf = (namespace: string, count: number): number => fnv32a(namespace) % count;
 
-const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+export const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
 /** The sets of one namespace a pass visits in a row (in cursor order). */
 export interface NamespaceGroup {
   namespace: string;
   sets: KubeObject[];
+}
+
+/** optsInToPrewarm is true when the (unparsed) set has `imagePrewarm` in its rolling update strategy, or something there that is not an object. */
+export function optsInToPrewarm(set: KubeObject): boolean {
+  const strategy = (set.spec as { updateStrategy?: { rollingUpdate?: { imagePrewarm?: unknown } } } | undefined)?.updateStrategy;
+  if (typeof strategy !== "object" || strategy === null) return strategy !== undefined && strategy !== null;
+  const rolling: unknown = strategy.rollingUpdate;
+  if (typeof rolling !== "object" || rolling === null) return rolling !== undefined && rolling !== null;
+  return (rolling as { imagePrewarm?: unknown }).imagePrewarm !== undefined;
+}
+
+/** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
+export function hasClaimTemplates(set: KubeObject): boolean {
+  const templates = (set.spec as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
+  return templates !== undefined && templates !== null && !(Array.isArray(templates) && templates.length === 0);
 }
 
 /** fromList yields the groups of a list. */
