@@ -221,7 +221,6 @@ const bothUpdating: InPlaceUpdateState = { revision: "web-2", updateTime: "2026-
 const newApp = { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
 const newSide = { image: "side:2", imageID: "side-id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
 const withoutGate = (p: Pod) => void p.status!.conditions!.splice(1, 1);
-const ready = { type: "Ready", status: "True" };
 const setGate = (conditions: unknown[]) => ({ type: "setPodCondition", name: "web-2", uid: "u2", resourceVersion: "7", conditions });
 const gateAt = (at: string) => (status: string, reason: string, message: string) => ({ type: "InPlaceUpdateReady", status, reason, message, lastTransitionTime: at });
 
