@@ -15,6 +15,8 @@ import {
 } from "../admission/types.ts";
 import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
+import { validateChosenDelete } from "../admission/specified-delete.ts";
+import type { MayDeletePod } from "../admission/delete-access.ts";
 import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
 import { runStepsPausing } from "../validation/steps.ts";
 import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
@@ -53,6 +55,8 @@ export interface AppDeps {
   onWake?(wake: Wake, waitUntil: (p: Promise<unknown>) => void): void;
   /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
   lookupStatefulSet?: LookupStatefulSet;
+  /** Asks the apiserver whether a user may delete a pod, for the chosen-deletion hook (`mayDeletePodWith`); absent: that hook refuses every addition of the label. */
+  mayDeletePod?: MayDeletePod;
   /**
    * An Ordinal StatefulSet whose CREATE (not a dry run) the validating hook allowed, as admitted,
    * with its uid: the lookup's cache keeps it (`SetLookup.remember`), so the mutating hook needs no
@@ -141,6 +145,14 @@ export function createApp(deps: AppDeps): Hono {
       kinds: [POD, { group: "", kind: "Binding" }, { group: "", kind: "EphemeralContainers" }],
       failed: denyOnFailure,
       handle: (req) => validatePodRequest(req, { reconcilerUsername: deps.reconcilerUsername }),
+    },
+    {
+      path: WEBHOOK_PATHS.validateSpecifiedDelete,
+      kinds: [POD],
+      failed: denyOnFailure,
+      handle: (req) => validateChosenDelete(req, { reconcilerUsername: deps.reconcilerUsername, mayDeletePod: deps.mayDeletePod }),
+      // The pod hook sees the same write and wakes the set.
+      wakes: false,
     },
     {
       path: WEBHOOK_PATHS.validateStatefulSets,

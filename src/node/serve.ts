@@ -13,6 +13,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { checkTokenVerifierKeys, generateWebhookKeys } from "../auth/token.ts";
 import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { watchCacheFrom } from "./watch-cache.ts";
@@ -194,6 +195,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     log: metricsLogger(log, metrics),
     lookupStatefulSet: lookup,
     rememberStatefulSet: lookup.remember,
+    mayDeletePod: mayDeletePodWith(client),
     clientCertificate: (c) => {
       const socket = (c.env as { incoming?: { socket?: TLSSocket } } | undefined)?.incoming?.socket;
       if (!socket || !("authorized" in socket) || socket.authorized !== true) return undefined;
