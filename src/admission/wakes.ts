@@ -29,7 +29,7 @@ export interface Wake {
   write?: AnnouncedWrite;
   /**
    * A set's CREATE: its selector, so the reconciler sends the new set's orphan lookup now (Node:
-   * src/reconciler/orphan-lookups.ts), while the apiserver still stores the set, instead of when
+   * src/schedule/orphan-lookups.ts), while the apiserver still stores the set, instead of when
    * its watch sees it appear; absent when the selector is empty, invalid or over MAX_WAKE_SELECTOR.
    */
   selector?: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../log/log.ts";
-import { runReconcile } from "../reconciler/loop.ts";
+import { runReconcile } from "../schedule/loop.ts";
 import { settingsFrom } from "../runtime-config.ts";
 
 export interface ReconcileFlags {

@@ -1,7 +1,7 @@
 /**
  * The reconciler in a heap-bounded worker thread (issue 19: a reconciler failure can never take
  * admission down with it). `ordinal serve` answers the webhooks on the main thread and runs the
- * scheduler (src/reconciler/scheduler.ts) in a worker thread whose old generation is capped at
+ * scheduler (src/schedule/scheduler.ts) in a worker thread whose old generation is capped at
  * RECONCILE_HEAP_MB: a pass that runs out of heap (or throws out of the loop) ends the thread only,
  * the webhooks keep answering, and the thread is started again after a backoff (1 s doubling to
  * 30 s; reset once a thread has lived a minute). Wakes cross to the thread as messages; the
@@ -15,8 +15,8 @@ import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
 import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
-import type { SchedulerOptions, SetWake } from "../reconciler/scheduler.ts";
-import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
+import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
+import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
 import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
@@ -39,7 +39,7 @@ type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "
 
 /**
  * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
- * new set's selector (its orphan lookup starts at once: src/reconciler/orphan-lookups.ts); nothing
+ * new set's selector (its orphan lookup starts at once: src/schedule/orphan-lookups.ts); nothing
  * else of what the webhook's Wake carries (its reason) is cloned across.
  */
 export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });

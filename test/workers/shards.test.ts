@@ -7,12 +7,12 @@ import { abortAllDurableObjects, createExecutionContext, env, listDurableObjectI
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { WAITING_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { WAITING_RECHECK_MS, type ShardSchedule } from "../../src/schedule/wake-schedule.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
-import worker from "../../src/worker.ts";
-import type { Env } from "../../src/worker-env.ts";
+import worker from "../../src/worker/index.ts";
+import type { Env } from "../../src/worker/env.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { request, review, sampleSet } from "../admission/helpers.ts";
 

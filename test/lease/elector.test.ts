@@ -1,12 +1,12 @@
 /**
- * LeaderElector (src/reconciler/elector.ts): client-go leader election with a fake clock. Expiry
+ * LeaderElector (src/lease/elector.ts): client-go leader election with a fake clock. Expiry
  * is judged by local observation of the holder's renewals, never by comparing clocks; the holder
  * stops acting at its renew deadline; one Lease write per renewal period.
  */
 import { describe, expect, it } from "vitest";
 import type { Lease } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { LeaderElector } from "../../src/reconciler/elector.ts";
+import { LeaderElector } from "../../src/lease/elector.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
 const NS = "ordinal-system";

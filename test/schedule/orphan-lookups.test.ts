@@ -1,8 +1,8 @@
-/** OrphanLookups (src/reconciler/orphan-lookups.ts): one lookup per set at a time, taken once, dropped after LOOKUP_TTL_MS, within the limiter. */
+/** OrphanLookups (src/schedule/orphan-lookups.ts): one lookup per set at a time, taken once, dropped after LOOKUP_TTL_MS, within the limiter. */
 import { describe, expect, it } from "vitest";
 import type { KubeClient } from "../../src/kube/client.ts";
-import { LOOKUP_TTL_MS, OrphanLookups } from "../../src/reconciler/orphan-lookups.ts";
-import { WakeLimiter } from "../../src/reconciler/wake-limiter.ts";
+import { LOOKUP_TTL_MS, OrphanLookups } from "../../src/schedule/orphan-lookups.ts";
+import { WakeLimiter } from "../../src/schedule/wake-limiter.ts";
 
 function setup(rate = { burst: 20, perSecond: 10 }) {
   let t = 0;

@@ -1,5 +1,5 @@
 /**
- * ReconcileScheduler (src/reconciler/scheduler.ts) on the fake apiserver: a wake runs a targeted
+ * ReconcileScheduler (src/schedule/scheduler.ts) on the fake apiserver: a wake runs a targeted
  * pass that reads only its set's objects; a wake of a set that does not exist costs one read; no
  * Lease write per pass; wakes cut the idle wait short (the full pass interval is an hour here, so
  * only a wake can make the set progress); its passes share one event recorder, so events are
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { ReconcileScheduler, type SetWake } from "../../src/reconciler/scheduler.ts";
+import { ReconcileScheduler, type SetWake } from "../../src/schedule/scheduler.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";

@@ -1,9 +1,9 @@
 import type { KubeClient } from "../kube/client.ts";
 import { errorFields } from "../log/log.ts";
-import { shardOf } from "./pass.ts";
-import { DEFAULT_ELECTION } from "./elector.ts";
+import { shardOf } from "../reconciler/pass.ts";
+import { DEFAULT_ELECTION } from "../lease/elector.ts";
 import { PassLock, ReconcileScheduler, type SchedulerOptions, type SetWake } from "./scheduler.ts";
-import { ShardShare } from "./shard-share.ts";
+import { ShardShare } from "../lease/shard-share.ts";
 
 /**
  * ShardSchedulers is `ordinal serve`'s reconciler when the namespaces are hashed onto `count`

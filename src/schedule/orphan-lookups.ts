@@ -1,7 +1,11 @@
-import type { ControllerRevision, Pod } from "../api/k8s.ts";
-import type { KubeClient, KubeObject } from "../kube/client.ts";
-import { R } from "../kube/resources.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { listSelected, type OrphanLookup } from "../reconciler/orphan-lookup.ts";
 import type { WakeLimiter } from "./wake-limiter.ts";
+
+/** How long (ms) a lookup waits for its set's first pass; an older one is dropped unused. */
+export const LOOKUP_TTL_MS = 2_000;
+/** Lookups held at once at most (a burst of new sets beyond it: their passes look themselves). */
+const MAX_LOOKUPS = 64;
 
 /**
  * A new set's orphan lookup, started early. A set that owns no revision yet lists its namespace's
@@ -17,30 +21,6 @@ import type { WakeLimiter } from "./wake-limiter.ts";
  * lookup per set at a time, and within the scheduler's rate limits (a made-up CREATE wake costs its
  * two lists, as a made-up set's pass costs its read); a lookup no pass takes within LOOKUP_TTL_MS is dropped.
  */
-export interface OrphanLookup {
-  /** The label selector the lists used (the pass compares it with the set's). */
-  selector: string;
-  /** The pods and revisions of the namespace that the selector matches. */
-  found: Promise<{ pods: (Pod & KubeObject)[]; revisions: (ControllerRevision & KubeObject)[] }>;
-}
-
-/** How long (ms) a lookup waits for its set's first pass; an older one is dropped unused. */
-export const LOOKUP_TTL_MS = 2_000;
-/** Lookups held at once at most (a burst of new sets beyond it: their passes look themselves). */
-const MAX_LOOKUPS = 64;
-/** The pass's page size (pass.ts LIST_PAGE_SIZE). */
-const PAGE_SIZE = 5000;
-
-/** listSelected returns the namespace's pods and revisions that `selector` matches (two lists, at once): the orphan lookup, early or the pass's own. */
-export async function listSelected(client: KubeClient, namespace: string | undefined, selector: string): Promise<Awaited<OrphanLookup["found"]>> {
-  const page = { labelSelector: selector, limit: PAGE_SIZE };
-  const [pods, revisions] = await Promise.all([
-    client.list<Pod & KubeObject>(R.pods, namespace, page),
-    client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
-  ]);
-  return { pods, revisions };
-}
-
 export class OrphanLookups {
   private readonly held = new Map<string, OrphanLookup & { at: number }>();
 

@@ -1,5 +1,5 @@
 /**
- * ShardSchedulers (src/reconciler/shard-schedulers.ts): a replica with another shard count waits
+ * ShardSchedulers (src/schedule/shard-schedulers.ts): a replica with another shard count waits
  * while the first count's Leases are live and takes over once they are released (sharing among
  * replicas of one count, and takeover when one dies: shard-takeover.test.ts).
  */
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { ShardSchedulers } from "../../src/reconciler/shard-schedulers.ts";
+import { ShardSchedulers } from "../../src/schedule/shard-schedulers.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 

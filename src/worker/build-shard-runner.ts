@@ -1,15 +1,15 @@
 /**
- * buildShardRunner wires a ShardReconciler Durable Object (src/worker-shard.ts) to the reconciler:
+ * buildShardRunner wires a ShardReconciler Durable Object (src/worker/shard-object.ts) to the reconciler:
  * the Worker's apiserver client, its settings, and registration repair on shard 0's full passes.
  * Loaded on the object's first event.
  */
-import { isAnnouncedWrite } from "./admission/wakes.ts";
-import { jsonLogger } from "./log/log.ts";
-import type { AnnouncedWrite } from "./objects/announced-write.ts";
-import { ShardRunner, type ShardStore } from "./reconciler/shard-runner.ts";
-import { registrationRepair, settingsFrom } from "./runtime-config.ts";
-import { clientFor, varsOf, type Env } from "./worker-env.ts";
-import { workerReconcileSettingsFrom } from "./worker-settings.ts";
+import { isAnnouncedWrite } from "../admission/wakes.ts";
+import { jsonLogger } from "../log/log.ts";
+import type { AnnouncedWrite } from "../objects/announced-write.ts";
+import { ShardRunner, type ShardStore } from "../schedule/shard-runner.ts";
+import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { clientFor, varsOf, type Env } from "./env.ts";
+import { workerReconcileSettingsFrom } from "./settings.ts";
 
 /** The Lease holder of every shard of a Worker: one identity, so the shards share the cluster's Lease. */
 const WORKER_LEASE_HOLDER = "ordinal-worker";

@@ -1,10 +1,10 @@
 /**
- * The Worker's bindings and variables, shared by its handlers (src/worker-handlers.ts) and its
- * Durable Object per shard (src/worker-shard.ts).
+ * The Worker's bindings and variables, shared by its handlers (src/worker/handlers.ts) and its
+ * Durable Object per shard (src/worker/shard-object.ts).
  */
-import type { KubeClient } from "./kube/client.ts";
-import { createKubeClient, type FetchLike } from "./kube/http.ts";
-import { checkKubeToken } from "./settings.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { createKubeClient, type FetchLike } from "../kube/http.ts";
+import { checkKubeToken } from "../settings.ts";
 
 /** The parts of a Durable Object namespace binding the Worker uses (the full runtime types clash with DOM's). */
 export interface ShardNamespace {

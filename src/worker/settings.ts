@@ -2,7 +2,7 @@
  * The Worker's reconciler settings (vars in wrangler.toml or .dev.vars), parsed as strictly as
  * flags by src/settings.ts: a refused value is an error naming the variable.
  */
-import { setting } from "./settings.ts";
+import { setting } from "../settings.ts";
 
 export interface WorkerReconcileSettings {
   /** RECONCILE_SHARDS: Durable Objects the namespaces are hashed onto (one writer each). */

@@ -1,11 +1,11 @@
 import type { KubeClient } from "../kube/client.ts";
 import { errorFields, type Logger } from "../log/log.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "./elector.ts";
-import { fencedClient } from "./fence.ts";
-import { EventRecorder } from "./events.ts";
-import { reconcilePass, type PassResult } from "./pass.ts";
-import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
+import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "../lease/elector.ts";
+import { fencedClient } from "../lease/fence.ts";
+import { EventRecorder } from "../reconciler/events.ts";
+import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
+import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
 import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import { OrphanLookups } from "./orphan-lookups.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";

@@ -1,10 +1,10 @@
 import type { KubeClient } from "../kube/client.ts";
 import { errorFields, type Logger } from "../log/log.ts";
-import { DEFAULT_ELECTION, LeaderElector } from "./elector.ts";
-import { EventRecorder } from "./events.ts";
-import { fencedClient } from "./fence.ts";
-import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "./shard-leases.ts";
-import { reconcilePass, shardOf, type PassResult } from "./pass.ts";
+import { DEFAULT_ELECTION, LeaderElector } from "../lease/elector.ts";
+import { EventRecorder } from "../reconciler/events.ts";
+import { fencedClient } from "../lease/fence.ts";
+import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
+import { reconcilePass, shardOf, type PassResult } from "../reconciler/pass.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 import { R } from "../kube/resources.ts";
 import {

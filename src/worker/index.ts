@@ -1,6 +1,6 @@
 /**
  * The Cloudflare Worker's entry: `fetch` serves the admission webhooks, `scheduled` pokes the
- * shards (both in src/worker-handlers.ts); the ShardReconciler Durable Objects run the passes.
+ * shards (both in src/worker/handlers.ts); the ShardReconciler Durable Objects run the passes.
  *
  * Module start does nothing but define these two functions: the handlers module (hono, zod and
  * the schemas it builds, the validation package, the reconciler) is evaluated on the isolate's
@@ -9,18 +9,18 @@
  * and an isolate started for a TLS handshake or a cron tick need not build the webhook schemas
  * first. `npm run bench` prints both: module start and the first event's extra cost.
  */
-import type { Env, ExecutionContext, handlers as workerHandlers, ScheduledController } from "./worker-handlers.ts";
+import type { Env, ExecutionContext, handlers as workerHandlers, ScheduledController } from "./handlers.ts";
 
 export type { Env };
 /** The Durable Object per shard (wrangler.toml: binding SHARDS); its reconciler loads on its first event. */
-export { ShardReconciler } from "./worker-shard.ts";
+export { ShardReconciler } from "./shard-object.ts";
 
 type Handlers = typeof workerHandlers;
 let loaded: Promise<Handlers> | undefined;
 
 /** handlers returns the Worker's handlers, evaluating their module on the first call only. */
 function handlers(): Promise<Handlers> {
-  loaded ??= import("./worker-handlers.ts").then((m) => m.handlers);
+  loaded ??= import("./handlers.ts").then((m) => m.handlers);
   return loaded;
 }
 

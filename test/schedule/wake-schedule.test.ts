@@ -19,7 +19,7 @@ import {
   wokenBy,
   type ShardSchedule,
   type WokenSet,
-} from "../../src/reconciler/wake-schedule.ts";
+} from "../../src/schedule/wake-schedule.ts";
 
 const T = 1_000_000;
 

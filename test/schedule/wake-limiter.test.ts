@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WakeLimiter } from "../../src/reconciler/wake-limiter.ts";
+import { WakeLimiter } from "../../src/schedule/wake-limiter.ts";
 
 function limiter(maxKeys = 10_000) {
   let t = 0;

@@ -4,8 +4,8 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
-import { UNSEEN_RECHECK_MS, WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/schedule/shard-runner.ts";
+import { UNSEEN_RECHECK_MS, WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/schedule/wake-schedule.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 

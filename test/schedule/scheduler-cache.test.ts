@@ -1,5 +1,5 @@
 /**
- * ReconcileScheduler with the watch cache (src/reconciler/watch-cache.ts) on the fake apiserver's
+ * ReconcileScheduler with the watch cache (src/schedule/watch-cache.ts) on the fake apiserver's
  * watch: the watch alone wakes the right set (no webhook here, the full pass an hour away), its
  * targeted passes read nothing from the apiserver (the mirror answers), and they see their own
  * writes at once. The test plays the kubelet (src/sim/kubelet.ts) on a client of its own.
@@ -10,8 +10,8 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { ReconcileScheduler } from "../../src/reconciler/scheduler.ts";
-import { startWatchCache, type WatchCache } from "../../src/reconciler/watch-cache.ts";
+import { ReconcileScheduler } from "../../src/schedule/scheduler.ts";
+import { startWatchCache, type WatchCache } from "../../src/schedule/watch-cache.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";

@@ -1,21 +1,21 @@
 /**
- * The Cloudflare Worker's handlers (loaded by src/worker.ts on the isolate's first event): `fetch`
+ * The Cloudflare Worker's handlers (loaded by src/worker/index.ts on the isolate's first event): `fetch`
  * serves the admission webhooks (the hono app) and forwards each wake they see to the Durable Object
- * of its namespace's shard (src/worker-shard.ts), which passes the set at once; `scheduled` (the
+ * of its namespace's shard (src/worker/shard-object.ts), which passes the set at once; `scheduled` (the
  * cron tick) only pokes every shard's object. Thin: all logic lives in src/http, src/admission,
  * src/reconciler and src/core.
  */
-import { lookupStatefulSetWith } from "./admission/lookup.ts";
-import { mayDeletePodWith } from "./admission/delete-access.ts";
-import { createApp } from "./http/app.ts";
-import { wakeKey, type Wake } from "./admission/wakes.ts";
-import { jsonLogger } from "./log/log.ts";
-import { shardOf } from "./reconciler/pass.ts";
-import { appDepsFrom, settingsFrom } from "./runtime-config.ts";
-import { isAuthConfigured } from "./auth/settings.ts";
-import { unconfiguredApp } from "./http/unconfigured.ts";
-import { clientFor, shardName, varsOf, type Env, type ShardNamespace } from "./worker-env.ts";
-import { workerReconcileSettingsFrom } from "./worker-settings.ts";
+import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
+import { createApp } from "../http/app.ts";
+import { wakeKey, type Wake } from "../admission/wakes.ts";
+import { jsonLogger } from "../log/log.ts";
+import { shardOf } from "../reconciler/pass.ts";
+import { appDepsFrom, settingsFrom } from "../runtime-config.ts";
+import { isAuthConfigured } from "../auth/settings.ts";
+import { unconfiguredApp } from "../http/unconfigured.ts";
+import { clientFor, shardName, varsOf, type Env, type ShardNamespace } from "./env.ts";
+import { workerReconcileSettingsFrom } from "./settings.ts";
 
 export type { Env };
 

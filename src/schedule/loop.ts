@@ -1,11 +1,11 @@
 import type { KubeClient } from "../kube/client.ts";
-import { EventRecorder } from "./events.ts";
-import { acquireLease, releaseLease } from "./lease.ts";
-import { DEFAULT_ELECTION } from "./elector.ts";
-import { fencedClient } from "./fence.ts";
+import { EventRecorder } from "../reconciler/events.ts";
+import { acquireLease, releaseLease } from "../lease/lease.ts";
+import { DEFAULT_ELECTION } from "../lease/elector.ts";
+import { fencedClient } from "../lease/fence.ts";
 import type { Logger } from "../log/log.ts";
-import { reconcilePass, type PassResult } from "./pass.ts";
-import { OtherCountLeases } from "./shard-leases.ts";
+import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
+import { OtherCountLeases } from "../lease/shard-leases.ts";
 
 /**
  * runReconcile is one invocation (a cron tick, `ordinal reconcile --once`, one turn of the Node

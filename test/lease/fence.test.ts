@@ -1,8 +1,8 @@
-/** The Lease fence (src/reconciler/fence.ts) covers the client's own retries of a write, not only the call. */
+/** The Lease fence (src/lease/fence.ts) covers the client's own retries of a write, not only the call. */
 import { describe, expect, it } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { fencedClient } from "../../src/reconciler/fence.ts";
+import { fencedClient } from "../../src/lease/fence.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
 describe("fencedClient", () => {

@@ -1,12 +1,12 @@
 /**
- * The reconciler's Lease (src/reconciler/lease.ts) against the fake apiserver: who may take it and
+ * The reconciler's Lease (src/lease/lease.ts) against the fake apiserver: who may take it and
  * when (upstream leader election: a lease is live while renewTime + leaseDurationSeconds is after
  * now), races, errors, and what release writes back (the cursor, the other annotations).
  */
 import { describe, expect, it } from "vitest";
 import type { Lease } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { acquireLease, CURSOR_ANNOTATION, releaseLease, WAKE_ENDPOINT_ANNOTATION, type LeaseOptions } from "../../src/reconciler/lease.ts";
+import { acquireLease, CURSOR_ANNOTATION, releaseLease, WAKE_ENDPOINT_ANNOTATION, type LeaseOptions } from "../../src/lease/lease.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
 const NS = "ordinal-system";

@@ -1,6 +1,6 @@
 /**
  * ShardReconciler, the Worker's Durable Object per shard: the single writer of the namespaces
- * that hash onto its shard (src/reconciler/shard-runner.ts does the work). Reached only through
+ * that hash onto its shard (src/schedule/shard-runner.ts does the work). Reached only through
  * the SHARDS binding (wrangler.toml), by name `shard-<index>`:
  * - `POST /wake {index, wake: {namespace, name, write?}}` (the webhooks forward each wake, with the
  *   write its admission announces): a targeted pass of that set at once; answers 204 once the
@@ -14,8 +14,8 @@
  *
  * Module start stays small: the reconciler is loaded on the object's first event.
  */
-import type { Env } from "./worker-env.ts";
-import type { ShardRunner } from "./reconciler/shard-runner.ts";
+import type { Env } from "./env.ts";
+import type { ShardRunner } from "../schedule/shard-runner.ts";
 
 /** The parts of the Durable Object state this class uses. */
 interface DurableObjectStateLike {
@@ -63,7 +63,7 @@ export class ShardReconciler {
     const runner = await this.runnerOf(m.index);
     if (!runner) return new Response("no shard here", { status: 410 });
     if (m.wake) {
-      const { announcedWriteOf } = await import("./worker-shard-runner.ts");
+      const { announcedWriteOf } = await import("./build-shard-runner.ts");
       await runner.wake({ namespace: m.wake.namespace, name: m.wake.name, write: announcedWriteOf(m.wake.write) });
     }
     else await runner.poke();
@@ -83,7 +83,7 @@ export class ShardReconciler {
   }
 
   private async newRunner(index: number): Promise<ShardRunner | undefined> {
-    const { buildShardRunner } = await import("./worker-shard-runner.ts");
+    const { buildShardRunner } = await import("./build-shard-runner.ts");
     const runner = buildShardRunner(this.env, index, {
       load: () => this.state.storage.get("schedule"),
       save: (s) => this.state.storage.put("schedule", s),
