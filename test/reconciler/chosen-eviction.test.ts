@@ -82,7 +82,9 @@ describe("the fake apiserver's eviction (1.20)", () => {
     const t = setup();
     const post = (name: string, body: object) => t.client.createSubresource(R.pods, "default", name, "eviction", body).then(() => "ok", (e: Error) => e.message);
     expect(await post("nope", { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "nope" } })).toBe('pods "nope" not found');
-    expect(await post("x", { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "x" } })).toMatch(/no kind "Eviction" is registered for version "policy\/v1"/);
+    expect(await post("x", { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "x" } })).toBe(
+      'Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version "policy/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+    );
     expect(await post("x", { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "y" } })).toBe("name in URL does not match name in Eviction object");
   });
 

@@ -3,7 +3,7 @@
 // by the fake's authorizer: everything is allowed unless the test gives one, as the fake has no RBAC).
 
 import { deleteObject, type DeleteOptions } from "./deletion.ts";
-import { ApiError, badRequest, GoSyntax, internalError, invalid, invalidError, successStatus, type FieldError } from "./errors.ts";
+import { ApiError, badRequest, internalError, invalid, invalidError, successStatus, type FieldError } from "./errors.ts";
 import { isObject, metaOf as meta, objectAt, objectsIn, str, type Obj } from "./json.ts";
 import type { ResourceDef } from "./kinds/types.ts";
 import { podDisruptionBudgets } from "./kinds/policy.ts";
@@ -17,10 +17,11 @@ export function reviewAccess(body: unknown, authorize: Authorizer): Result {
   const errs: FieldError[] = [];
   const ra = isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
   if (ra && spec.nonResourceAttributes !== undefined) errs.push(invalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes"));
-  if (!ra && spec.nonResourceAttributes === undefined) errs.push(invalid("spec.resourceAttributes", new GoSyntax("(*authorization.NonResourceAttributes)(nil)"), "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+  if (!ra && spec.nonResourceAttributes === undefined) errs.push(invalid("spec.resourceAttributes", "null", "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
   const groups = Array.isArray(spec.groups) ? spec.groups.map(str) : [];
   if (!str(spec.user) && groups.length === 0) errs.push(invalid("spec.user", str(spec.user), "at least one of user or group must be specified"));
-  if (errs.length) throw invalidError({ group: "authorization.k8s.io", kind: "SubjectAccessReview" }, "", errs);
+  // 1.20 names no kind here: `.authorization.k8s.io "" is invalid: …`.
+  if (errs.length) throw invalidError({ group: "authorization.k8s.io", kind: "" }, "", errs);
   const attrs: AccessAttributes = {
     user: str(spec.user),
     groups,
@@ -76,7 +77,10 @@ function canIgnoreBudget(pod: Obj): boolean {
 export function evict(engine: Engine, podsDef: ResourceDef, namespace: string, name: string, body: unknown, opts: WriteOptions = {}): Result {
   if (!isObject(body)) throw badRequest("the object provided is unrecognized (must be of type Eviction)");
   const apiVersion = str(body.apiVersion);
-  if (apiVersion !== "policy/v1beta1") throw badRequest(`no kind "Eviction" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
+  if (apiVersion !== "policy/v1beta1") {
+    const version = apiVersion.split("/").pop() ?? "";
+    throw badRequest(`Eviction in version "${version}" cannot be handled as a Eviction: no kind "Eviction" is registered for version "${apiVersion}" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`);
+  }
   if (str(meta(body).name) !== name) throw badRequest("name in URL does not match name in Eviction object");
   const options = (isObject(body.deleteOptions) ? body.deleteOptions : {}) as DeleteOptions;
   const pod = engine.get(podsDef, namespace, name);
