@@ -8,7 +8,7 @@ import { R } from "../kube/resources.ts";
  */
 
 /** Who asked, as the AdmissionReview's userInfo says. */
-export interface Requester {
+interface Requester {
   username?: string;
   uid?: string;
   groups?: string[];
@@ -16,7 +16,7 @@ export interface Requester {
 }
 
 /** The apiserver's answer: allowed, and its reason when it gave one. */
-export interface AccessAnswer {
+interface AccessAnswer {
   allowed: boolean;
   reason?: string;
 }
@@ -28,7 +28,7 @@ export interface AccessAnswer {
 export type MayDeletePod = (user: Requester, namespace: string, name: string) => Promise<AccessAnswer>;
 
 /** Reviews in flight at once; more are refused at once (forged reviews cost at most this many cheap apiserver calls at a time). */
-export const MAX_REVIEWS_IN_FLIGHT = 16;
+const MAX_REVIEWS_IN_FLIGHT = 16;
 
 /** extraOf keeps the userInfo.extra entries that are lists of strings (the only shape the API has). */
 function extraOf(extra: unknown): Record<string, string[]> | undefined {
