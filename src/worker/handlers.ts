@@ -96,7 +96,6 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: lookup,
-      rememberStatefulSet: lookup?.remember,
       mayDeletePod: client ? mayDeletePodWith(client) : undefined,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
