@@ -1,5 +1,5 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
-import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
+import { StatefulSetSchema, type StatefulSet, type StatefulSetStatus } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { fnv32a } from "../core/hash.ts";
 import { plan, type Plan } from "../core/planner.ts";
@@ -13,6 +13,7 @@ import { describe, executePlan, type Execution } from "./executor.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
+import { logRolloutChange } from "./rollout-log.ts";
 import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
 import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
@@ -448,6 +449,9 @@ async function reconcileSet(
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
   let done = 0;
+  const before = set.status;
+  /** The last status this set's plans wrote: its rollout state is logged when it changes. */
+  let written: StatefulSetStatus | undefined;
   if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects, o.setName === set.metadata.name ? o.orphans : undefined);
   let p: Plan;
   let ex: Execution;
@@ -461,6 +465,7 @@ async function reconcileSet(
     ex = await executePlan(client, set, p, o.log, events);
     for (const l of ex.imageLists) index.putImageList(l);
     names.push(...ex.done.map(describe));
+    written = ex.done.filter((a) => a.type === "updateStatus").pop()?.status ?? written;
     done += ex.done.length;
     if (!ex.unseenPods.length || plans === 2) break;
     const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, ns, n)));
@@ -476,7 +481,8 @@ async function reconcileSet(
   }
   const error = ex.error?.message;
   if (names.length && error) o.log.warn("set reconciled", { set: id, actions: names, error });
-  else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
+  else if (names.length) o.log.debug?.("set reconciled", { set: id, actions: names });
+  logRolloutChange(o.log, id, before, written);
   const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
   if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
   if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });
