@@ -18,7 +18,7 @@ import { instrumentClient } from "../metrics/instrument.ts";
 import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
 import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
 import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
-import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { registrationRepair, type OrdinalSettings } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
@@ -29,8 +29,10 @@ const ROLE = "ordinal-reconcile-thread";
 /** What the main thread gives the reconcile thread. */
 interface ThreadData {
   role: typeof ROLE;
-  /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
-  vars: Record<string, string | undefined>;
+  /** The environment serve read (never changed). */
+  vars: Readonly<Record<string, string | undefined>>;
+  /** The settings parsed from it, with what serve learned (the reconciler's username, the caBundle). */
+  settings: OrdinalSettings;
   scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
@@ -65,7 +67,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const metrics = new Metrics();
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
   const client = instrumentClient(raw, metrics, log);
-  const settings = settingsFrom(data.vars);
+  const { settings } = data;
   let lastPost = 0;
   const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w), (set) => port.postMessage({ type: "set", set } satisfies FromThread));
   const scheduler = new ShardSchedulers(client, {
