@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INSTALL_NAMESPACE, SERVICE_ACCOUNT } from "../deploy/identity.ts";
+import { setting } from "../settings.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
 import { caBundleFromPem, ensureWebhookRegistration } from "../webhook-config/registration.ts";
@@ -22,7 +23,7 @@ import { generateServingCert } from "./serving-cert.ts";
 
 export interface LocalOptions {
   port: number;
-  /** Run the Worker (`npx wrangler dev` over https, from a checkout) instead of `ordinal serve`. */
+  /** Run the Worker (the checkout's `wrangler dev`, over https) instead of `ordinal serve`. */
   worker?: boolean;
   /** Seconds the reconciler's token lives (the apiserver may cap it). */
   tokenSeconds: number;
@@ -30,8 +31,8 @@ export interface LocalOptions {
   err(line: string): void;
   /** The environment the server inherits (its cluster settings are replaced). */
   env: Record<string, string | undefined>;
-  /** Starts the server: `program` (this program for `serve`, `npx` for wrangler) with `args` and `env`; a child process by default. */
-  startServer?: (program: "ordinal" | "npx", args: string[], env: Record<string, string | undefined>) => ChildProcess;
+  /** Starts the server: `program` (this program for `serve`, `wrangler` (the checkout's) for the Worker) with `args` and `env`; a child process by default. */
+  startServer?: (program: "ordinal" | "wrangler", args: string[], env: Record<string, string | undefined>) => ChildProcess;
 }
 
 /** The install's prerequisite, named in the error when it is missing. */
@@ -67,12 +68,12 @@ async function reconcilerToken(admin: KubeClient, seconds: number): Promise<stri
   return review.status.token;
 }
 
-/** startChild runs this same program (`ordinal serve`) or `npx` (wrangler) as a child process sharing the terminal. */
-const startChild = (program: "ordinal" | "npx", args: string[], env: Record<string, string | undefined>): ChildProcess =>
+/** startChild runs this same program (`ordinal serve`) or the checkout's wrangler as a child process sharing the terminal. */
+const startChild = (program: "ordinal" | "wrangler", args: string[], env: Record<string, string | undefined>): ChildProcess =>
   // Its own process group: a Ctrl-C reaches this command only, which forwards it once (a second
   // SIGINT would stop the server before it released its Leases).
-  program === "npx"
-    ? spawn("npx", args, { env, stdio: "inherit", detached: true })
+  program === "wrangler"
+    ? spawn(join("node_modules", ".bin", "wrangler"), args, { env, stdio: "inherit", detached: true })
     : spawn(process.execPath, [...process.execArgv, process.argv[1] ?? "", ...args], { env, stdio: "inherit", detached: true });
 
 /**
@@ -80,8 +81,8 @@ const startChild = (program: "ordinal" | "npx", args: string[], env: Record<stri
  * what it registered, and returns the exit code: the server's, or 1 when the cluster refused.
  */
 export async function runLocal(cluster: ClusterConfig, admin: KubeClient, o: LocalOptions): Promise<number> {
-  if (o.worker && !existsSync("wrangler.toml")) {
-    o.err("ordinal local --worker runs the Worker from a checkout of Ordinal (wrangler.toml, npx wrangler): run it at the repository's root");
+  if (o.worker && !(existsSync("wrangler.toml") && existsSync(join("node_modules", ".bin", "wrangler")))) {
+    o.err("ordinal local --worker runs the Worker from a checkout of Ordinal (wrangler.toml, node_modules/.bin/wrangler): run it at the repository's root");
     return 2;
   }
   const existing = await admin.get<WebhookConfig>(R.mutatingWebhooks, undefined, CONFIG_NAME);
@@ -119,10 +120,10 @@ export async function runLocal(cluster: ClusterConfig, admin: KubeClient, o: Loc
       // The ServiceAccount's token stays in this process: the forwarder presents it (api-forward.ts).
       const forwarder = await startApiForward(cluster.server, token, cluster.ca);
       forward = forwarder;
-      const vars = { KUBE_API_URL: forwarder.url, KUBE_ANONYMOUS: "true", WEBHOOK_AUTH: o.env.WEBHOOK_AUTH ?? "none", WEBHOOK_URL: url, WEBHOOK_CA_BUNDLE: caBundle, WEBHOOK_REGISTRATION: "update" };
-      const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(o.port), "--local-protocol", "https", "--https-key-path", key, "--https-cert-path", cert, "--show-interactive-dev-session=false"];
+      const vars = { KUBE_API_URL: forwarder.url, KUBE_ANONYMOUS: "true", WEBHOOK_AUTH: setting(o.env, "WEBHOOK_AUTH") ?? "none", WEBHOOK_URL: url, WEBHOOK_CA_BUNDLE: caBundle, WEBHOOK_REGISTRATION: "update" };
+      const args = ["dev", "--ip", "127.0.0.1", "--port", String(o.port), "--local-protocol", "https", "--https-key-path", key, "--https-cert-path", cert, "--show-interactive-dev-session=false"];
       for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-      server = start("npx", args, { ...o.env, WRANGLER_SEND_METRICS: "false" });
+      server = start("wrangler", args, { ...o.env, WRANGLER_SEND_METRICS: "false" });
     } else {
       const env: Record<string, string | undefined> = {
         ...o.env,
@@ -131,7 +132,7 @@ export async function runLocal(cluster: ClusterConfig, admin: KubeClient, o: Loc
         KUBE_TOKEN: token,
         KUBE_CA_FILE: cluster.ca ? file("cluster-ca.crt", cluster.ca) : undefined,
         KUBE_ANONYMOUS: undefined,
-        WEBHOOK_AUTH: o.env.WEBHOOK_AUTH ?? "none",
+        WEBHOOK_AUTH: setting(o.env, "WEBHOOK_AUTH") ?? "none",
         WEBHOOK_URL: url,
         WEBHOOK_CA_BUNDLE: caBundle,
         // The ServiceAccount may get and update these configurations by name, not create them.
@@ -150,7 +151,15 @@ export async function runLocal(cluster: ClusterConfig, admin: KubeClient, o: Loc
 
 /** untilStopped forwards SIGINT/SIGTERM to the server and returns its exit code once it has exited. */
 function untilStopped(server: ChildProcess): Promise<number> {
-  const forward = (signal: NodeJS.Signals) => () => void server.kill(signal);
+  // The child has a process group of its own: the signal reaches all of it (wrangler's workerd too).
+  const forward = (signal: NodeJS.Signals) => () => {
+    try {
+      if (server.pid) return void process.kill(-server.pid, signal);
+    } catch {
+      /* gone, or not a group leader: the child alone */
+    }
+    server.kill(signal);
+  };
   const onInt = forward("SIGINT");
   const onTerm = forward("SIGTERM");
   process.on("SIGINT", onInt);

@@ -35,7 +35,7 @@ async function world(o: { serviceAccount?: boolean } = {}) {
   const started: { program: string; args: string[]; env: Record<string, string | undefined>; files: Record<string, string> }[] = [];
   /** What the server saw while it ran: the configurations and kube-system's labels. */
   const seen: { urls?: string[]; caBundle?: string; kubeSystem?: Record<string, string> } = {};
-  const startServer = (program: "ordinal" | "npx", args: string[], env: Record<string, string | undefined>): ChildProcess => {
+  const startServer = (program: "ordinal" | "wrangler", args: string[], env: Record<string, string | undefined>): ChildProcess => {
     const flag = (f: string) => args[args.indexOf(f) + 1];
     started.push({ program, args, env, files: { cert: readFileSync(flag("--tls-cert") ?? flag("--https-cert-path"), "utf8"), ca: env.KUBE_CA_FILE ? readFileSync(env.KUBE_CA_FILE, "utf8") : "" } });
     const child = new EventEmitter();
@@ -105,7 +105,7 @@ describe("runLocal", () => {
     });
     expect(code).toBe(0);
     const [args] = seenArgs;
-    expect(args.slice(0, 12)).toEqual(["npx", "wrangler", "dev", "--ip", "127.0.0.1", "--port", "28446", "--local-protocol", "https", "--https-key-path", expect.any(String), "--https-cert-path"]);
+    expect(args.slice(0, 11)).toEqual(["wrangler", "dev", "--ip", "127.0.0.1", "--port", "28446", "--local-protocol", "https", "--https-key-path", expect.any(String), "--https-cert-path"]);
     expect(args).toContain("KUBE_ANONYMOUS:true");
     expect(args).toContain("WEBHOOK_URL:https://127.0.0.1:28446");
     expect(args.join(" ")).not.toContain(SA_TOKEN);
