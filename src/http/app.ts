@@ -272,7 +272,8 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   }
 
   const r = result.response;
-  log.info("admission", {
+  // One line per AdmissionReview at debug: a kubelet writes pod status often, and each is a review.
+  log.debug?.("admission", {
     path: route.path,
     uid: req.uid,
     kind: gkString(req.kind),
