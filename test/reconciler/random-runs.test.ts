@@ -292,7 +292,7 @@ async function runOnce(seed: number, cached = false): Promise<RunResult> {
   for (; steps < 120; steps++) {
     // While the chaos lasts a pass may come late: up to the deadline (20 s) after the one before.
     if (clock >= lateUntil) await reconciler.invoke();
-    if (chaos && clock >= lateUntil && late() < 0.1) lateUntil = clock + Math.floor(late() * 15_000);
+    if (chaos && clock >= lateUntil && late() < 0.25) lateUntil = clock + Math.floor(late() * 15_000);
     await kubelet.step();
     // The pass plans from projected objects: the plan from the full ones must be the same (objects/projection.ts).
     expect(projectionDiffs(fake, NS, now())).toEqual([]);
