@@ -5,7 +5,8 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/reconciler/shard-runner.ts";
-import { UNSEEN_RECHECK_MS, WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/reconciler/wake-schedule.ts";
+import { BLIND_RECHECK_MS as WOKEN_RECHECK_MS, UNSEEN_RECHECK_MS, WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/reconciler/schedule/tables.ts";
+import type { ScheduleSnapshot as ShardSchedule } from "../../src/reconciler/schedule/model.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -37,6 +38,8 @@ function world(o: { maxRequests?: number; count?: number; index?: number; coales
     now: clock.now,
     clock: () => t,
     coalesceMs: o.coalesceMs ?? 0,
+    // A wake's coalescing time passes on this clock too (and in real time, for writes a test schedules meanwhile).
+    sleep: (ms) => new Promise((resolve) => setTimeout(() => resolve(clock.advance(ms)), ms)),
   });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
   return { fake, runner, stored, clock, pods };
@@ -143,6 +146,7 @@ describe("ShardRunner.wake", () => {
     for (let i = 0; i < 11; i++) {
       await w.runner.wake(web);
       markReady(w.fake, `web-${i}`);
+      w.clock.advance(100); // a kubelet step: the set's rate limit refills
     }
     const events = w.fake.list<{ reason: string; message: string; count: number }>("/api/v1/namespaces/default/events").filter((e) => e.reason === "SuccessfulCreate");
     // Before, a recorder per drain: 11 Events of count 1, none combined. Each drain writes the counts it saw.
