@@ -8,7 +8,7 @@
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutate.config.ts" },
-  mutate: ["src/core/**/*.ts", "src/objects/**/*.ts", "src/reconciler/**/*.ts", "src/admission/**/*.ts"],
+  mutate: ["src/core/**/*.ts", "src/objects/**/*.ts", "src/reconciler/**/*.ts", "src/schedule/**/*.ts", "src/lease/**/*.ts", "src/admission/**/*.ts"],
   coverageAnalysis: "perTest",
   incremental: true,
   incrementalFile: "reports/stryker-incremental.json",

@@ -6,6 +6,7 @@ import { selectorToString, type LabelSelector } from "../validation/labels.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from "../validation/names.ts";
 import { ordinalSetOf } from "./membership.ts";
 import type { AnnouncedResource, AnnouncedWrite } from "../objects/announced-write.ts";
+import type { Wake as BaseWake } from "../objects/wake.ts";
 import type { AdmissionRequest } from "./types.ts";
 
 /**
@@ -20,16 +21,12 @@ import type { AdmissionRequest } from "./types.ts";
 /** Why a set was woken: which kind of object changed. */
 type WakeReason = "set" | "scale" | "pod" | "pod-status" | "claim" | "imagelist";
 
-export interface Wake {
-  namespace: string;
-  /** The set's name; "" for a wake of the namespace's ImageLists (an ImageList or a puller pod changed). */
-  name: string;
+/** A wake an admission makes: the one wake type (objects/wake.ts), with why it was made. */
+export interface Wake extends BaseWake {
   reason: WakeReason;
-  /** The write this admission announces (a pod, claim or set by name), so a pass can tell whether it read it yet. */
-  write?: AnnouncedWrite;
   /**
    * A set's CREATE: its selector, so the reconciler sends the new set's orphan lookup now (Node:
-   * src/reconciler/orphan-lookups.ts), while the apiserver still stores the set, instead of when
+   * src/schedule/orphan-lookups.ts), while the apiserver still stores the set, instead of when
    * its watch sees it appear; absent when the selector is empty, invalid or over MAX_WAKE_SELECTOR.
    */
   selector?: string;
@@ -47,8 +44,6 @@ function createdSetSelector(req: AdmissionRequest): string | undefined {
   return s && s.length <= MAX_WAKE_SELECTOR ? s : undefined;
 }
 
-/** wakeKey returns `namespace/name`, the key wakes are coalesced and rate-limited by. */
-export const wakeKey = (w: Pick<Wake, "namespace" | "name">): string => `${w.namespace}/${w.name}`;
 
 const labelsOf = (obj: unknown): Record<string, unknown> | undefined => {
   const labels: unknown = isObject(obj) && isObject(obj.metadata) ? obj.metadata.labels : undefined;

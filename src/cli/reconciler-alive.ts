@@ -39,7 +39,7 @@ export async function reconcilerSilence(client: KubeClient, leaseNamespace: stri
     .map((l) => ({ name: l.metadata!.name!, at: Date.parse(String(l.spec?.renewTime ?? "")) }))
     .filter((r) => Number.isFinite(r.at))
     .sort((a, b) => b.at - a.at);
-  const hint = "is `ordinal serve` (deploy/server.yaml) or the Worker's cron running against this cluster? (README: troubleshooting)";
+  const hint = "is `ordinal serve` (deploy/server.yaml) or the Worker's cron running against this cluster? (docs/operations.md: troubleshooting)";
   if (!renewals.length) return `no reconciler has renewed a Lease in namespace ${leaseNamespace}: ${hint}`;
   const silent = now.getTime() - renewals[0].at;
   if (silent <= RECONCILER_SILENT_AFTER_MS) return undefined;

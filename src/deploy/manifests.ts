@@ -66,7 +66,7 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   // 8 shards (Leases ordinal-reconciler-<i>-of-8): each replica takes its fair share, ceil(8 / live
   // replicas), in its first round, so the two replicas hold 4 each; when one dies the other takes
   // its shards as their Leases expire (30 s). A wake seen by a replica that does not hold its set's
-  // shard is forwarded to the holder (src/reconciler/shard-schedulers.ts, shard-share.ts).
+  // shard is forwarded to the holder (src/schedule/shard-schedulers.ts, shard-share.ts).
   { name: "RECONCILE_SHARDS", value: "8" },
 ];
 

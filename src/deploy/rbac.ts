@@ -4,7 +4,7 @@
  * unused or used but not granted). No get where list serves.
  * - Watch (with list) on what a set's pass reads: Ordinal's StatefulSets and ImageLists, pods,
  *   claims and revisions (those labelled ordinal.dev/statefulset: the selector is the request's,
- *   RBAC cannot narrow it): `ordinal serve`'s watch cache (src/reconciler/watch-cache.ts).
+ *   RBAC cannot narrow it): `ordinal serve`'s watch cache (src/schedule/watch-cache.ts).
  * - Pods: listed (only those carrying ordinal.dev/statefulset), created, deleted, patched
  *   (adoption, identity labels), read by name (an unlabelled orphan whose create met
  *   AlreadyExists); status patched (the InPlaceUpdateReady condition).

@@ -141,7 +141,7 @@ export function prometheusOf(...registries: (MetricsState | undefined)[]): strin
   return all.prometheus();
 }
 
-/** The shape of a reconcile invocation's result this module reads (src/reconciler/loop.ts RunResult). */
+/** The shape of a reconcile invocation's result this module reads (src/schedule/loop.ts RunResult). */
 export interface RunSummary {
   acquired: boolean;
   passes: { sets: { set: string; actions: string[]; error?: string; identityRefusals?: number }[] }[];

@@ -1,7 +1,7 @@
 /**
  * The reconciler in a heap-bounded worker thread (issue 19: a reconciler failure can never take
  * admission down with it). `ordinal serve` answers the webhooks on the main thread and runs the
- * scheduler (src/reconciler/scheduler.ts) in a worker thread whose old generation is capped at
+ * scheduler (src/schedule/scheduler.ts) in a worker thread whose old generation is capped at
  * RECONCILE_HEAP_MB: a pass that runs out of heap (or throws out of the loop) ends the thread only,
  * the webhooks keep answering, and the thread is started again after a backoff (1 s doubling to
  * 30 s; reset once a thread has lived a minute). Wakes cross to the thread as messages; the
@@ -13,15 +13,14 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
-import { instrumentClient } from "../metrics/instrument.ts";
-import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
-import type { SchedulerOptions, SetWake } from "../reconciler/scheduler.ts";
-import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
-import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import type { MetricsState } from "../metrics/metrics.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
+import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
+import { settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
-import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
-import { watchCacheFrom } from "./watch-cache.ts";
+import { nodeReconciler } from "./reconciler.ts";
+import type { WakeForwarding } from "./wake-forward.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -39,7 +38,7 @@ type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "
 
 /**
  * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
- * new set's selector (its orphan lookup starts at once: src/reconciler/orphan-lookups.ts); nothing
+ * new set's selector (its orphan lookup starts at once: src/schedule/orphan-lookups.ts); nothing
  * else of what the webhook's Wake carries (its reason) is cloned across.
  */
 export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });
@@ -60,21 +59,20 @@ export async function reconcileThreadMain(): Promise<number> {
   const log = jsonLogger((l) => console.error(l), { thread: "reconcile" }, setting(data.vars, "LOG_LEVEL") ?? "info");
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
-  const metrics = new Metrics();
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
-  const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
+  const stack = buildReconciler(raw, { settings, log });
+  const { metrics } = stack;
   let lastPost = 0;
-  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w));
-  const scheduler = new ShardSchedulers(client, {
-    ...data.scheduler,
-    ...(cache ? { cache } : {}),
+  const { loop: scheduler, cache } = nodeReconciler(stack, {
+    vars: data.vars,
+    watcher: raw,
     log,
     leaseNamespace: settings.leaseNamespace,
-    ...(data.forwarding ? { endpoint: data.forwarding.endpoint, forward: wakeForwarder(data.forwarding) } : {}),
-    beforePass: registrationRepair(client, settings, { log }),
-    onPass: (pass, seconds) => {
-      recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+    scheduling: data.scheduler,
+    forwarding: data.forwarding,
+    shards: setting(data.vars, "RECONCILE_SHARDS"),
+    onPass: (pass) => {
       const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));
       port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
       if (Date.now() - lastPost >= 1000) {
@@ -82,7 +80,7 @@ export async function reconcileThreadMain(): Promise<number> {
         port.postMessage({ type: "metrics", state: metrics.state() } satisfies FromThread);
       }
     },
-  }, setting(data.vars, "RECONCILE_SHARDS"));
+  });
   const stopped = new Promise<void>((resolve) => {
     port.on("message", (m: ToThread) => {
       if (m.type === "wake") scheduler.wake(m.wake, m.forwarded);

@@ -15,24 +15,24 @@ import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
-import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
-import { ShardSchedulers } from "../reconciler/shard-schedulers.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
+import { nodeReconciler } from "./reconciler.ts";
 import { setting } from "../settings.ts";
-import { electionFor } from "../reconciler/elector.ts";
+import { electionFor } from "../lease/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
-import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { appDepsFrom, reconcilerUsernameFrom, settingsFrom } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 
 import type { Simulation } from "./simulation.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
+import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
 import { warmAdmission } from "./warm-admission.ts";
-import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "./wake-forward.ts";
+import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarding } from "./wake-forward.ts";
 
 export interface ServeFlags {
   port: number;
@@ -172,21 +172,21 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
   const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
-  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w));
-  const loop =
-    thread ??
-    new ShardSchedulers(client, {
-      ...scheduling,
-      ...(cache ? { cache } : {}),
-      log,
-      leaseNamespace: settings.leaseNamespace,
-      ...(forwarding ? { endpoint: forwarding.endpoint, forward: wakeForwarder(forwarding) } : {}),
-      beforePass: registrationRepair(client, settings, { log }),
-      onPass: (pass, seconds) => {
-        recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
-        void readiness.observe({ passes: [pass] });
-      },
-    }, shards);
+  // Otherwise here: the stack every runtime builds (reconciler-stack.ts), counting in this thread's metrics.
+  const here = thread
+    ? undefined
+    : nodeReconciler(buildReconciler(client, { settings, log, metrics, instrumented: true }), {
+        vars,
+        watcher,
+        log,
+        leaseNamespace: settings.leaseNamespace,
+        scheduling,
+        forwarding,
+        shards,
+        onPass: (pass) => void readiness.observe({ passes: [pass] }),
+      });
+  const loop = thread ?? here!.loop;
+  const cache = here?.cache;
   const lookup = lookupStatefulSetWith(client);
   const deps = appDepsFrom(settings);
   const app = createApp({

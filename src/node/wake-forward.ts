@@ -10,7 +10,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
-import type { SetWake } from "../reconciler/scheduler.ts";
+import type { SetWake } from "../schedule/scheduler.ts";
 import { isAnnouncedWrite, isWakeOf } from "../admission/wakes.ts";
 
 /** The path the leader takes forwarded wakes on. */

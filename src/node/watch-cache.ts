@@ -1,7 +1,7 @@
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
-import type { SetWake } from "../reconciler/scheduler.ts";
-import { startWatchCache, type WatchCache } from "../reconciler/watch-cache.ts";
+import type { SetWake } from "../schedule/scheduler.ts";
+import { startWatchCache, type WatchCache } from "../schedule/watch-cache.ts";
 import { setting } from "../settings.ts";
 
 /**

@@ -44,7 +44,7 @@ export function identityMismatchMessage(r: IdentityRefusal): string {
   const actual = r.actual === undefined ? "another identity" : JSON.stringify(r.actual);
   return (
     `Ordinal's webhook refuses the reconciler's writes: the reconciler runs as ${actual}, the webhooks accept only ${JSON.stringify(r.expected)} as the reconciler. ` +
-    `Fix: run the reconciler with that identity's credentials (README: "Run the reconciler outside the cluster"), ` +
+    `Fix: run the reconciler with that identity's credentials (docs/install.md: "Run the reconciler outside the cluster"), ` +
     `or set RECONCILER_USERNAME=${r.actual ?? "<the reconciler's username>"} where the webhooks run`
   );
 }

@@ -3,7 +3,7 @@
  * do. One type for every source and both runtimes: the admission webhooks make them
  * (src/admission/wakes.ts), Node's watch cache makes them (`observed`), a standby replica forwards
  * them, the Worker's webhooks hand them to their shard's Durable Object; the schedule model
- * (src/reconciler/schedule/) turns them into targeted passes. Only a hint: the reconciler stays
+ * (src/schedule/model.ts) turns them into targeted passes. Only a hint: the reconciler stays
  * level-triggered and its full pass the safety net.
  */
 import type { AnnouncedWrite } from "./announced-write.ts";

@@ -18,7 +18,7 @@ import { earlierMs } from "../core/requeue.ts";
 import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
+import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -35,7 +35,7 @@ import { listSelected, type OrphanLookup } from "./orphan-lookups.ts";
  * labelled with instead of rolling them onto a revision of its own. Cost: O(managed objects +
  * sets) reads and CPU, plus 3 lists per namespace with sets; orphans cost one GET each, once, when
  * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
- * the watch sees the set appear, before its first pass: orphan-lookups.ts).
+ * the watch sees the set appear, before its first pass: src/schedule/orphan-lookups.ts).
  */
 
 export interface PassOptions {
@@ -85,7 +85,7 @@ export interface PassHints {
    * set gone costs those reads once.
    */
   knownSet?: { withClaims: boolean };
-  /** The set's orphan lookup, started before its pass (orphan-lookups.ts); used when the selector is still the set's. */
+  /** The set's orphan lookup, started before its pass (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
 

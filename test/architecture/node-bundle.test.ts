@@ -31,7 +31,7 @@ function staticClosure(meta: Metafile, start: string): Set<string> {
  * Small pure readers and constants (src/core/update-strategy.ts, src/deploy/identity.ts) are fine;
  * HELP_MAX_BYTES bounds what is loaded in all.
  */
-const HEAVY = /^(node_modules\/|src\/(sim|reconciler|node|admission|http|webhook-config|validation|kube\/http)|src\/core\/(planner|rollout-state)\.ts$|src\/api\/(crd|statefulset|imagelist|zod)\.ts$|src\/auth\/(token|webhook-auth|settings)\.ts$|src\/deploy\/(manifests|rbac)\.ts$)/;
+const HEAVY = /^(node_modules\/|src\/(sim|reconciler|schedule|lease|worker|node|admission|http|webhook-config|validation|kube\/http)|src\/core\/(planner|rollout-state)\.ts$|src\/api\/(crd|statefulset|imagelist|zod)\.ts$|src\/auth\/(token|webhook-auth|settings)\.ts$|src\/deploy\/(manifests|rbac)\.ts$)/;
 const HELP_MAX_BYTES = 80 * 1024;
 
 /** bundleMeta returns the metafile of the Node bundle, built in memory once. */

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 /** workerInputs returns the bytes each input file contributes to the minified Worker bundle. */
 async function workerInputs(): Promise<Map<string, number>> {
   const r = await build({
-    entryPoints: ["src/worker.ts"],
+    entryPoints: ["src/worker/index.ts"],
     bundle: true,
     format: "esm",
     platform: "neutral",

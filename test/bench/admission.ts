@@ -98,7 +98,7 @@ async function load(url: string, body: string, headers: Record<string, string>, 
 async function moduleStart(): Promise<{ cpuMs: number; firstEventCpuMs: number; gzipKiB: number }> {
   const { build } = await import("esbuild");
   const { gzipSync } = await import("node:zlib");
-  const r = await build({ entryPoints: ["src/worker.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify: true, write: false, external: ["node:*"], logLevel: "silent" });
+  const r = await build({ entryPoints: ["src/worker/index.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify: true, write: false, external: ["node:*"], logLevel: "silent" });
   const dir = mkdtempSync(`${tmpdir()}/ordinal-bench-`);
   writeFileSync(`${dir}/worker.mjs`, r.outputFiles[0].contents);
   const ms = "const d=process.cpuUsage(c);console.log((d.user+d.system)/1000)";

@@ -111,7 +111,7 @@ console.log("== Worker bundle (what wrangler uploads): minified vs not, gzip, si
   const { gzipSync } = await import("node:zlib");
   const sizes: Record<string, { raw: number; gz: number }> = {};
   for (const minify of [false, true]) {
-    const r = await build({ entryPoints: ["src/worker.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify, write: false, external: ["node:*"], logLevel: "silent" });
+    const r = await build({ entryPoints: ["src/worker/index.ts"], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], minify, write: false, external: ["node:*"], logLevel: "silent" });
     const code = r.outputFiles[0].contents;
     sizes[minify ? "minified" : "plain"] = { raw: code.length, gz: gzipSync(code).length };
   }

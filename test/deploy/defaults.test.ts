@@ -12,7 +12,7 @@ import { DEFAULT_RECONCILER_USERNAME, usernameFromToken } from "../../src/deploy
 import { clusterConfigFromEnv } from "../../src/node/kubeconfig.ts";
 import { reconcilerUsernameFrom, settingsFrom } from "../../src/runtime-config.ts";
 import { SettingError } from "../../src/settings.ts";
-import worker from "../../src/worker.ts";
+import worker from "../../src/worker/index.ts";
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
 const load = (f: string) => parseAllDocuments(readFileSync(f, "utf8")).map((d) => d.toJSON() as Doc);

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { R } from "../../src/kube/resources.ts";
-import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
+import { MIRRORED } from "../../src/schedule/watch-cache.ts";
 
 interface Rule {
   apiGroups: string[];
@@ -31,9 +31,9 @@ const SERVER_FILES = [
   "src/reconciler/prewarm.ts",
   "src/reconciler/pull-sources.ts",
   "src/reconciler/events.ts",
-  "src/reconciler/lease.ts",
-  "src/reconciler/shard-leases.ts",
-  "src/reconciler/shard-share.ts",
+  "src/lease/lease.ts",
+  "src/lease/shard-leases.ts",
+  "src/lease/shard-share.ts",
   "src/admission/lookup.ts",
   "src/webhook-config/registration.ts",
   "src/node/serving-cert.ts",

@@ -13,7 +13,7 @@ import { canonicalJson } from "../../src/core/hash.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
+import { runReconcile } from "../../src/schedule/loop.ts";
 import { allReady } from "./driver.ts";
 import { admin, kubectl, kubeletFor, listPods, newNamespace, setupCluster, sleep } from "./support.ts";
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { R } from "../../src/kube/resources.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { shardLeaseName } from "../../src/reconciler/shard-leases.ts";
+import { shardLeaseName } from "../../src/lease/shard-leases.ts";
 import { readAuditLog } from "../support/audit.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { caBundle, NODE_URL, startNodeServer, unregisterWebhooks, waitHealthy, type Running } from "./servers.ts";

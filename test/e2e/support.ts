@@ -10,7 +10,7 @@ import type { KubeClient, KubeObject } from "../../src/kube/client.ts";
 import { R } from "../../src/kube/resources.ts";
 import { clientFor, type ClusterConfig } from "../../src/node/kubeconfig.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
+import { runReconcile } from "../../src/schedule/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { reconcilerUserBindings } from "../support/reconciler-user.ts";
 

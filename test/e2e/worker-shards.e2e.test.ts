@@ -17,7 +17,7 @@ import type { Lease } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { R } from "../../src/kube/resources.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { shardLeaseName } from "../../src/reconciler/shard-leases.ts";
+import { shardLeaseName } from "../../src/lease/shard-leases.ts";
 import type { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { startApiProxy, startWorker, waitHealthy, webhookFetch, WORKER_URL, type Running } from "./servers.ts";

@@ -4,7 +4,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { jsonLogger, silentLogger } from "../../src/log/log.ts";
 import { instrumentClient } from "../../src/metrics/instrument.ts";
 import { Metrics, metricsLogger, prometheusOf, recordRun } from "../../src/metrics/metrics.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
+import { runReconcile } from "../../src/schedule/loop.ts";
 import { reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { webSet } from "../cli/helpers.ts";

@@ -7,7 +7,7 @@ import { createHmac } from "node:crypto";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SetWake } from "../../src/reconciler/scheduler.ts";
+import type { SetWake } from "../../src/schedule/scheduler.ts";
 import { generateServingCert } from "../../src/node/serving-cert.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "../../src/node/wake-forward.ts";
 

@@ -26,7 +26,7 @@ describe("identityMismatchMessage", () => {
   it("names both identities and both fixes", () => {
     expect(identityMismatchMessage({ expected: SA, actual: "admin" })).toBe(
       `Ordinal's webhook refuses the reconciler's writes: the reconciler runs as "admin", the webhooks accept only "${SA}" as the reconciler. ` +
-        `Fix: run the reconciler with that identity's credentials (README: "Run the reconciler outside the cluster"), or set RECONCILER_USERNAME=admin where the webhooks run`,
+        `Fix: run the reconciler with that identity's credentials (docs/install.md: "Run the reconciler outside the cluster"), or set RECONCILER_USERNAME=admin where the webhooks run`,
     );
   });
   it("says what it does not know", () => {

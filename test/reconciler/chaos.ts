@@ -16,9 +16,9 @@ import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
 import { Informer } from "../../src/kube/informer.ts";
 import { getOrdinal } from "../../src/objects/names.ts";
 import { offsetOf, ordinalRange } from "../../src/objects/ordinal-range.ts";
-import { MIRRORED } from "../../src/reconciler/watch-cache.ts";
+import { MIRRORED } from "../../src/schedule/watch-cache.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
+import { runReconcile } from "../../src/schedule/loop.ts";
 import { faultFetch } from "../../src/sim/faults/fault-fetch.ts";
 import { Faults, SimulatedCrash, type FaultKind } from "../../src/sim/faults/faults.ts";
 

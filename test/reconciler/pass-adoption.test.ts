@@ -10,7 +10,7 @@ import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger, type Logger } from "../../src/log/log.ts";
-import type { OrphanLookup } from "../../src/reconciler/orphan-lookups.ts";
+import type { OrphanLookup } from "../../src/reconciler/orphan-lookup.ts";
 import { SET_NAME_LABEL } from "../../src/objects/constants.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";

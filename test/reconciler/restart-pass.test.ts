@@ -8,7 +8,7 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
-import { runReconcile } from "../../src/reconciler/loop.ts";
+import { runReconcile } from "../../src/schedule/loop.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";

@@ -1,5 +1,5 @@
 /**
- * ShardSchedulers' sharing (src/reconciler/shard-schedulers.ts, shard-share.ts) on the fake
+ * ShardSchedulers' sharing (src/schedule/shard-schedulers.ts, shard-share.ts) on the fake
  * apiserver with fake timers (the schedulers' clock, sleeps and the apiserver's clock are one
  * injected clock): a lone replica takes all 8 shards in its first round; a second replica gets
  * half; a dead replica's shards are taken as soon as their Leases expire; and never do two
@@ -12,8 +12,8 @@ import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import type { Logger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { replicaLeaseName, shardLeaseName } from "../../src/reconciler/shard-leases.ts";
-import { ShardSchedulers } from "../../src/reconciler/shard-schedulers.ts";
+import { replicaLeaseName, shardLeaseName } from "../../src/lease/shard-leases.ts";
+import { ShardSchedulers } from "../../src/schedule/shard-schedulers.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 

@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { settingsFrom } from "../../src/runtime-config.ts";
-import { clientFor } from "../../src/worker-env.ts";
-import { workerReconcileSettingsFrom } from "../../src/worker-settings.ts";
+import { clientFor } from "../../src/worker/env.ts";
+import { workerReconcileSettingsFrom } from "../../src/worker/settings.ts";
 
 /** exampleVars returns the NAME=value lines of .dev.vars.example (comments and blank lines skipped). */
 function exampleVars(): Record<string, string> {

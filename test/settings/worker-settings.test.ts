@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { workerReconcileSettingsFrom } from "../../src/worker-settings.ts";
+import { workerReconcileSettingsFrom } from "../../src/worker/settings.ts";
 
 describe("workerReconcileSettingsFrom", () => {
   it("has the documented defaults", () => {

@@ -7,13 +7,13 @@ import { abortAllDurableObjects, createExecutionContext, env, listDurableObjectI
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/reconciler/schedule/tables.ts";
-import type { ScheduleSnapshot as ShardSchedule } from "../../src/reconciler/schedule/model.ts";
+import { WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/schedule/tables.ts";
+import type { ScheduleSnapshot as ShardSchedule } from "../../src/schedule/model.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
-import worker from "../../src/worker.ts";
-import type { Env } from "../../src/worker-env.ts";
+import worker from "../../src/worker/index.ts";
+import type { Env } from "../../src/worker/env.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { request, review, sampleSet } from "../admission/helpers.ts";
 

@@ -1,0 +1,63 @@
+/**
+ * buildShardRunner wires a ShardReconciler Durable Object (src/worker/shard-object.ts) to the reconciler:
+ * the Worker's apiserver client, its settings, and registration repair on shard 0's full passes.
+ * Loaded on the object's first event.
+ */
+import { isAnnouncedWrite } from "../admission/wakes.ts";
+import { jsonLogger } from "../log/log.ts";
+import type { AnnouncedWrite } from "../objects/announced-write.ts";
+import { ShardRunner, type ShardStore } from "../schedule/shard-runner.ts";
+import { settingsFrom } from "../runtime-config.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
+import { clientFor, varsOf, type Env } from "./env.ts";
+import { workerReconcileSettingsFrom } from "./settings.ts";
+
+/** The Lease holder of every shard of a Worker: one identity, so the shards share the cluster's Lease. */
+const WORKER_LEASE_HOLDER = "ordinal-worker";
+
+/**
+ * buildShardRunner returns the runner of shard `index`; "retired" when the index is no longer below
+ * RECONCILE_SHARDS; undefined when no cluster is configured (KUBE_API_URL). Throws on a refused setting.
+ */
+export function buildShardRunner(env: Env, index: number, store: ShardStore): ShardRunner | "retired" | undefined {
+  const vars = varsOf(env);
+  const w = workerReconcileSettingsFrom(vars);
+  const s = settingsFrom(vars);
+  const log = jsonLogger(undefined, { shard: index }, s.logLevel ?? "info");
+  if (index >= w.shards) {
+    log.warn("shard retired: RECONCILE_SHARDS is lower now", { shards: w.shards });
+    return "retired";
+  }
+  const raw = clientFor(env);
+  if (!raw) {
+    log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
+    return undefined;
+  }
+  // The stack every runtime builds: the counted client, registration repair, and each drain's
+  // `reconcile invocation done` line with the counters Node serves at /metrics.
+  const stack = buildReconciler(raw, { settings: s, log });
+  return new ShardRunner({
+    client: stack.client,
+    store,
+    log,
+    shard: { index, count: w.shards },
+    leaseNamespace: s.leaseNamespace,
+    holder: WORKER_LEASE_HOLDER,
+    intervalMs: w.intervalMs,
+    budgetMs: w.budgetMs,
+    maxRequests: w.maxSubrequests,
+    beforeFullPass: index === 0 ? stack.beforeFullPass : undefined,
+    onDrain: (passes, seconds) => stack.logInvocation(passes, seconds),
+  });
+}
+
+/**
+ * announcedWriteOf returns a forwarded wake's announced write, copied field by field, when it is a
+ * well-formed one (the object's messages come from the Worker's own webhooks, but are checked as
+ * input); undefined otherwise: the wake then counts as announcing none (its rechecks are blind).
+ */
+export function announcedWriteOf(w: unknown): AnnouncedWrite | undefined {
+  if (!isAnnouncedWrite(w)) return undefined;
+  const { resource, name, operation, resourceVersion } = w;
+  return resourceVersion === undefined ? { resource, name, operation } : { resource, name, operation, resourceVersion };
+}

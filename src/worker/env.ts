@@ -1,0 +1,40 @@
+/**
+ * The Worker's bindings and variables, shared by its handlers (src/worker/handlers.ts) and its
+ * Durable Object per shard (src/worker/shard-object.ts).
+ */
+import type { KubeClient } from "../kube/client.ts";
+import { createKubeClient, type FetchLike } from "../kube/http.ts";
+import { checkKubeToken } from "../settings.ts";
+
+/** The parts of a Durable Object namespace binding the Worker uses (the full runtime types clash with DOM's). */
+export interface ShardNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch(input: string, init?: RequestInit): Promise<Response> };
+}
+
+export interface Env {
+  KUBE_API_URL?: string;
+  KUBE_TOKEN?: string;
+  /** Optional Workers VPC binding that reaches a private apiserver. */
+  KUBE_API?: { fetch: FetchLike };
+  /** The ShardReconciler Durable Objects (wrangler.toml): one single writer per shard of namespaces. */
+  SHARDS?: ShardNamespace;
+  [key: string]: unknown;
+}
+
+/** varsOf returns the env's string variables (vars and secrets), without the bindings. */
+export const varsOf = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+
+/**
+ * clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured;
+ * throws when KUBE_API_URL comes without KUBE_TOKEN (and KUBE_ANONYMOUS does not say so).
+ */
+export function clientFor(env: Env): KubeClient | undefined {
+  if (!env.KUBE_API_URL) return undefined;
+  checkKubeToken(varsOf(env));
+  const binding = env.KUBE_API;
+  return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
+}
+
+/** shardName returns the name of shard `index`'s Durable Object. */
+export const shardName = (index: number): string => `shard-${index}`;

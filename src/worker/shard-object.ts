@@ -1,0 +1,99 @@
+/**
+ * ShardReconciler, the Worker's Durable Object per shard: the single writer of the namespaces
+ * that hash onto its shard (src/schedule/shard-runner.ts does the work). Reached only through
+ * the SHARDS binding (wrangler.toml), by name `shard-<index>`:
+ * - `POST /wake {index, wake: {namespace, name, write?}}` (the webhooks forward each wake, with the
+ *   write its admission announces): a targeted pass of that set at once; answers 204 once the
+ *   shard's queue was drained.
+ * - `POST /poke {index}` (each cron tick): the full (safety) pass now, with whatever else is due
+ *   (a set no wake announced waits at most one tick, whatever the alarm says).
+ * - `alarm()`: the sets whose requeueAfter came, and the full (safety) pass every
+ *   RECONCILE_INTERVAL_MS; then the alarm is set for the next of them.
+ * A shard whose index is no longer below RECONCILE_SHARDS (the count was lowered) deletes its
+ * alarm and storage, so two objects never write the same namespace for long.
+ *
+ * Module start stays small: the reconciler is loaded on the object's first event.
+ */
+import type { Env } from "./env.ts";
+import type { ShardRunner } from "../schedule/shard-runner.ts";
+
+/** The parts of the Durable Object state this class uses. */
+interface DurableObjectStateLike {
+  storage: {
+    get<T>(key: string): Promise<T | undefined>;
+    put(key: string, value: unknown): Promise<void>;
+    deleteAll(): Promise<void>;
+    setAlarm(at: number): Promise<void>;
+    deleteAlarm(): Promise<void>;
+  };
+}
+
+const INDEX_KEY = "index";
+
+/** messageOf returns the shard index and wake of a message body (its write unchecked yet), or a reason it is not one. */
+function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string; write?: unknown } } | string {
+  if (typeof body !== "object" || body === null) return "body must be a JSON object";
+  const { index, wake } = body as { index?: unknown; wake?: { namespace?: unknown; name?: unknown; write?: unknown } };
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return "index must be a whole number";
+  if (!withWake) return { index };
+  if (typeof wake?.namespace !== "string" || wake.namespace === "" || typeof wake.name !== "string") return "wake must be {namespace, name}";
+  return { index, wake: { namespace: wake.namespace, name: wake.name, write: wake.write } };
+}
+
+export class ShardReconciler {
+  private runner: Promise<ShardRunner | undefined> | undefined;
+
+  constructor(
+    private readonly state: DurableObjectStateLike,
+    private readonly env: Env,
+  ) {}
+
+  async fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (request.method !== "POST" || (path !== "/wake" && path !== "/poke")) return new Response("POST /wake or /poke", { status: 404 });
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return new Response("body must be JSON", { status: 400 });
+    }
+    const m = messageOf(body, path === "/wake");
+    if (typeof m === "string") return new Response(m, { status: 400 });
+    if ((await this.state.storage.get<number>(INDEX_KEY)) !== m.index) await this.state.storage.put(INDEX_KEY, m.index);
+    const runner = await this.runnerOf(m.index);
+    if (!runner) return new Response("no shard here", { status: 410 });
+    if (m.wake) {
+      const { announcedWriteOf } = await import("./build-shard-runner.ts");
+      await runner.wake({ namespace: m.wake.namespace, name: m.wake.name, write: announcedWriteOf(m.wake.write) });
+    }
+    else await runner.poke();
+    return new Response(null, { status: 204 });
+  }
+
+  async alarm(): Promise<void> {
+    const index = await this.state.storage.get<number>(INDEX_KEY);
+    const runner = index === undefined ? undefined : await this.runnerOf(index);
+    await runner?.alarm();
+  }
+
+  /** runnerOf returns the shard's runner (built once), or undefined when the shard is retired or no cluster is configured. */
+  private runnerOf(index: number): Promise<ShardRunner | undefined> {
+    this.runner ??= this.newRunner(index);
+    return this.runner;
+  }
+
+  private async newRunner(index: number): Promise<ShardRunner | undefined> {
+    const { buildShardRunner } = await import("./build-shard-runner.ts");
+    const runner = buildShardRunner(this.env, index, {
+      load: () => this.state.storage.get("schedule"),
+      save: (s) => this.state.storage.put("schedule", s),
+      setAlarm: (at) => this.state.storage.setAlarm(at),
+    });
+    if (runner === "retired") {
+      await this.state.storage.deleteAlarm();
+      await this.state.storage.deleteAll();
+      return undefined;
+    }
+    return runner;
+  }
+}
