@@ -1,4 +1,5 @@
-import { errorBody, formatFieldError, goQuote, qualifiedKind, type FieldError } from "../validation/field-error.ts";
+import { errorBody, formatFieldError, qualifiedKind, type FieldError } from "../validation/field-error.ts";
+import { goQuote } from "../validation/go-format.ts";
 import { deny, type AdmissionRequest, type AdmissionResponse } from "./types.ts";
 
 /** Errors listed in a denial at most; the rest are counted ("and N more"). */

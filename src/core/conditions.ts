@@ -12,7 +12,7 @@ import {
 } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
 import { claimsBehind } from "./claim-update.ts";
-import { isRolloutComplete, type ProgressFacts } from "./progress-deadline.ts";
+import { isRolloutComplete, type ProgressFacts } from "./rollout-progress.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**

@@ -9,6 +9,7 @@ import { failingContainer, getPodRevision, isRunningAndAvailable, isRunningAndRe
 import { ordinalRange } from "../objects/ordinal-range.ts";
 import { splitReplicas } from "./replicas.ts";
 import type { ReplicaCounts } from "./status.ts";
+import { isRolloutComplete, type ProgressFacts } from "./rollout-progress.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
@@ -27,28 +28,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * no lastUpdateTime). Kruise's CloneSet lets its clock run (it only reports; it has no rollback).
  */
 
-/** What the deadline says about a set's rollout this pass. */
-export interface ProgressFacts {
-  /** When the rollout last made progress (RFC 3339, whole seconds): Progressing's lastUpdateTime. */
-  lastUpdateTime: string;
-  /** Set once the deadline has passed: the pod holding the rollout and why (for the condition and event). */
-  exceeded?: string;
-  /** Milliseconds until the deadline falls due, while it has not (the plan's requeueAfter). */
-  requeueAfterMs?: number;
-}
-
 /** Progressing reasons of a rollout under way: its clock carries over from one pass to the next. */
 const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
-
-/**
- * isRolloutComplete is true when every pod the strategy updates by itself is at the update
- * revision and all replicas exist and are Ready (with a partition, the ordinals below it are not
- * the rollout's to update).
- */
-export function isRolloutComplete(set: StatefulSet, c: { replicas?: number; readyReplicas?: number; updatedReplicas?: number }): boolean {
-  const toUpdate = Math.max(0, set.spec.replicas - updateStrategyOf(set).partition);
-  return (c.updatedReplicas ?? 0) >= toUpdate && (c.readyReplicas ?? 0) === set.spec.replicas && (c.replicas ?? 0) === set.spec.replicas;
-}
 
 /**
  * checkProgress returns the deadline's facts for the set at `now`, or undefined when there is no

@@ -19,9 +19,8 @@ export {
   aggregateMessage,
   qualifiedKind,
   toStatusCauses,
-  goQuote,
-  sortedMap,
 } from "./field-error.ts";
+export { goQuote, sortedMap } from "./go-format.ts";
 export {
   isDNS1123Label,
   isDNS1123Subdomain,

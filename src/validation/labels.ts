@@ -5,7 +5,8 @@
  *
  * Current upstream validates matchExpressions values as label values (1.20 did not).
  */
-import { type FieldError, FieldPath, forbidden, invalid, required, byteOrder } from "./field-error.ts";
+import { type FieldError, FieldPath, forbidden, invalid, required } from "./field-error.ts";
+import { byteOrder } from "./go-format.ts";
 import { Reader } from "./json.ts";
 import { isQualifiedName, isValidLabelValue } from "./names.ts";
 

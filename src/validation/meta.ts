@@ -10,7 +10,8 @@
  * object (generation, timestamps, an empty uid, an empty name or namespace) are not compared either.
  */
 import type { FieldPath} from "./field-error.ts";
-import { type FieldError, byteLength, forbidden, invalid, required, tooLong } from "./field-error.ts";
+import { type FieldError, forbidden, invalid, required, tooLong } from "./field-error.ts";
+import { byteLength } from "./go-format.ts";
 import { Reader, isObject } from "./json.ts";
 import { validateLabels } from "./labels.ts";
 import { type NameValidator, isQualifiedName, nameIsDNSLabel } from "./names.ts";

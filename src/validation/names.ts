@@ -9,7 +9,7 @@
  * - IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, on by default since 1.32, GA later):
  *   any printable ASCII except '='. 1.20 only had IsEnvVarName (C-identifier-like, '.', '-').
  */
-import { exceedsBytes } from "./field-error.ts";
+import { exceedsBytes } from "./go-format.ts";
 
 /** regexError is upstream's RegexError: the message, examples and the regular expression used. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {

@@ -10,7 +10,8 @@
  * persistentVolumeClaimRetentionPolicy and minReadySeconds may change (1.20: replicas, template,
  * updateStrategy), and the whole new spec is validated again.
  */
-import { type FieldError, FieldPath, forbidden, invalid, notSupported, required, sortedMap } from "./field-error.ts";
+import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from "./field-error.ts";
+import { sortedMap } from "./go-format.ts";
 import type { Reader} from "./json.ts";
 import { type JsonObject, isObject } from "./json.ts";
 import { type LabelSelector, labelSelectorAsRequirements, selectorMatches, validateLabelSelector, validateLabels } from "./labels.ts";

@@ -11,7 +11,8 @@
  *    hostname; the first pod and the PVCs must pass create validation; images must parse.
  * 4. Warnings for valid but risky settings, for both groups.
  */
-import { type FieldError, FieldPath, byteLength, internalError, invalid, typeInvalid, uniqueByMessage } from "./field-error.ts";
+import { type FieldError, FieldPath, internalError, invalid, typeInvalid, uniqueByMessage } from "./field-error.ts";
+import { byteLength } from "./go-format.ts";
 import { Reader, isObject, jsonType } from "./json.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { isDNS1123Label, nameIsDNSLabel } from "./names.ts";

@@ -10,38 +10,19 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const SRC = resolve(import.meta.dirname, "../../src");
+import { describeTangles, importsOf, sourceFiles, SRC, tangles, type Graph } from "./source-graph.ts";
 
 const folders = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory()).sort();
 /** The files directly in src/ (the runtimes' shared pieces), which a README may list too. */
 const rootFiles = readdirSync(SRC).filter((n) => !statSync(join(SRC, n)).isDirectory());
 
-/** files returns every .ts/.mjs file under dir. */
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return files(p);
-    return /\.(ts|mjs)$/.test(name) ? [p] : [];
-  });
-}
-
 /** folderOf returns the top-level folder of src/ a path is in, or the file's name for a file directly in src/. */
 const folderOf = (path: string): string => relative(SRC, path).split("/")[0];
 
-/** importsOf returns the relative module specifiers a file imports or re-exports (static and dynamic). */
-function importsOf(source: string): string[] {
-  const specs: string[] = [];
-  for (const m of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;"']*?\bfrom\s*["']([^"']+)["']/g)) specs.push(m[1]);
-  for (const m of source.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) specs.push(m[1]);
-  for (const m of source.matchAll(/(?:^|\n)\s*import\s*["']([^"']+)["']/g)) specs.push(m[1]);
-  return specs.filter((s) => s.startsWith("."));
-}
-
 /** The folder graph: folder (or file directly in src/) -> the folders it imports, with one example import per edge. */
-function folderGraph(): Map<string, Map<string, string>> {
-  const graph = new Map<string, Map<string, string>>();
-  for (const file of files(SRC)) {
+function folderGraph(): Graph {
+  const graph: Graph = new Map();
+  for (const file of sourceFiles(SRC)) {
     const from = folderOf(file);
     for (const spec of importsOf(readFileSync(file, "utf8"))) {
       const target = resolve(dirname(file), spec);
@@ -69,29 +50,6 @@ function allowedImports(folder: string): string[] | undefined {
   return list === "nothing" ? [] : list.split(",").map((s) => s.trim().replace(/`/g, "").replace(/\/$/, ""));
 }
 
-/** tangles returns the groups of two or more folders that all reach each other through imports (strongly connected). */
-function tangles(graph: Map<string, Map<string, string>>): string[] {
-  const reach = (from: string): Set<string> => {
-    const seen = new Set<string>();
-    const todo = [from];
-    while (todo.length) {
-      for (const next of graph.get(todo.pop()!)?.keys() ?? []) {
-        if (seen.has(next)) continue;
-        seen.add(next);
-        todo.push(next);
-      }
-    }
-    return seen;
-  };
-  const reaches = new Map([...graph.keys()].map((f) => [f, reach(f)]));
-  const groups = new Set<string>();
-  for (const [f, r] of reaches) {
-    const group = [f, ...[...r].filter((g) => g !== f && reaches.get(g)?.has(f))].sort();
-    if (group.length > 1) groups.add(group.join(", "));
-  }
-  return [...groups].sort();
-}
-
 const graph = folderGraph();
 
 describe("src/ folders", () => {
@@ -110,11 +68,7 @@ describe("src/ folders", () => {
   });
 
   it("folders import each other without a cycle", () => {
-    const cycles = tangles(graph).map((group) => {
-      const members = group.split(", ");
-      const edges = members.flatMap((f) => [...(graph.get(f) ?? new Map<string, string>())].filter(([to]) => members.includes(to)).map(([, example]) => example));
-      return `${group}: ${edges.join("; ")}`;
-    });
+    const cycles = describeTangles(graph);
     expect(cycles, "move the shared piece to a folder both may import").toEqual([]);
   });
 

@@ -2,7 +2,8 @@
 // apiserver's aggregate "is invalid" message.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ErrorSet, OMIT, byteLength, exceedsBytes, type FieldError, type FieldErrorType, uniqueByMessage } from "../../src/validation/field-error.ts";
+import { ErrorSet, OMIT, type FieldError, type FieldErrorType, uniqueByMessage } from "../../src/validation/field-error.ts";
+import { byteLength, exceedsBytes } from "../../src/validation/go-format.ts";
 import { dedupe } from "../../src/validation/pod.ts";
 import {
   FieldPath,

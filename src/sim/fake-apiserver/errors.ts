@@ -6,12 +6,12 @@ import {
   errorBody,
   forbidden as fieldForbidden,
   formatBadValue,
-  goQuote,
   invalid as fieldInvalid,
   notSupported,
   required,
   type FieldError,
 } from "../../validation/field-error.ts";
+import { goQuote } from "../../validation/go-format.ts";
 
 export interface StatusCause {
   reason?: string;

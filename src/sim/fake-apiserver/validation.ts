@@ -3,7 +3,7 @@
 
 import { forbiddenField, invalid, required, type FieldError } from "./errors.ts";
 import { deepEqual, isObject, objectsIn, str, type Obj } from "./json.ts";
-import { byteLength } from "../../validation/field-error.ts";
+import { byteLength } from "../../validation/go-format.ts";
 import {
   isConfigMapKey,
   isDNS1123Subdomain,
