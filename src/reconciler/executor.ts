@@ -13,6 +13,7 @@ import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
 import type { Logger } from "../log/log.ts";
+import { MAX_WRITE_BATCH } from "./write-slice.ts";
 
 /**
  * executePlan carries out a plan's writes with upstream's rules:
@@ -20,8 +21,9 @@ import type { Logger } from "../log/log.ts";
  *    upstream returns before computing one). When they only create revisions, the first pod's
  *    claims are sent beside them (earlyClaims), its pod after both;
  * 2. pod and claim writes, grouped per pod: OrderedReady in order, stopping at the first failure;
- *    Parallel in slow-start batches (1, 2, 4, … pods at once, upstream's slowStartBatch),
- *    stopping after a batch with a failure;
+ *    Parallel in slow-start batches (1, 2, 4, … up to MAX_WRITE_BATCH pods at once, upstream's slowStartBatch),
+ *    stopping after a batch with a failure, or once `sliceSpent` says the set had its share of the
+ *    writes (write-slice.ts: the rest is the next pass's, so one set never holds the others back);
  * 3. history truncation and pre-warm ImageList writes (failures logged, never stopping the set);
  * 4. the status, always, when it changed: computed from the writes actually done (statusAfter).
  * One event per pod or claim write (success or failure), through the recorder. Returns the
@@ -48,6 +50,8 @@ export async function executePlan(
   plan: Plan,
   log: Logger,
   events: EventRecorder,
+  /** Asked after each batch of pod writes: true leaves the set's remaining units to its next pass (write-slice.ts). */
+  sliceSpent: () => boolean = () => false,
 ): Promise<Execution> {
   const id = `${namespaceOf(set)}/${nameOf(set)}`;
   const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0 };
@@ -93,11 +97,11 @@ export async function executePlan(
   if (!claimed) units.length = 0;
   else if (early.length) units[0] = units[0].slice(early.length);
   if (plan.monotonic) {
-    for (const u of units) if (!(await runUnit(u))) break;
+    for (const u of units) if (!(await runUnit(u)) || sliceSpent()) break;
   } else {
-    for (let i = 0, size = 1; i < units.length; i += size, size *= 2) {
+    for (let i = 0, size = 1; i < units.length; i += size, size = Math.min(size * 2, MAX_WRITE_BATCH)) {
       const results = await Promise.all(units.slice(i, i + size).map(runUnit));
-      if (results.includes(false)) break;
+      if (results.includes(false) || sliceSpent()) break;
     }
   }
 

@@ -1,24 +1,21 @@
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { fnv32a } from "../core/hash.ts";
-import { plan, type Plan } from "../core/planner.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
 import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
-import { controllerOf } from "../core/ownership.ts";
-import { compileSelector, selectorToString } from "../validation/labels.ts";
 import { EventRecorder } from "./events.ts";
-import { describe, executePlan, type Execution } from "./executor.ts";
-import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import type { Logger } from "../log/log.ts";
 import { actuateImageLists, releaseGoneSets } from "./prewarm.ts";
-import { indexObjects, type PassIndex, type SetObjects } from "./pass-index.ts";
+import { indexObjects, type PassIndex } from "./pass-index.ts";
 import { earlierMs } from "../core/requeue.ts";
-import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { invalidSpecMessage, PlanFailed, reportSetError, type SetErrorReason } from "./set-error.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
+import type { OrphanLookup } from "./orphan-lookup.ts";
+import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
+import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
+
+export { shardOf } from "./pass-groups.ts";
 
 /**
  * One level-triggered pass. Reads: the sets (a shard of several: the namespaces, then its own
@@ -45,7 +42,7 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
-  /** Targeted pass: what its scheduler knows that saves reads or tells what to look for (schedule/model.ts gives them). */
+  /** Targeted pass: what its scheduler knows that saves reads or tells what to look for (src/schedule/model.ts gives them). */
   hints?: PassHints;
   /**
    * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
@@ -89,17 +86,6 @@ export interface PassHints {
   orphans?: OrphanLookup;
 }
 
-interface SetResult {
-  set: string;
-  actions: string[];
-  error?: string;
-  /** Writes the webhook refused for the reconciler's identity, and the first refusal (whom it expects, who we are). */
-  identityRefusals?: number;
-  identityRefusal?: IdentityRefusal;
-  waiting: boolean;
-  /** The plan asked to be looked at again after this many milliseconds. */
-  requeueAfterMs?: number;
-}
 
 export interface PassResult {
   sets: SetResult[];
@@ -134,19 +120,8 @@ function quiet<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-/**
- * Page size of the pass's lists: large pages keep a converged pass over 1,000 sets × 10 pods at
- * 5 list requests (a page of 5,000 pods is a few MiB of JSON, within a Worker's 128 MB).
- */
-const LIST_PAGE_SIZE = 5000;
-
 /** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
 const MANAGED_SELECTOR = SET_NAME_LABEL;
-
-/** shardOf returns the shard of a namespace among `count` (FNV-1a of the name). */
-export const shardOf = (namespace: string, count: number): number => fnv32a(namespace) % count;
-
-const setId = (o: KubeObject) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
 /** reconcilePass runs one pass over every Ordinal StatefulSet (or the one of the hint). */
 export async function reconcilePass(client: KubeClient, o: PassOptions): Promise<PassResult> {
@@ -184,7 +159,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses, prefetched }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, orphans: o.hints?.orphans, events, storageClasses, prefetched }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -200,65 +175,6 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   return result;
 }
 
-/** The sets of one namespace a pass visits in a row (in cursor order). */
-interface NamespaceGroup {
-  namespace: string;
-  sets: KubeObject[];
-}
-
-/** optsInToPrewarm is true when the (unparsed) set has `imagePrewarm` in its rolling update strategy, or something there that is not an object. */
-function optsInToPrewarm(set: KubeObject): boolean {
-  const strategy = (set.spec as { updateStrategy?: { rollingUpdate?: { imagePrewarm?: unknown } } } | undefined)?.updateStrategy;
-  if (typeof strategy !== "object" || strategy === null) return strategy !== undefined && strategy !== null;
-  const rolling: unknown = strategy.rollingUpdate;
-  if (typeof rolling !== "object" || rolling === null) return rolling !== undefined && rolling !== null;
-  return (rolling as { imagePrewarm?: unknown }).imagePrewarm !== undefined;
-}
-
-/** hasClaimTemplates is true when the (unparsed) set has volumeClaimTemplates, or something there that is not a list. */
-function hasClaimTemplates(set: KubeObject): boolean {
-  const templates = (set.spec as { volumeClaimTemplates?: unknown } | undefined)?.volumeClaimTemplates;
-  return templates !== undefined && templates !== null && !(Array.isArray(templates) && templates.length === 0);
-}
-
-/** fromList yields the groups of a list. */
-async function* fromList(groups: NamespaceGroup[]): AsyncGenerator<NamespaceGroup> {
-  yield* groups;
-}
-
-/** keyOrder compares namespaces as the apiserver orders its keys and the cursor orders sets (`namespace/`). */
-const keyOrder = (a: string, b: string): number => (`${a}/` < `${b}/` ? -1 : `${a}/` > `${b}/` ? 1 : 0);
-
-/**
- * shardGroups yields a shard's sets one namespace at a time: it lists the cluster's namespaces
- * (small objects; other shards' dropped page by page), then each of its own namespaces' sets, in
- * cursor order (from the namespace of `startAfter`, whose sets after it come first; wrapping
- * around). A shard never reads another shard's sets: the cluster's sets are read once over all shards.
- */
-async function* shardGroups(client: KubeClient, shard: { index: number; count: number }, startAfter: string | undefined): AsyncGenerator<NamespaceGroup> {
-  const names = (await client.list<KubeObject>(R.namespaces, undefined, { limit: LIST_PAGE_SIZE, keep: (n) => shardOf(n.metadata?.name ?? "", shard.count) === shard.index }))
-    .map((n) => n.metadata?.name ?? "")
-    .sort(keyOrder);
-  const from = startAfter ? startAfter.slice(0, startAfter.indexOf("/")) : undefined;
-  const first = from === undefined ? 0 : Math.max(0, names.findIndex((n) => keyOrder(n, from) >= 0));
-  for (const namespace of [...names.slice(first), ...names.slice(0, first)]) {
-    const sets = await client.list<KubeObject>(R.statefulSets, namespace, { limit: LIST_PAGE_SIZE });
-    if (sets.length) yield { namespace, sets: inCursorOrder(sets, namespace === from ? startAfter : undefined) };
-  }
-}
-
-/** namespaceGroups returns the sets cut into runs of one namespace, in their order. */
-function namespaceGroups(sets: readonly KubeObject[]): NamespaceGroup[] {
-  const groups: NamespaceGroup[] = [];
-  for (const s of sets) {
-    const namespace = s.metadata?.namespace ?? "";
-    const last = groups[groups.length - 1];
-    if (last?.namespace === namespace) last.sets.push(s);
-    else groups.push({ namespace, sets: [s] });
-  }
-  return groups;
-}
-
 /**
  * reconcileNamespace lists one namespace's managed pods, claims and revisions (by `selector`),
  * plans and executes its sets, and returns the sets it parsed. What it read is garbage once it
@@ -270,7 +186,7 @@ async function reconcileNamespace(
   group: NamespaceGroup,
   selector: string,
   listsReady: Promise<PassIndex>,
-  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
+  o: PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
@@ -344,26 +260,6 @@ function prefetch(client: KubeClient, namespace: string, selector: string, withC
   };
 }
 
-/** StorageClassReader returns the cluster's StorageClasses (name → allowVolumeExpansion), read once per pass; undefined when they cannot be read. */
-type StorageClassReader = () => Promise<ExpansionByClass | undefined>;
-
-/**
- * storageClassReader returns a StorageClassReader that lists the StorageClasses once, on first
- * use, for the whole pass. A failed list (e.g. an install whose RBAC predates the storageclasses
- * grant) is logged and gives undefined: no claim is expanded, nothing else stops.
- */
-function storageClassReader(client: KubeClient, log: Logger): StorageClassReader {
-  let loaded: Promise<ExpansionByClass | undefined> | undefined;
-  return () =>
-    (loaded ??= client.list<KubeObject & { allowVolumeExpansion?: boolean }>(R.storageClasses, undefined, { limit: LIST_PAGE_SIZE }).then(
-      (classes) => new Map(classes.map((c) => [c.metadata?.name ?? "", c.allowVolumeExpansion === true])),
-      (e: unknown) => {
-        log.warn("cannot read StorageClasses: claims are not expanded this pass", { error: e instanceof Error ? e.message : String(e) });
-        return undefined;
-      },
-    ));
-}
-
 /**
  * withUnseen sets result.unseenWrites to the awaited writes that what the pass read (by kind) does
  * not include yet (objects/announced-write.ts); none awaited, nothing set. Returns the result.
@@ -409,86 +305,4 @@ async function listImageLists(client: KubeClient, ns: string | undefined): Promi
     if (isNotFound(e)) return [];
     throw e;
   }
-}
-
-/** inCursorOrder returns the sets sorted by `namespace/name`, starting after `startAfter` and wrapping around. */
-function inCursorOrder(sets: KubeObject[], startAfter: string | undefined): KubeObject[] {
-  // Ids are unique (namespace/name): no two compare equal.
-  const sorted = [...sets].sort((a, b) => (setId(a) < setId(b) ? -1 : 1));
-  if (!startAfter) return sorted;
-  const i = sorted.findIndex((s) => setId(s) > startAfter);
-  return i === -1 ? sorted : [...sorted.slice(i), ...sorted.slice(0, i)];
-}
-
-/**
- * withSelected returns the set's objects plus the pods and revisions of its namespace that its
- * selector matches and the pass did not read (they lack Ordinal's label: an apps/v1 set's, left
- * by `kubectl delete --cascade=orphan`). The planner adopts or ignores them as upstream would.
- */
-async function withSelected(client: KubeClient, set: StatefulSet, objects: SetObjects, early: OrphanLookup | undefined): Promise<SetObjects> {
-  const labelSelector = selectorToString(set.spec.selector);
-  if (!labelSelector) return objects;
-  const ns = set.metadata.namespace;
-  const look = () => listSelected(client, ns, labelSelector);
-  // The lookup the scheduler started early, when it used this selector (a failed one is sent again).
-  const { pods, revisions } = early?.selector === labelSelector ? await early.found.catch(look) : await look();
-  const unseen = <T extends { metadata?: { uid?: string } }>(seen: T[], found: T[]) => {
-    const uids = new Set(seen.map((o) => o.metadata?.uid));
-    return found.filter((o) => !uids.has(o.metadata?.uid));
-  };
-  return { ...objects, pods: [...objects.pods, ...unseen(objects.pods, pods)], revisions: [...objects.revisions, ...unseen(objects.revisions, revisions)] };
-}
-
-/**
- * reconcileSet plans and executes one set; when a create met a pod that exists unseen (no
- * label), it reads those pods by name and plans the set once more with them (adoption).
- */
-async function reconcileSet(
-  client: KubeClient,
-  set: StatefulSet,
-  index: PassIndex,
-  o: PassOptions & { storageClasses: StorageClassReader },
-  events: EventRecorder,
-): Promise<{ result: SetResult; done: number }> {
-  let objects: SetObjects = index.objectsFor(set);
-  // Only a set with a claim to grow (OnPodRollingUpdate) needs the StorageClasses: one list per pass at most.
-  const classes = claimsToExpand(set, objects.claims) ? await o.storageClasses() : undefined;
-  const id = `${set.metadata.namespace}/${set.metadata.name}`;
-  const ns = set.metadata.namespace ?? "";
-  const matches = compileSelector(set.spec.selector);
-  const names: string[] = [];
-  let done = 0;
-  if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects, o.setName === set.metadata.name ? o.hints?.orphans : undefined);
-  let p: Plan;
-  let ex: Execution;
-  // Plans at most twice: the second time with the pods the first met unseen.
-  for (let plans = 1; ; plans++) {
-    try {
-      p = plan({ set, ...objects, now: o.now(), matches, storageClasses: classes });
-    } catch (e) {
-      throw new PlanFailed(e);
-    }
-    ex = await executePlan(client, set, p, o.log, events);
-    for (const l of ex.imageLists) index.putImageList(l);
-    names.push(...ex.done.map(describe));
-    done += ex.done.length;
-    if (!ex.unseenPods.length || plans === 2) break;
-    const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, ns, n)));
-    const extra = found.filter((p): p is Pod & KubeObject => !!p);
-    if (!extra.length) break;
-    o.log.info("pods found without Ordinal's label", { set: id, pods: extra.map((p) => p.metadata?.name) });
-    // The set's status may have been written above: plan from the stored one.
-    const fresh = await client.get<KubeObject>(R.statefulSets, ns, set.metadata.name ?? "");
-    const reparsed = fresh && StatefulSetSchema.safeParse(fresh);
-    if (!reparsed?.success) break;
-    set = reparsed.data;
-    objects = { ...objects, pods: [...objects.pods, ...extra], imageLists: index.imageListsIn(ns) };
-  }
-  const error = ex.error?.message;
-  if (names.length && error) o.log.warn("set reconciled", { set: id, actions: names, error });
-  else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
-  const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
-  if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
-  if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });
-  return { result, done };
 }

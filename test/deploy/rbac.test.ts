@@ -27,6 +27,8 @@ const optionalRules = load("deploy/rbac-webhook-create.yaml").flatMap((d) => d.r
 /** The files whose requests run as the server's ServiceAccount (not the CLI's user commands, not test support). */
 const SERVER_FILES = [
   "src/reconciler/pass.ts",
+  "src/reconciler/pass-groups.ts",
+  "src/reconciler/set-pass.ts",
   "src/reconciler/executor.ts",
   "src/reconciler/prewarm.ts",
   "src/reconciler/pull-sources.ts",

@@ -17,6 +17,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger, type Logger } from "../../src/log/log.ts";
 import type { EventRecorder } from "../../src/reconciler/events.ts";
 import { describe as describeAction, executePlan, type Execution } from "../../src/reconciler/executor.ts";
+import { MAX_WRITE_BATCH } from "../../src/reconciler/write-slice.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { identityMismatchMessage, reconcilerOnly } from "../../src/objects/reconciler-identity.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -60,11 +61,11 @@ function setup(o: { status?: Record<string, unknown>; pods?: number; claims?: nu
   const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn: (msg, f) => void logged.push({ msg, ...f, level: "warn" }), error: (msg, f) => void errors.push({ msg, ...f }) };
   const basis = plan({ set, pods: [], claims: [], revisions: [], now: NOW }).basis;
   /** exec runs the actions as one plan; `done` leaves the status write out. */
-  const exec = async (actions: Action[], monotonic = true): Promise<Execution> => {
+  const exec = async (actions: Action[], monotonic = true, sliceSpent?: () => boolean): Promise<Execution> => {
     fake.log.clear();
     requests.length = 0;
     const p: Plan = { actions, status: { replicas: 0 }, waiting: false, basis, monotonic };
-    const ex = await executePlan(client, set, p, log, events);
+    const ex = await executePlan(client, set, p, log, events, sliceSpent);
     // The status write (computed after the writes) is asserted on its own below.
     return { ...ex, done: ex.done.filter((a) => a.type !== "updateStatus") };
   };
@@ -571,6 +572,35 @@ describe("executePlan: order", () => {
     const ex = await exec([0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(set, i)), false);
     expect(writes()).toHaveLength(8);
     expect(ex.done).toHaveLength(8);
+  });
+
+  // Issue 35: a set's share of the writes (write-slice.ts). Before it, a plan's 500 creates all ran in one pass.
+  it("Parallel's batches grow 1, 2, 4, … to MAX_WRITE_BATCH and no more", async () => {
+    const { set, exec, writes } = setup({ policy: "Parallel" });
+    const seen: number[] = [];
+    const ex = await exec(Array.from({ length: 200 }, (_, i) => pod(set, i)), false, () => {
+      seen.push(writes().length);
+      return false;
+    });
+    expect(MAX_WRITE_BATCH).toBe(64);
+    expect(seen).toEqual([1, 3, 7, 15, 31, 63, 127, 191, 200]);
+    expect(ex.done).toHaveLength(200);
+  });
+
+  it("Parallel starts no batch once the set's write slice is spent; the status counts what was written", async () => {
+    const { fake, set, exec, writes } = setup({ policy: "Parallel" });
+    let asked = 0;
+    const ex = await exec([0, 1, 2, 3, 4, 5, 6, 7].map((i) => pod(set, i)), false, () => ++asked >= 2);
+    expect(writes().sort()).toEqual(["create pods web-0", "create pods web-1", "create pods web-2"]);
+    expect(ex.done.map(describeAction).sort()).toEqual(["createPod web-0", "createPod web-1", "createPod web-2"]);
+    expect(ex.error).toBeUndefined();
+    expect(fake.get<StatefulSet>(`${SETS}/web`)!.status!.replicas).toBe(3);
+  });
+
+  it("OrderedReady stops after the unit that spent the slice", async () => {
+    const { set, exec, writes } = setup();
+    await exec([pod(set, 0), pod(set, 1), pod(set, 2)], true, () => true);
+    expect(writes()).toEqual(["create pods web-0"]);
   });
 
   // A pod's writes are one unit: when the first fails the rest of that pod's writes are not made,
