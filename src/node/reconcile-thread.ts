@@ -10,6 +10,7 @@
  * (the old thread is dead by then: no two writers).
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { KubeObject } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
@@ -37,17 +38,18 @@ interface ThreadData {
 type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "stop" };
 
 /**
- * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
- * new set's selector (its orphan lookup starts at once: src/schedule/orphan-lookups.ts); nothing
- * else of what the webhook's Wake carries (its reason) is cloned across.
+ * threadWake returns what of a wake is posted to the thread: the set and the write it announces;
+ * nothing else of what the webhook's Wake carries (its reason) is cloned across. (The thread's own
+ * watch cache sees sets appear, with their stored selector: src/schedule/orphan-lookups.ts.)
  */
-export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });
+export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) });
 /** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
 interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
+/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it). */
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -72,6 +74,7 @@ export async function reconcileThreadMain(): Promise<number> {
     scheduling: data.scheduler,
     forwarding: data.forwarding,
     shards: setting(data.vars, "RECONCILE_SHARDS"),
+    sighted: (set) => port.postMessage({ type: "set", set } satisfies FromThread),
     onPass: (pass) => {
       const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));
       port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
@@ -119,8 +122,8 @@ export class ReconcileThread {
     private readonly log: Logger,
     private readonly heapMb: number,
     private readonly data: Omit<ThreadData, "role">,
-    /** After each of the thread's passes (readiness: its identity refusals). */
-    private readonly onPass: (summary: PassSummary) => void = () => {},
+    /** After each of the thread's passes (readiness: its identity refusals), and each set its watch saw appear (the mutating hook's cache). */
+    private readonly listeners: { onPass?: (summary: PassSummary) => void; onSet?: (set: KubeObject) => void } = {},
     /** The script the thread runs: the one this process runs (the bundle, or bin.mjs), with the same arguments. */
     private readonly entry: { script: string; argv: string[] } = { script: process.argv[1], argv: process.argv.slice(2) },
   ) {}
@@ -135,7 +138,8 @@ export class ReconcileThread {
     this.worker = worker;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metrics = m.state;
-      else if (m.type === "pass") this.onPass(m.summary);
+      else if (m.type === "pass") this.listeners.onPass?.(m.summary);
+      else if (m.type === "set") this.listeners.onSet?.(m.set);
     });
     worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
     worker.on("exit", (code) => {

@@ -4,7 +4,7 @@
  * the same whether it runs on the serving thread (the simulation, RECONCILE_HEAP_MB=0) or on the
  * heap-bounded reconcile thread (reconcile-thread.ts).
  */
-import type { WatchClient } from "../kube/client.ts";
+import type { KubeObject, WatchClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { ReconcilerStack } from "../reconciler-stack.ts";
 import type { PassResult } from "../reconciler/pass.ts";
@@ -25,13 +25,15 @@ export interface NodeReconcilerOptions {
   forwarding?: WakeForwarding;
   /** RECONCILE_SHARDS. */
   shards: number;
+  /** Each set the watch sees appear, as stored (the mutating hook's set cache). */
+  sighted?: (set: KubeObject) => void;
   /** After each pass, once the stack counted it (readiness: its identity refusals). */
   onPass?: (pass: PassResult) => void;
 }
 
 /** nodeReconciler returns the schedulers (not started) and the watch cache (started, when WATCH_CACHE_MB asks for one). */
 export function nodeReconciler(stack: ReconcilerStack, o: NodeReconcilerOptions): { loop: ShardSchedulers; cache: WatchCache | undefined } {
-  const cache = watchCacheFrom(o.vars, o.watcher, stack.client, o.log, (w) => loop.wake(w));
+  const cache = watchCacheFrom(o.vars, o.watcher, stack.client, o.log, (w) => loop.wake(w), o.sighted);
   const loop = new ShardSchedulers(
     stack.client,
     {

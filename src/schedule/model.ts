@@ -10,7 +10,7 @@
  *   tables: what a pass did not read is looked at again UNSEEN_RECHECK_MS later (a look reads only
  *   the awaited objects first: `start` says "probe"), a set some wake of which announced nothing
  *   BLIND_RECHECK_MS later;
- * - rate limits: a set's pass (or probe) takes a token of its set's and the global bucket
+ * - rate limits: a set's pass (or probe) takes a token of its set's, its namespace's and the global bucket
  *   (wake-limiter.ts; higher rates when the shell's reads cost no request);
  * - what follows a pass ("what is due next, and why": `finish` returns a Next): at once after
  *   writes, a recheck, its requeueAfter, a waiting set's look, or nothing; and after a full pass,
@@ -22,7 +22,7 @@
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 import { sameWrite, wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
 import { shardOf, type PassHints } from "../reconciler/pass.ts";
-import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
+import { CACHED_GLOBAL_RATE, CACHED_NAMESPACE_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import {
   ANNOUNCED_COALESCE_MS,
   BLIND_RECHECK_MS,
@@ -114,7 +114,8 @@ export class Schedule {
   private readonly noImageLists = new Set<string>();
   /** Sets the last targeted pass found, and whether with claim templates (bounded). */
   private readonly knownSets = new Map<string, { withClaims: boolean }>();
-  private readonly limiter: WakeLimiter;
+  /** The rate limits of looks whose reads cost requests; a shell's other reads for a set (Node's early orphan lookup) take their tokens here too. */
+  readonly limiter: WakeLimiter;
   private readonly cheapLimiter: WakeLimiter;
 
   constructor(
@@ -123,7 +124,7 @@ export class Schedule {
     snapshot?: ScheduleSnapshot,
   ) {
     this.limiter = new WakeLimiter(clock);
-    this.cheapLimiter = new WakeLimiter(clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
+    this.cheapLimiter = new WakeLimiter(clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE, undefined, CACHED_NAMESPACE_RATE);
     this.nextFull = snapshot?.nextFullPassAt ?? 0;
     this.cursor = snapshot?.cursor;
     for (const [key, at] of Object.entries(snapshot?.due ?? {})) if (this.sets.size < MAX_DUE_SETS) this.sets.set(key, fresh(at));
@@ -150,9 +151,14 @@ export class Schedule {
       e = fresh(at);
       this.sets.set(key, e);
     }
-    // An observed wake's pass reads the change already: it announces nothing to wait for.
-    if (!w.observed) noteWrite(e, w.write);
-    e.recheck = 0;
+    // An observed wake's pass reads the change already: it announces nothing to wait for. A wake
+    // that adds nothing to a scheduled set (its write awaited already, or none announced on a set
+    // whose rechecks are blind already: a burst, a flood of forged reviews) changes nothing: the
+    // set's looks stay those of its tables, whatever the number of wakes.
+    if (!w.observed) {
+      if (!noteWrite(e, w.write)) return { at: e.at, why: "woken" };
+      e.recheck = 0;
+    }
     e.at = Math.min(e.at, at);
     return { at: e.at, why: "woken" };
   }
@@ -204,7 +210,7 @@ export class Schedule {
     const e = this.sets.get(key);
     if (!e) return undefined;
     const now = this.clock();
-    const wait = (cheap ? this.cheapLimiter : this.limiter).take(key);
+    const wait = (cheap ? this.cheapLimiter : this.limiter).take(key, wakeOfKey(key).namespace);
     if (wait > 0) {
       e.at = now + wait;
       return { kind: "wait", at: e.at };
@@ -345,12 +351,21 @@ export class Schedule {
   }
 }
 
-/** noteWrite adds an announced write to those awaited; a wake that announced none (or one too many) makes the set's rechecks blind. */
-function noteWrite(e: Entry, w: AnnouncedWrite | undefined): void {
-  if (!w || (e.awaiting.length >= MAX_AWAITED && !e.awaiting.some((a) => sameWrite(a, w)))) {
-    e.announced = false;
-    if (w) e.awaiting = [];
-  } else if (!e.awaiting.some((a) => sameWrite(a, w))) e.awaiting.push(w);
+/**
+ * noteWrite adds an announced write to those awaited; a wake that announced none (or one too many)
+ * makes the set's rechecks blind. Returns false when the wake added nothing (its write awaited
+ * already, or none announced on a set already blind).
+ */
+function noteWrite(e: Entry, w: AnnouncedWrite | undefined): boolean {
+  if (w && e.awaiting.some((a) => sameWrite(a, w))) return false;
+  if (w && e.awaiting.length < MAX_AWAITED) {
+    e.awaiting.push(w);
+    return true;
+  }
+  const added = e.announced || !!w;
+  e.announced = false;
+  if (w) e.awaiting = [];
+  return added;
 }
 
 /**

@@ -5,7 +5,6 @@ import { fencedClient } from "../lease/fence.ts";
 import { EventRecorder } from "../reconciler/events.ts";
 import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
-import { WakeLimiter } from "./wake-limiter.ts";
 import { OrphanLookups } from "./orphan-lookups.ts";
 import { wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
 import { Schedule } from "./model.ts";
@@ -21,9 +20,9 @@ import { anyLanded, fullReportOf, setReportOf } from "./shells.ts";
  * - the watch cache (watch-cache.ts): targeted passes read its memory (the model's higher rates),
  *   its changes are wakes `observed` already, and a webhook's wake of a write it covers is left to
  *   the watch's own wake;
- * - a set being created (its CREATE's webhook wake carries its selector) or, failing that, one the
- *   watch sees appear has its orphan lookup sent at once (orphan-lookups.ts), so its first pass,
- *   which needs it before its first write, finds it done (the pass's hints carry it);
+ * - a set the watch sees appear has its orphan lookup sent at once, by its stored selector
+ *   (orphan-lookups.ts), so its first pass, which needs it before its first write, finds it done
+ *   (the pass's hints carry it);
  * - a full pass of every set when the model says (every `intervalMs`; at once after the Lease is taken);
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
  *   is fenced by it (fence.ts); passes re-check it between sets. With `shard`, the scheduler is
@@ -89,9 +88,10 @@ export class PassLock {
 }
 
 /**
- * A wake as Node's scheduler takes it (objects/wake.ts); a set's CREATE wake, or the watch's
- * sighting of a new set, may also carry its selector, so the orphans it may adopt are looked for
- * before its first pass runs (OrphanLookups). The schedule model never reads it.
+ * A wake as Node's scheduler takes it (objects/wake.ts); the watch cache's sighting of a new set
+ * (with `observed`) also carries its selector as stored, so the orphans it may adopt are looked for
+ * before its first pass runs (OrphanLookups). Ignored on any other wake (a webhook's or a
+ * forwarded one carries names only: src/admission/wakes.ts); the schedule model never reads it.
  */
 export type SetWake = Wake & { selector?: string };
 
@@ -139,7 +139,8 @@ export class ReconcileScheduler {
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
-    this.orphans = new OrphanLookups(this.targetClient, this.clock, new WakeLimiter(this.clock));
+    // Within the rate limits of the passes (the set's namespace's and the global bucket).
+    this.orphans = new OrphanLookups(this.targetClient, this.clock, this.schedule.limiter);
     this.events = new EventRecorder(this.client, o.log);
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
@@ -159,8 +160,8 @@ export class ReconcileScheduler {
       return;
     }
     // A new set's orphan lookup starts now, while its first pass is coalesced and scheduled: the pass finds it done.
-    // Its CREATE's webhook wake carries the selector too, before the set is stored: the lookup then runs while it is.
-    if (w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
+    // Only the watch's sighting (the set as stored) starts one: nothing a request carried is acted on.
+    if (w.observed && w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
     // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
     if (!w.observed && this.o.cache?.covers(w)) return;
     const next = this.schedule.wake(w);

@@ -8,7 +8,7 @@ import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
 import { wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
 import { Schedule, type ScheduleSnapshot } from "./model.ts";
 import { anyLanded, fullReportOf, setReportOf } from "./shells.ts";
-import { WORKER_WAITING_RECHECK_MS } from "./tables.ts";
+import { COALESCE_MS, WORKER_WAITING_RECHECK_MS } from "./tables.ts";
 
 /**
  * ShardRunner is the single writer of one shard of namespaces (the Worker's Durable Object per
@@ -112,6 +112,8 @@ export class ShardRunner {
     }
     const waitMs = (next.at ?? 0) - this.now().getTime();
     this.o.log.debug?.("wake", { set: key, dueInMs: waitMs, write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
+    // Its coalescing time, at most; a set due later (a recheck, a Lease held elsewhere) is the alarm's.
+    if (waitMs > COALESCE_MS) return;
     if (waitMs > 0) await this.sleep(waitMs);
     await this.drainUntil(() => !schedule.isDue(key));
   }

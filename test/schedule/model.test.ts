@@ -65,12 +65,25 @@ describe("Schedule.wake", () => {
     expect(s.dueSets()).toEqual([]);
   });
 
+  it("a wake that adds nothing (its write awaited already, or blind on a blind set) changes nothing: neither the due time nor the rechecks", () => {
+    const { s, at } = world();
+    s.wake({ ...web, write: podUpdate });
+    passNow(s);
+    s.finish(KEY, report({ pending: true, unseenWrites: [podUpdate] }));
+    at(1);
+    expect(s.wake({ ...web, write: podUpdate })).toEqual({ at: T0 + UNSEEN_RECHECK_MS[0], why: "woken" });
+    s.wake(web); // blind: something new
+    expect(s.nextAt()).toBe(T0 + UNSEEN_RECHECK_MS[0]);
+    at(5);
+    expect(s.wake(web)).toEqual({ at: T0 + UNSEEN_RECHECK_MS[0], why: "woken" });
+  });
+
   it("beyond MAX_DUE_SETS a new set brings the full pass forward instead of growing the model", () => {
     const { s } = world();
     for (let i = 0; i < MAX_DUE_SETS; i++) s.wake({ namespace: "default", name: `s${i}`, write: podUpdate });
     expect(s.fullPassDue()).toBe(false);
     expect(s.wake({ namespace: "default", name: "one-more", write: podUpdate })).toEqual({ why: "done" });
-    expect(s.fullPassDue()).toBe(true);
+    expect(s.snapshot().nextFullPassAt).toBe(T0 + ANNOUNCED_COALESCE_MS);
     expect(Object.keys(s.snapshot().due)).toHaveLength(MAX_DUE_SETS);
   });
 
@@ -110,7 +123,7 @@ describe("Schedule.finish (what follows a targeted pass, and why)", () => {
     passNow(s);
     const other: AnnouncedWrite = { ...podUpdate, name: "web-1" };
     s.wake({ ...web, write: other });
-    expect(s.finish(KEY, report({ pending: true, unseenWrites: [podUpdate] }))).toEqual({ at: T0, why: "woken meanwhile" });
+    expect(s.finish(KEY, report({ pending: true, unseenWrites: [podUpdate] }))).toEqual({ at: T0 + ANNOUNCED_COALESCE_MS, why: "woken meanwhile" });
     expect(passNow(s)).toEqual({ awaiting: [other, podUpdate] });
   });
 
