@@ -28,7 +28,8 @@ export interface ReconcilerStack {
 }
 
 export interface StackOptions {
-  settings: OrdinalSettings;
+  /** The runtime's settings: registration repair follows them (none: no repair, `ordinal reconcile`). */
+  settings?: OrdinalSettings;
   log: Logger;
   /** The registry to count in (`ordinal serve` shares its own with the webhooks); default a new one. */
   metrics?: Metrics;
@@ -44,7 +45,7 @@ export function buildReconciler(client: KubeClient, o: StackOptions): Reconciler
   return {
     client: counted,
     metrics,
-    beforeFullPass: registrationRepair(counted, o.settings, { log: o.log }),
+    beforeFullPass: o.settings && registrationRepair(counted, o.settings, { log: o.log }),
     record,
     logInvocation(passes, seconds, fields = {}) {
       record(passes, seconds);

@@ -3,7 +3,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../log/log.ts";
 import { buildReconciler } from "../reconciler-stack.ts";
 import { runReconcile } from "../schedule/loop.ts";
-import { settingsFrom } from "../runtime-config.ts";
+import { setting } from "../settings.ts";
 
 export interface ReconcileFlags {
   untilIdle?: boolean;
@@ -21,15 +21,15 @@ export interface ReconcileFlags {
  */
 export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {}): Promise<{ acquired: boolean; actions: number; errors: number }> {
   const out = f.out ?? ((l: string) => console.log(l));
-  const settings = settingsFrom(process.env);
-  const log = f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, settings.logLevel ?? "info");
-  // The stack every runtime builds (its actions are printed here, so its client is not wrapped again).
-  const stack = buildReconciler(client, { settings, log, instrumented: true });
+  const env = process.env;
+  const log = f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, setting(env, "LOG_LEVEL") ?? "info");
+  // The stack every runtime builds (its actions are printed here, so its client is not wrapped again; no registration repair).
+  const stack = buildReconciler(client, { log, instrumented: true });
   const started = Date.now();
   const result = await runReconcile(stack.client, {
     log,
     holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
-    leaseNamespace: f.leaseNamespace ?? settings.leaseNamespace,
+    leaseNamespace: f.leaseNamespace ?? setting(env, "LEASE_NAMESPACE"),
     budgetMs: f.budgetMs ?? 50_000,
     maxPasses: f.untilIdle ? undefined : 1,
     namespace: f.namespace,

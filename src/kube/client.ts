@@ -43,6 +43,11 @@ export interface ListOptions {
    * whose pages hold what the caller drops (other shards' sets) costs one page of heap, not all.
    */
   keep?: (item: KubeObject) => boolean;
+  /**
+   * Applied to each kept item as its page arrives: what of it is held (a projection,
+   * objects/projection.ts), so fields the caller never reads never pile up in its heap.
+   */
+  project?: (item: KubeObject) => KubeObject;
 }
 
 export interface DeleteOptions {

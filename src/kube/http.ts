@@ -12,6 +12,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from "./client.ts";
+import { readListBody } from "./list-stream.ts";
 import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
@@ -108,15 +109,20 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
     const s = q.toString();
     return s ? `?${s}` : "";
   };
-  /** listAtVersion follows a list's pages; returns the items and the resourceVersion it was read at (every page reads the first's). */
+  /** listAtVersion follows a list's pages, decoding each as it streams; returns the items (kept and projected) and the resourceVersion it was read at (every page reads the first's). */
   async function listAtVersion<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let cont: string | undefined;
     let resourceVersion = "";
     do {
       const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
-      const page = await json<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(await request("GET", path));
-      for (const item of page.items ?? []) if (!o?.keep || o.keep(item as KubeObject)) items.push(item);
+      const res = await request("GET", path);
+      if (!res.ok) throw await toApiError(res);
+      // Each item is decoded, filtered and projected as its bytes arrive (list-stream.ts): a page is never held whole.
+      const page = (await readListBody(res.body, (item) => {
+        if (o?.keep && !o.keep(item as KubeObject)) return;
+        items.push((o?.project ? o.project(item as KubeObject) : item) as T);
+      })) as { metadata?: { continue?: string; resourceVersion?: string } };
       cont = page.metadata?.continue || undefined;
       resourceVersion ||= page.metadata?.resourceVersion ?? "";
     } while (cont);

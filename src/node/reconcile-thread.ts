@@ -17,7 +17,7 @@ import { errorFields, jsonLogger } from "../log/log.ts";
 import type { MetricsState } from "../metrics/metrics.ts";
 import { buildReconciler } from "../reconciler-stack.ts";
 import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
-import { settingsFrom } from "../runtime-config.ts";
+import type { OrdinalSettings } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { nodeReconciler } from "./reconciler.ts";
@@ -28,8 +28,10 @@ const ROLE = "ordinal-reconcile-thread";
 /** What the main thread gives the reconcile thread. */
 interface ThreadData {
   role: typeof ROLE;
-  /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
-  vars: Record<string, string | undefined>;
+  /** The environment serve read (never changed). */
+  vars: Readonly<Record<string, string | undefined>>;
+  /** The settings parsed from it, with what serve learned (the reconciler's username, the caBundle). */
+  settings: OrdinalSettings;
   scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
@@ -62,7 +64,7 @@ export async function reconcileThreadMain(): Promise<number> {
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
-  const settings = settingsFrom(data.vars);
+  const { settings } = data;
   const stack = buildReconciler(raw, { settings, log });
   const { metrics } = stack;
   let lastPost = 0;

@@ -238,7 +238,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       await setPodConditions(client, ns, a);
       return;
     case "updatePodInPlace":
-      await client.patch(R.pods, ns, a.name, a.patch, "merge");
+      await client.patch(R.pods, ns, a.name, a.patch, "strategic");
       events.record(set, "Normal", "SuccessfulUpdatePodInPlace", `successfully update pod ${a.name} in-place(revision ${a.revision})`);
       return;
     case "clearInPlaceState":
@@ -304,9 +304,9 @@ async function openGate(client: KubeClient, ns: string | undefined, created: Pod
   }
 }
 
-/** setPodConditions writes the pod's status conditions, its uid and resourceVersion as preconditions (a stale read conflicts). */
+/** setPodConditions writes the action's conditions (merged by type: the pod's others stay as stored), its uid and resourceVersion as preconditions (a stale read conflicts). */
 const setPodConditions = (client: KubeClient, ns: string | undefined, a: Extract<Action, { type: "setPodCondition" }>) =>
-  client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } }, "merge", "status");
+  client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } }, "strategic", "status");
 
 /** statusPatch returns a merge patch that makes the stored status equal `next` (nulls remove keys). */
 function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<string, unknown> {

@@ -21,7 +21,7 @@
  */
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 import { sameWrite, wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
-import { shardOf, type PassHints } from "../reconciler/pass.ts";
+import { shardOf, type KnownSet, type PassHints } from "../reconciler/pass.ts";
 import { CACHED_GLOBAL_RATE, CACHED_NAMESPACE_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import {
   ANNOUNCED_COALESCE_MS,
@@ -82,8 +82,8 @@ export interface SetReport {
   stopped?: boolean;
   /** How many ImageLists the namespace holds after the pass (undefined: not read). */
   imageListCount?: number;
-  /** The set it found: whether it has claim templates. */
-  seenSet?: { withClaims: boolean };
+  /** The set it found: whether it has claim templates, and the label keys it reads. */
+  seenSet?: KnownSet;
 }
 
 /** Why a set is due when it is (logged by the shells; the parity test reads it). */
@@ -113,7 +113,7 @@ export class Schedule {
   /** Namespaces whose last targeted pass read no ImageList, with no ImageList wake and no full pass since (bounded). */
   private readonly noImageLists = new Set<string>();
   /** Sets the last targeted pass found, and whether with claim templates (bounded). */
-  private readonly knownSets = new Map<string, { withClaims: boolean }>();
+  private readonly knownSets = new Map<string, KnownSet>();
   /** The rate limits of looks whose reads cost requests; a shell's other reads for a set (Node's early orphan lookup) take their tokens here too. */
   readonly limiter: WakeLimiter;
   private readonly cheapLimiter: WakeLimiter;
