@@ -6,6 +6,7 @@
  * src/reconciler and src/core.
  */
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
 import type { Wake } from "../admission/wakes.ts";
 import { wakeKey } from "../objects/wake.ts";
@@ -98,6 +99,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: lookup,
+      mayDeletePod: client ? mayDeletePodWith(client) : undefined,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);
