@@ -44,7 +44,7 @@ export function reconcilerUsernameFrom(vars: Readonly<Record<string, string | un
  * settingsFrom returns the settings in `vars`; missing values get documented defaults, and a value
  * src/settings.ts refuses throws a SettingError naming the variable.
  * The webhooks' authentication is read by src/auth/settings.ts (WEBHOOK_AUTH=none turns it off
- * explicitly, see README: managed clusters).
+ * explicitly, see docs/security.md: managed clusters).
  */
 export function settingsFrom(vars: Readonly<Record<string, string | undefined>>): OrdinalSettings {
   return {

@@ -2,7 +2,7 @@
  * Which callers the webhooks accept, from the runtime's variables (Worker vars/secrets or
  * process.env): WEBHOOK_JWKS / WEBHOOK_PUBLIC_KEY (+ WEBHOOK_AUDIENCE, _ISSUER, _SUBJECT) for
  * JWTs, WEBHOOK_MTLS and WEBHOOK_MTLS_CLIENT_NAMES for client certificates, WEBHOOK_AUTH=none to
- * turn authentication off explicitly (see README: auth modes).
+ * turn authentication off explicitly (see docs/security.md, "Auth modes").
  */
 import { setting } from "../settings.ts";
 import type { AuthConfig } from "./webhook-auth.ts";

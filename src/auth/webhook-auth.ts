@@ -15,7 +15,7 @@ export interface AuthConfig {
    * AppDeps.clientCertificate) and whose subject CN or a DNS/URI SAN is one of these names.
    */
   mtlsClientNames?: readonly string[];
-  /** WEBHOOK_AUTH=none: accept every caller (chosen explicitly; see README, "Auth modes"). */
+  /** WEBHOOK_AUTH=none: accept every caller (chosen explicitly; see docs/security.md, "Auth modes"). */
   unauthenticated?: boolean;
 }
 

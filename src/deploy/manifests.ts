@@ -33,7 +33,7 @@ const POLICY_V1_SINCE = 21;
 /**
  * kubeSystemOptOut returns, for a cluster older than 1.21, kube-system with the webhooks' opt-out
  * label: there the namespace has no kubernetes.io/metadata.name label for the hooks'
- * namespaceSelector to exclude it by (README: Security). Applying it only adds the label.
+ * namespaceSelector to exclude it by (docs/security.md). Applying it only adds the label.
  */
 export const kubeSystemOptOut = (kubeMinor: number | undefined): Json[] =>
   kubeMinor !== undefined && kubeMinor < POLICY_V1_SINCE ? [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system", labels: { [WEBHOOKS_OPT_OUT_LABEL]: "disabled" } } }] : [];
@@ -50,11 +50,11 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   { name: "PORT", value: String(PORT) },
   { name: "WEBHOOK_SERVICE", value: `${ns}/${WEBHOOK_SERVICE}` },
   { name: "WEBHOOK_TLS_SECRET", value: TLS_SECRET },
-  // The apiserver of a managed cluster cannot present credentials to webhooks: see README, "Auth modes".
+  // The apiserver of a managed cluster cannot present credentials to webhooks: see docs/security.md, "Auth modes".
   { name: "WEBHOOK_AUTH", value: "none" },
   { name: "LEASE_NAMESPACE", value: ns },
   // Repair existing webhook configurations, never create one: no cluster-wide create RBAC, and a
-  // configuration an operator deleted stays deleted (README: "Registration and RBAC").
+  // configuration an operator deleted stays deleted (docs/install.md: "Registration and RBAC").
   { name: "WEBHOOK_REGISTRATION", value: "update" },
   { name: "LOG_LEVEL", value: "info" },
   // The reconciler's own heap (a worker thread) within the 256Mi limit: a pass that needs more

@@ -68,7 +68,7 @@ function supportsMatchConditions(v: ServerVersion | undefined): boolean {
 
 // kube-system never reaches a hook, nor does a namespace that opted out. The name label exists from
 // Kubernetes 1.21; on 1.20 NotIn on an absent label matches, so there the install labels kube-system
-// with the opt-out label (`ordinal manifests --kube-version 1.20`; README).
+// with the opt-out label (`ordinal manifests --kube-version 1.20`; docs/install.md).
 const namespaceSelector = {
   matchExpressions: [
     { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] },

@@ -39,7 +39,7 @@ const vars = varsOf;
 
 /** shardsOf returns the SHARDS binding, or throws saying what wrangler.toml must declare. */
 function shardsOf(env: Env): ShardNamespace {
-  if (!env.SHARDS) throw new Error("the SHARDS Durable Object binding is missing: declare it in wrangler.toml (class ShardReconciler), see README");
+  if (!env.SHARDS) throw new Error("the SHARDS Durable Object binding is missing: declare it in wrangler.toml (class ShardReconciler), see docs/install.md");
   return env.SHARDS;
 }
 
