@@ -79,6 +79,8 @@ interface Group {
   type: "Normal" | "Warning";
   reason: string;
   messages: string[];
+  /** Whether every record of the group was already logged by its caller (no "warning event" line then). */
+  logged: boolean;
 }
 
 export interface EventRecorderOptions {
@@ -109,11 +111,15 @@ export class EventRecorder {
     this.maxRemembered = opts.maxRemembered ?? MAX_REMEMBERED;
   }
 
-  /** record queues an event about the set (or ImageList); flush() writes it. */
-  record(set: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string): void {
+  /**
+   * record queues an event about the set (or ImageList); flush() writes it. `logged`: the caller
+   * has logged what the event says (a failed action's line), so a Warning gets no line of its own.
+   */
+  record(set: InvolvedObject, type: "Normal" | "Warning", reason: string, message: string, logged = false): void {
     const key = `${set.metadata.namespace}/${set.metadata.uid ?? set.metadata.name}/${type}/${reason}`;
     let g = this.groups.get(key);
-    if (!g) this.groups.set(key, (g = { set, type, reason, messages: [] }));
+    if (!g) this.groups.set(key, (g = { set, type, reason, messages: [], logged }));
+    g.logged &&= logged;
     g.messages.push(message.slice(0, 1024));
   }
 
@@ -149,9 +155,10 @@ export class EventRecorder {
           const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, failures: 0, lastSeen: now, firstTimestamp: "", about: reference(g.set), type: g.type, reason: g.reason };
           this.known.set(eventKey, created);
           due.push({ key: eventKey, k: created, create: true });
-          // A Warning (a rollback, a deadline exceeded, a refused create, an identity refusal) is
-          // also a log line, once per Event: its repeats only count on the Event.
-          if (g.type === "Warning") this.log.warn("warning event", { set: `${namespaceOf(g.set)}/${nameOf(g.set)}`, kind: g.set.kind, reason: g.reason, message: b.message });
+          // A Warning (a rollback, a deadline exceeded) is also a log line, once per Event: its
+          // repeats only count on the Event. One its caller logged already (a refused create, an
+          // identity refusal: executor.ts) is not logged twice.
+          if (g.type === "Warning" && !g.logged) this.log.warn("warning event", { set: `${namespaceOf(g.set)}/${nameOf(g.set)}`, kind: g.set.kind, reason: g.reason, message: b.message });
         }
       }
     }

@@ -63,11 +63,13 @@ export async function executePlan(
   const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0, evictionsWaiting: [] };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
-    log.warn("action failed", { set: id, action: describe(a), error: error.message });
     const refusal = e instanceof ApiError ? parseIdentityRefusal(e.message) : undefined;
+    // An identity refusal's error line names the set and the action: it is the only line.
     if (refusal) reportIdentityRefusal(set, a, refusal, log, events, ex);
+    else log.warn("action failed", { set: id, action: describe(a), error: error.message });
     const failure = failureEvent(a, nameOf(set), error);
-    if (failure) events.record(set, "Warning", failure.reason, failure.message);
+    // The "action failed" line above says it: the event gets no log line of its own.
+    if (failure) events.record(set, "Warning", failure.reason, failure.message, true);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
     if ((a.type === "createPod" || a.type === "createClaim") && isCreateRefusal(e)) ex.createRefusal ??= a.type === "createPod" ? { pod: nameOf(a.pod), message: e.message } : { pod: a.pod, claim: nameOf(a.claim), message: e.message };
     if (a.type === "deletePod" && isDisruptionBudgetRefusal(e)) ex.evictionsWaiting.push(`pod ${a.name}: ${budgetWords(e)}`);
@@ -130,7 +132,7 @@ export async function executePlan(
 function reportIdentityRefusal(set: StatefulSet, a: Action, refusal: IdentityRefusal, log: Logger, events: EventRecorder, ex: Execution): void {
   const message = identityMismatchMessage(refusal);
   log.error(message, { set: `${namespaceOf(set)}/${nameOf(set)}`, action: describe(a), reconciler: refusal.actual, expected: refusal.expected });
-  events.record(set, "Warning", "ReconcilerIdentityMismatch", message);
+  events.record(set, "Warning", "ReconcilerIdentityMismatch", message, true);
   ex.identityRefusals++;
   ex.identityRefusal ??= refusal;
 }

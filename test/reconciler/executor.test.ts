@@ -15,7 +15,7 @@ import { plan, type Plan } from "../../src/core/planner.ts";
 import { ApiError } from "../../src/kube/client.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger, type Logger } from "../../src/log/log.ts";
-import type { EventRecorder } from "../../src/reconciler/events.ts";
+import { EventRecorder } from "../../src/reconciler/events.ts";
 import { describe as describeAction, executePlan, type Execution } from "../../src/reconciler/executor.ts";
 import { MAX_WRITE_BATCH } from "../../src/reconciler/write-slice.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
@@ -739,5 +739,36 @@ describe("executePlan: a new revision and the first pod's claims go out together
     delete (claim.claim.metadata as { uid?: string }).uid;
     await exec([{ type: "adoptPod", name: "web-0", uid: uid(`${NS}/pods/web-0`), ownerReferences: owner(set) }, claim]);
     expect(writes()).toEqual(["patch pods web-0", "create persistentvolumeclaims www-web-1"]);
+  });
+});
+
+describe("executePlan's log lines", () => {
+  it("a refused create and an identity refusal are each one line: the recorder does not log their Warning events again", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default"] });
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
+    fake.seed(setManifest({ replicas: 1 }));
+    const set: StatefulSet = StatefulSetSchema.parse(fake.get(`${SETS}/web`));
+    const lines: string[] = [];
+    const log: Logger = { info() {}, warn: (msg) => void lines.push(`warn ${msg}`), error: () => void lines.push("error identity") };
+    const events = new EventRecorder(client, log);
+    const basis = plan({ set, pods: [], claims: [], revisions: [], now: NOW }).basis;
+    const run = (a: Action) => executePlan(client, set, { actions: [a], status: { replicas: 0 }, waiting: false, basis, monotonic: true }, log, events);
+    const pod = newPod(set, 0, "web-1");
+    delete pod.metadata!.uid;
+    delete pod.metadata!.resourceVersion;
+    fake.faults.add({ verb: "create", resource: "pods", fault: { status: 403, reason: "Forbidden", message: 'pods "web-0" is forbidden: exceeded quota: pods' } });
+    await run({ type: "createPod", pod, reason: "create" });
+    await events.flush(NOW);
+    expect(lines).toEqual(["warn action failed"]);
+    expect(fake.list<{ reason: string }>(`${NS}/events`).map((e) => e.reason)).toEqual(["FailedCreate"]);
+    lines.length = 0;
+    fake.faults.clear();
+    const SA = "system:serviceaccount:ordinal-system:ordinal-reconciler";
+    const deny = `admission webhook "pods.validate.ordinal.dev" denied the request: Pod "web-0" is invalid: metadata.annotations[${INPLACE_STATE_ANNOTATION}]: Forbidden: removed: ${reconcilerOnly(SA, "admin")}`;
+    fake.seed(pod);
+    fake.faults.add({ verb: "patch", resource: "pods", fault: { status: 400, reason: "BadRequest", message: deny } });
+    await run({ type: "clearInPlaceState", name: "web-0", uid: fake.get<Pod>(`${NS}/pods/web-0`)!.metadata!.uid! });
+    await events.flush(NOW);
+    expect(lines).toEqual(["error identity"]);
   });
 });
