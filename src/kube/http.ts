@@ -1,5 +1,6 @@
 import {
   ApiError,
+  isDisruptionBudgetRefusal,
   type DeleteOptions,
   type KubeClient,
   type KubeObject,
@@ -20,7 +21,7 @@ import { resourcePath, type ResourceRef } from "./resources.ts";
  * createKubeClient returns a KubeClient over any fetch: global fetch (the default),
  * a Workers VPC binding's fetch, Node's undici transport (src/node/apiserver-fetch.ts), or the
  * in-process fake apiserver. Retries 429, 5xx and network errors with bounded backoff; hands
- * 4xx (409 Conflict included) to the caller as ApiError.
+ * 4xx (409 Conflict included) and an eviction's PodDisruptionBudget 429 to the caller as ApiError.
  */
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -89,7 +90,8 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
       }
       if (res && res.status !== 429 && res.status < 500) return res;
       if (res) lastError = await toApiError(res);
-      if (attempt === maxAttempts) break;
+      // An eviction a PodDisruptionBudget refuses (429) is an answer, not a throttle.
+      if (attempt === maxAttempts || isDisruptionBudgetRefusal(lastError)) break;
       const retryAfter = Number(res?.headers.get("Retry-After"));
       const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 5000) : backoff * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
       await sleep(wait);

@@ -49,22 +49,8 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
-  /** Targeted pass: the writes its wakes announced; the result says which of them its reads did not include yet. */
-  awaiting?: readonly AnnouncedWrite[];
-  /**
-   * Targeted pass: the caller knows the namespace had no ImageLists (its last pass there read none,
-   * and no ImageList wake came since), so a set that does not opt in to `imagePrewarm` skips their
-   * list (its plan reads them only to pre-warm or to release what it pre-warmed). Only a hint: a
-   * stale one delays an ImageList's actuation to its own wake or the full pass, and writes nothing.
-   */
-  imageListsKnownNone?: boolean;
-  /**
-   * Targeted pass: the caller's last pass of this set found it (with claim templates or not), so
-   * its pods, revisions, claims (when it had templates) and ImageLists are read beside the set, not
-   * after it: one round trip fewer. Only a hint: a set found with templates it did not have then
-   * has its claims read after it; a set gone costs those reads once.
-   */
-  knownSet?: KnownSet;
+  /** Targeted pass: what its scheduler knows that saves reads or tells what to look for (src/schedule/model.ts gives them). */
+  hints?: PassHints;
   /**
    * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
    * shard runner): its memory combines their events as kube's correlator does (default: one for
@@ -79,7 +65,31 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
-  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
+}
+
+/**
+ * What a targeted pass's scheduler knows, one object for both runtimes (the schedule model gives
+ * the first three, Node's scheduler adds an orphan lookup it started). Only hints: a stale one
+ * costs reads or latency, never a wrong write.
+ */
+export interface PassHints {
+  /** The writes its wakes announced; the result says which of them its reads did not include yet. */
+  awaiting?: readonly AnnouncedWrite[];
+  /**
+   * The namespace had no ImageLists (its last pass there read none, and no ImageList wake came
+   * since), so a set that does not opt in to `imagePrewarm` skips their list (its plan reads them
+   * only to pre-warm or to release what it pre-warmed). A stale one delays an ImageList's actuation
+   * to its own wake or the full pass, and writes nothing.
+   */
+  imageListsKnownNone?: boolean;
+  /**
+   * The last pass of this set found it (with claim templates or not, and the label keys it read),
+   * so its pods, revisions, claims (when it had templates) and ImageLists are read beside the set,
+   * not after it: one round trip fewer. A set found with templates it did not have then has its
+   * claims read after it; a set gone costs those reads once.
+   */
+  knownSet?: KnownSet;
+  /** The set's orphan lookup, started before its pass (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
 
@@ -113,12 +123,12 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet, !o.imageListsKnownNone) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.hints?.knownSet ? prefetch(client, ns, selector, o.hints.knownSet, !o.hints.imageListsKnownNone) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
   // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
-  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.awaiting, { statefulsets: rawSets });
+  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.hints?.awaiting, { statefulsets: rawSets });
   if (rawSets.length === 0 && !sharded) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
@@ -132,7 +142,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
   // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
   const listNs = ns;
-  const skipLists = !!o.setName && !!o.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
+  const skipLists = !!o.setName && !!o.hints?.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
   const listsRead = skipLists ? Promise.resolve([]) : (prefetched?.imageLists ?? listImageLists(client, listNs));
   const listsReady = quiet(listsRead.then((l) => indexObjects([], [], [], l))); // awaited below
   const events = o.events ?? new EventRecorder(client, o.log);
@@ -142,7 +152,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses, prefetched }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, orphans: o.hints?.orphans, events, storageClasses, prefetched }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -172,7 +182,7 @@ async function reconcileNamespace(
   group: NamespaceGroup,
   selector: string,
   listsReady: Promise<PassIndex>,
-  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
+  o: PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
@@ -184,7 +194,7 @@ async function reconcileNamespace(
     const withClaims = slice.sets.some((s) => hasClaimTemplates(s));
     const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, slice.selector, slice.sets, withClaims, early), listsReady]);
     // A targeted pass says which of the writes its wakes announced it read too early to include.
-    withUnseen(result, o.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
+    withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
     const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
     try {
       if (!(await reconcileSlice(client, slice.sets, index, o, result, parsedSets))) break;

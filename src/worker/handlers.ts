@@ -6,8 +6,10 @@
  * src/reconciler and src/core.
  */
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
-import { wakeKey, type Wake } from "../admission/wakes.ts";
+import type { Wake } from "../admission/wakes.ts";
+import { wakeKey } from "../objects/wake.ts";
 import { jsonLogger } from "../log/log.ts";
 import { shardOf } from "../reconciler/pass.ts";
 import { appDepsFrom, settingsFrom } from "../runtime-config.ts";
@@ -97,6 +99,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: lookup,
+      mayDeletePod: client ? mayDeletePodWith(client) : undefined,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);
