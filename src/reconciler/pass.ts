@@ -13,7 +13,7 @@ import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../obj
 import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
-import { listImageLists, prefetch, quiet, readNamespace, type Prefetched } from "./pass-reads.ts";
+import { listImageLists, prefetch, quiet, readNamespace, readSlices, type Prefetched } from "./pass-reads.ts";
 import { selectedLabelKeys } from "../objects/projection.ts";
 
 export { shardOf } from "./pass-groups.ts";
@@ -169,10 +169,13 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
 }
 
 /**
- * reconcileNamespace lists one namespace's managed pods, claims and revisions (by `selector`),
- * plans and executes its sets, and returns the sets it parsed. What it read is garbage once it
- * returns: a pass holds one namespace's objects at a time, so its peak heap is bounded by the
- * largest namespace, not by the cluster. ImageLists written go to `lists` (the pass's store).
+ * reconcileNamespace reconciles one namespace's sets, a read slice at a time (pass-reads.ts:
+ * readSlices; one slice unless the namespace is large): it lists the slice's managed pods, claims
+ * and revisions, projected as they stream in, plans and executes its sets, and lets them go before
+ * the next. What a pass holds is one slice's objects, so its peak heap follows the largest slice,
+ * not the cluster's nor a namespace's. Returns the parsed sets that opt in to pre-warm (the
+ * ImageList actuator reads their pull secrets; it reads any other it needs). ImageLists written go
+ * to the pass's store (`listsReady`).
  */
 async function reconcileNamespace(
   client: KubeClient,
@@ -183,58 +186,74 @@ async function reconcileNamespace(
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
-  // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
-  const withClaims = group.sets.some((s) => hasClaimTemplates(s));
-  const early = namespace === o.namespace ? o.prefetched : undefined;
-  const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, selector, group.sets, withClaims, early), listsReady]);
-  // A targeted pass says which of the writes its wakes announced it read too early to include.
-  withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
-  const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
-  const { events } = o;
+  const slices = readSlices(group.sets, selector);
+  const early = namespace === o.namespace && slices.length === 1 ? o.prefetched : undefined;
   const parsedSets = new Map<string, StatefulSet>();
-  try {
-    for (const raw of group.sets) {
-      await o.beforeSet?.();
-      if (o.shouldStop?.()) {
-        result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
-        result.pending = true;
-        return parsedSets;
-      }
-      const id = setId(raw);
-      const parsed = StatefulSetSchema.safeParse(raw);
-      // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
-      const setError = async (reason: SetErrorReason, why: string) => {
-        await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
-        result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
-        await events.flush(o.now());
-      };
-      if (!parsed.success) {
-        await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
-        continue;
-      }
-      parsedSets.set(id, parsed.data);
-      let r: Awaited<ReturnType<typeof reconcileSet>>;
-      try {
-        r = await reconcileSet(client, parsed.data, index, o, events);
-      } catch (e) {
-        if (!(e instanceof PlanFailed)) throw e;
-        await setError("PlanFailed", e.message);
-        continue;
-      }
-      result.sets.push(r.result);
-      result.actionCount += r.done;
-      if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
-      const after = r.result.requeueAfterMs;
-      if (after !== undefined) {
-        result.pending = true;
-        result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
-      }
-      await events.flush(o.now());
+  for (const slice of slices) {
+    // Claims are only ever looked up by a template's name: a slice whose sets have no template needs none.
+    const withClaims = slice.sets.some((s) => hasClaimTemplates(s));
+    const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, slice.selector, slice.sets, withClaims, early), listsReady]);
+    // A targeted pass says which of the writes its wakes announced it read too early to include.
+    withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
+    const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
+    try {
+      if (!(await reconcileSlice(client, slice.sets, index, o, result, parsedSets))) break;
+    } finally {
+      for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
     }
-    return parsedSets;
-  } finally {
-    for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
   }
+  return parsedSets;
+}
+
+/** reconcileSlice plans and executes the slice's sets with its objects (`index`); false when the pass stopped (its cursor set). */
+async function reconcileSlice(
+  client: KubeClient,
+  sets: readonly KubeObject[],
+  index: PassIndex,
+  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader },
+  result: PassResult,
+  parsedSets: Map<string, StatefulSet>,
+): Promise<boolean> {
+  const { events } = o;
+  for (const raw of sets) {
+    await o.beforeSet?.();
+    if (o.shouldStop?.()) {
+      result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
+      result.pending = true;
+      return false;
+    }
+    const id = setId(raw);
+    const parsed = StatefulSetSchema.safeParse(raw);
+    // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
+    const setError = async (reason: SetErrorReason, why: string) => {
+      await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
+      result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
+      await events.flush(o.now());
+    };
+    if (!parsed.success) {
+      await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
+      continue;
+    }
+    if (optsInToPrewarm(raw)) parsedSets.set(id, parsed.data);
+    let r: Awaited<ReturnType<typeof reconcileSet>>;
+    try {
+      r = await reconcileSet(client, parsed.data, index, o, events);
+    } catch (e) {
+      if (!(e instanceof PlanFailed)) throw e;
+      await setError("PlanFailed", e.message);
+      continue;
+    }
+    result.sets.push(r.result);
+    result.actionCount += r.done;
+    if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
+    const after = r.result.requeueAfterMs;
+    if (after !== undefined) {
+      result.pending = true;
+      result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
+    }
+    await events.flush(o.now());
+  }
+  return true;
 }
 
 /**
