@@ -21,6 +21,7 @@ import { registrationRepair, settingsFrom } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
+import { NamespaceGuard, ReadingTracker, type Reading } from "./namespace-guard.ts";
 import { watchCacheFrom } from "./watch-cache.ts";
 
 const ROLE = "ordinal-reconcile-thread";
@@ -30,7 +31,9 @@ interface ThreadData {
   role: typeof ROLE;
   /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
   vars: Record<string, string | undefined>;
-  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
+  /** The namespace the thread before this one was reading when it died, and how it died: struck in the quarantine record first (namespace-guard.ts). */
+  suspect?: { namespace: string; why: string };
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
 }
@@ -48,7 +51,7 @@ interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "stopped" };
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "reading"; reading: Reading } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -62,8 +65,11 @@ export async function reconcileThreadMain(): Promise<number> {
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const metrics = new Metrics();
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
-  const client = instrumentClient(raw, metrics, log);
   const settings = settingsFrom(data.vars);
+  // Reads say which namespace they are of (the main thread blames it if this thread dies); a quarantined one is refused.
+  const guard = new NamespaceGuard(instrumentClient(raw, metrics, log), settings.leaseNamespace, log);
+  await guard.start(data.suspect);
+  const client = guard.guardedClient(instrumentClient(raw, metrics, log), (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread));
   let lastPost = 0;
   const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w));
   const scheduler = new ShardSchedulers(client, {
@@ -97,6 +103,15 @@ export async function reconcileThreadMain(): Promise<number> {
   process.exit(0); // ends this thread only (open keep-alive sockets would hold it)
 }
 
+/** deathOf says how the thread died, for the quarantine record. */
+function deathOf(failure: unknown, code: number, heapMb: number): string {
+  const oom = (failure as { code?: unknown } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+  return oom ? `the reconcile thread ran out of heap (RECONCILE_HEAP_MB=${heapMb}) while reading it` : `the reconcile thread ended (exit code ${code}) while reading it`;
+}
+
+/** The reconcile thread's young generation (V8's default would be up to 48 MiB beside RECONCILE_HEAP_MB): src/deploy/manifests.ts SERVER_MEMORY counts it. */
+const YOUNG_GENERATION_MB = 16;
+
 /** The first restart comes after this; each quick failure doubles it, up to MAX_BACKOFF_MS. */
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -116,6 +131,9 @@ export class ReconcileThread {
   metrics: MetricsState | undefined;
   /** Thread restarts so far (for tests and the log). */
   restarts = 0;
+  /** What the thread reads (the suspect when it dies), and the namespace the next thread strikes. */
+  private readonly reading = new ReadingTracker();
+  private suspect: ThreadData["suspect"];
 
   constructor(
     private readonly log: Logger,
@@ -131,18 +149,26 @@ export class ReconcileThread {
     const started = Date.now();
     const worker = new Worker(this.entry.script, {
       argv: this.entry.argv,
-      workerData: { role: ROLE, ...this.data } satisfies ThreadData,
-      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+      workerData: { role: ROLE, ...this.data, ...(this.suspect ? { suspect: this.suspect } : {}) } satisfies ThreadData,
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     this.worker = worker;
+    this.suspect = undefined;
+    let failure: unknown;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metrics = m.state;
       else if (m.type === "pass") this.onPass(m.summary);
+      else if (m.type === "reading") this.reading.note(m.reading);
     });
-    worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
+    worker.on("error", (e) => {
+      failure = e;
+      this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) });
+    });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
       if (this.stopping) return;
+      const namespace = this.reading.suspect();
+      if (namespace) this.suspect = { namespace, why: deathOf(failure, code, this.heapMb) };
       if (Date.now() - started >= HEALTHY_AFTER_MS) this.backoffMs = FIRST_BACKOFF_MS;
       this.log.warn("reconcile thread ended; restarting it", { code, inMs: this.backoffMs, restarts: this.restarts + 1 });
       this.restartTimer = setTimeout(() => {

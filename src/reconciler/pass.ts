@@ -14,6 +14,7 @@ import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../obj
 import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
+import { inSlices, NamespaceSetAside, overBudgetMessage, ReadBudget } from "./namespace-budget.ts";
 
 export { shardOf } from "./pass-groups.ts";
 
@@ -72,6 +73,12 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
+  /**
+   * At most this many managed objects (pods, claims, revisions) of one namespace are held at once:
+   * a namespace with more is reconciled in slices of its sets, a set with more is set aside
+   * (namespace-budget.ts; the runtime's, e.g. Node's objectBudgetFor(RECONCILE_HEAP_MB)). Default: no bound.
+   */
+  objectBudget?: number;
   /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
@@ -120,7 +127,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet.withClaims, !o.imageListsKnownNone) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet.withClaims, !o.imageListsKnownNone, o.objectBudget) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
@@ -166,27 +173,67 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
 }
 
 /**
- * reconcileNamespace lists one namespace's managed pods, claims and revisions (by `selector`),
- * plans and executes its sets, and returns the sets it parsed. What it read is garbage once it
- * returns: a pass holds one namespace's objects at a time, so its peak heap is bounded by the
- * largest namespace, not by the cluster. ImageLists written go to `lists` (the pass's store).
+ * reconcileNamespace reconciles one namespace's sets within the pass's object budget
+ * (namespace-budget.ts): all of them from one read when their objects fit, else in slices of its
+ * sets, a set over the budget alone set aside; a namespace its runtime set aside (quarantined) is
+ * reported on its sets and skipped. Returns the sets it parsed.
  */
 async function reconcileNamespace(
   client: KubeClient,
   group: NamespaceGroup,
   selector: string,
   listsReady: Promise<PassIndex>,
-  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
+  o: NamespaceOptions,
   result: PassResult,
+): Promise<Map<string, StatefulSet>> {
+  const unplanned = (raw: KubeObject, reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
+  try {
+    return await inSlices(group.sets, selector, o.objectBudget, {
+      slice: (sets, sel, budget, first) => reconcileSlice(client, { namespace: group.namespace, sets }, sel, listsReady, o, result, first ? o.prefetched : undefined, budget),
+      setAside: (raw, e) => unplanned(raw, "OverBudget", overBudgetMessage(e)),
+      stopped: () => result.cursor !== undefined,
+    });
+  } catch (e) {
+    if (!(e instanceof NamespaceSetAside)) throw e;
+    for (const raw of group.sets) await unplanned(raw, "NamespaceQuarantined", e.message);
+    return new Map();
+  }
+}
+
+type NamespaceOptions = PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
+
+/** reportUnplanned gives a set that is not planned a condition and an event (set-error.ts) and the pass's result a line; the pass goes on. */
+async function reportUnplanned(client: KubeClient, raw: KubeObject, reason: SetErrorReason, why: string, o: NamespaceOptions, result: PassResult): Promise<void> {
+  await reportSetError(client, raw, reason, why, { events: o.events, log: o.log, now: o.now() });
+  result.sets.push({ set: setId(raw), actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
+  await o.events.flush(o.now());
+}
+
+/**
+ * reconcileSlice lists the managed pods, claims and revisions of the slice's namespace (by
+ * `selector`, each kept by `budget`; a targeted pass's `early` reads when given), plans and
+ * executes its sets, and returns the sets it parsed. What it read is garbage once it returns: a
+ * pass holds one slice's objects at a time. ImageLists written go to `lists` (the pass's store).
+ */
+async function reconcileSlice(
+  client: KubeClient,
+  group: NamespaceGroup,
+  selector: string,
+  listsReady: Promise<PassIndex>,
+  o: NamespaceOptions,
+  result: PassResult,
+  prefetched: Prefetched | undefined,
+  budget: ReadBudget | undefined,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
   // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
   const withClaims = group.sets.some((s) => hasClaimTemplates(s));
-  const early = namespace === o.namespace ? o.prefetched : undefined;
+  const early = namespace === o.namespace ? prefetched : undefined;
+  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE, ...(budget ? { keep: budget.keep } : {}) };
   const [pods, claims, revisions, lists] = await Promise.all([
-    early?.pods ?? client.list<Pod & KubeObject>(R.pods, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
-    withClaims ? (early?.claims ?? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE })) : [],
-    early?.revisions ?? client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE }),
+    early?.pods ?? client.list<Pod & KubeObject>(R.pods, namespace, page),
+    withClaims ? (early?.claims ?? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, page)) : [],
+    early?.revisions ?? client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
     listsReady,
   ]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
@@ -205,11 +252,7 @@ async function reconcileNamespace(
       const id = setId(raw);
       const parsed = StatefulSetSchema.safeParse(raw);
       // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
-      const setError = async (reason: SetErrorReason, why: string) => {
-        await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
-        result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
-        await events.flush(o.now());
-      };
+      const setError = (reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
       if (!parsed.success) {
         await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
         continue;
@@ -239,9 +282,9 @@ async function reconcileNamespace(
   }
 }
 
-/** prefetch sends a targeted pass's reads of the namespace (pods and revisions by `selector`, claims when `withClaims`, ImageLists when `imageLists`) at once. */
-function prefetch(client: KubeClient, namespace: string, selector: string, withClaims: boolean, imageLists: boolean): Prefetched {
-  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE };
+/** prefetch sends a targeted pass's reads of the namespace (pods and revisions by `selector`, claims when `withClaims`, ImageLists when `imageLists`; within `budget` objects) at once. */
+function prefetch(client: KubeClient, namespace: string, selector: string, withClaims: boolean, imageLists: boolean, budget: number | undefined): Prefetched {
+  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE, ...(budget ? { keep: new ReadBudget(budget).keep } : {}) };
   return {
     pods: quiet(client.list<Pod & KubeObject>(R.pods, namespace, page)),
     revisions: quiet(client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page)),

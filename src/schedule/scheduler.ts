@@ -49,6 +49,8 @@ export interface SchedulerOptions {
   intervalMs: number;
   /** A full pass stops between sets after this long (ms); the next resumes where it stopped. */
   budgetMs: number;
+  /** What a pass may hold of one namespace (objects: src/reconciler/namespace-budget.ts); default: no bound. */
+  objectBudget?: number;
   /** Full passes this far apart while one is pending (ms). */
   idleMs: number;
   /** Wakes are gathered this long before their pass (ms). */
@@ -388,6 +390,7 @@ export class ReconcileScheduler {
         log: this.o.log,
         startAfter: this.cursor,
         shard: this.o.shard,
+        objectBudget: this.o.objectBudget,
         events: this.events,
         shouldStop: () => this.stopped || !this.acting() || this.clock() - started >= this.o.budgetMs,
       });
@@ -415,7 +418,7 @@ export class ReconcileScheduler {
     const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
     const orphans = name ? this.orphans.take(namespace, name) : undefined;
     const pass = await this.run(() =>
-      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, events: this.events, shouldStop: () => !this.acting(), ...(orphans ? { orphans } : {}) }),
+      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, events: this.events, shouldStop: () => !this.acting(), objectBudget: this.o.objectBudget, ...(orphans ? { orphans } : {}) }),
     );
     const again = this.due.get(key);
     if (again) {
