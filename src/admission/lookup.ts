@@ -9,24 +9,23 @@ export const SET_CACHE_TTL_MS = 10_000;
 const SET_CACHE_SIZE = 256;
 
 /**
- * SetLookup is the mutating hook's set lookup with its cache, which `remember` primes: the
- * validating hook hands it each set whose CREATE it allowed (see `remember`).
+ * SetLookup is the mutating hook's set lookup with its cache, which `remember` primes with sets
+ * read from the apiserver (Node: the reconcile thread's watch sees each new set appear).
  */
 export type SetLookup = LookupStatefulSet & {
   /**
-   * remember caches a set whose CREATE the validating hook just allowed, by its uid: the apiserver
-   * gives a created object its uid before validating admission, so the set as admitted is the set
-   * stored under that uid (or none ever is: then no pod can name the uid). The reconciler's first
-   * pod of a new set then costs no GET in the mutating hook. A set without a uid or one that does
-   * not parse is ignored (the lookup GETs it as before).
+   * remember caches a set as the apiserver stores it (never one a review carried: anyone who reaches
+   * the webhooks can send a review, and a remembered set is what pods naming its uid are given), so
+   * the reconciler's first pod of a new set costs no GET in the mutating hook. A set without a uid
+   * or one that does not parse is ignored (the lookup GETs it as before).
    */
-  remember(raw: unknown): void;
+  remember(stored: unknown): void;
 };
 
 /**
  * lookupStatefulSetWith returns the mutating hook's set lookup over a KubeClient: a GET, parsed
- * with defaults filled (as the planner sees the set). A set that does not parse throws, which the
- * HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
+ * with defaults filled (as the planner sees the set). A set that does not parse throws (why: in the
+ * error's cause, which the server logs), which the HTTP layer turns into a refusal. When the pod names the set's uid in its controller reference
  * (every pod the reconciler creates), a set read in the last SET_CACHE_TTL_MS with that uid is
  * reused: name, namespace and serviceName never change for one uid (a recreated set has a new uid,
  * so it is fetched). volumeClaimTemplates may gain a template (issue 23): a pod the reconciler
@@ -50,12 +49,14 @@ export function lookupStatefulSetWith(client: KubeClient, now: () => number = Da
       cache.delete(key);
       return undefined;
     }
-    const set = StatefulSetSchema.parse(raw);
-    keep(key, set);
-    return set;
-  };
-  const remember = (raw: unknown) => {
     const parsed = StatefulSetSchema.safeParse(raw);
+    // The reason stays in the server's log: the answer goes to whoever sent the review (G7 of issue 35).
+    if (!parsed.success) throw new Error(`StatefulSet ${namespace}/${name} as stored does not parse (the server's log says why)`, { cause: parsed.error });
+    keep(key, parsed.data);
+    return parsed.data;
+  };
+  const remember = (stored: unknown) => {
+    const parsed = StatefulSetSchema.safeParse(stored);
     if (!parsed.success) return;
     const { uid, namespace, name } = parsed.data.metadata;
     if (uid && namespace && name) keep(`${namespace}/${name}`, parsed.data);

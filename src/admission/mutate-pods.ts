@@ -1,7 +1,6 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { getParentNameAndOrdinal } from "../objects/names.ts";
-import { describeRange, inOrdinalRange, ordinalRange } from "../objects/ordinal-range.ts";
 import { addReadinessGate, updateIdentity, updateStorage } from "../objects/pod.ts";
 import { isObject } from "../validation/json.ts";
 import { controllerRefOf, isOrdinalSetRef, ordinalSetOf } from "./membership.ts";
@@ -62,8 +61,12 @@ export function identityPatch(set: StatefulSet, pod: Pod, ordinal: number): Patc
 
 /**
  * mutatePod answers a pod CREATE: a pod of an Ordinal set gets its identity as a JSON Patch.
- * Pods that are not ours pass untouched; ours that cannot be placed (no `<set>-<n>` name, set not
- * found) pass with a warning, since refusing them would not make them correct either.
+ * Pods that are not ours pass untouched; ours that cannot be placed pass, since refusing them would
+ * not make them correct either: with a warning when the name is not `<set>-<n>` (the request alone
+ * says so), without one when the set is not found. The answer reveals nothing of the set but what
+ * the patch needs (G7 of issue 35: with WEBHOOK_AUTH=none anyone who reaches the webhook can send a
+ * review naming any namespace's set; docs/security.md): no warning says whether the set exists, nor
+ * its ordinal range (a pod outside it is patched like any other, and the reconciler deletes it).
  */
 export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): Promise<AdmissionResult> {
   if (req.operation !== "CREATE" || req.subResource) return { response: allow(req) };
@@ -88,21 +91,9 @@ export async function mutatePod(req: AdmissionRequest, opts: MutatePodOptions): 
   }
   const ref = controllerRefOf(pod);
   const set = await opts.lookupStatefulSet(namespace, setName, ref && isOrdinalSetRef(ref) ? ref.uid : undefined);
-  if (!set) {
-    return {
-      response: allow(req, [
-        `Ordinal StatefulSet ${namespace}/${setName} not found: pod ${podName} was created without its identity (labels, volumes, readiness gate); create the set first`,
-      ]),
-    };
-  }
-
-  const warnings: string[] = [];
-  const range = ordinalRange(set.spec);
-  if (!inOrdinalRange(range, parsed.ordinal)) {
-    warnings.push(`pod ${podName}: ordinal ${parsed.ordinal} is outside StatefulSet ${setName}'s range ${describeRange(range)}; the reconciler will not keep it`);
-  }
+  if (!set) return { response: allow(req) };
   const ops = identityPatch(set, pod, parsed.ordinal);
-  const response = allow(req, warnings);
+  const response = allow(req);
   if (ops.length > 0) {
     response.patchType = "JSONPatch";
     response.patch = encodePatch(ops);

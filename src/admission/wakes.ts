@@ -2,7 +2,6 @@ import { GROUP } from "../api/statefulset.ts";
 import type { Pod } from "../api/k8s.ts";
 import { PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
 import { isObject } from "../validation/json.ts";
-import { selectorToString, type LabelSelector } from "../validation/labels.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from "../validation/names.ts";
 import { ordinalSetOf } from "./membership.ts";
 import type { AnnouncedResource, AnnouncedWrite } from "../objects/announced-write.ts";
@@ -15,6 +14,10 @@ import type { AdmissionRequest } from "./types.ts";
  * runtime (Node's scheduler, the Worker's shard object) turns it into a targeted pass soon. A
  * wake is only a hint: the reconciler stays level-triggered and its periodic full pass the safety
  * net, so a wake lost (webhook down, Ignore) costs latency, never correctness.
+ *
+ * A wake is also untrusted: with WEBHOOK_AUTH=none anyone who reaches the webhooks can send a
+ * review, so a wake carries names only ("look at this set"), never anything of the request's
+ * object that the reconciler would act on: everything it acts on is read from the apiserver.
  */
 
 /** Why a set was woken: which kind of object changed. */
@@ -27,24 +30,6 @@ export interface Wake {
   reason: WakeReason;
   /** The write this admission announces (a pod, claim or set by name), so a pass can tell whether it read it yet. */
   write?: AnnouncedWrite;
-  /**
-   * A set's CREATE: its selector, so the reconciler sends the new set's orphan lookup now (Node:
-   * src/schedule/orphan-lookups.ts), while the apiserver still stores the set, instead of when
-   * its watch sees it appear; absent when the selector is empty, invalid or over MAX_WAKE_SELECTOR.
-   */
-  selector?: string;
-}
-
-/** A longer selector is not carried by a wake (the watch's sighting of the set starts its lookup). */
-const MAX_WAKE_SELECTOR = 4096;
-
-/** createdSetSelector returns the label selector of a set's CREATE (see Wake.selector), else undefined. */
-function createdSetSelector(req: AdmissionRequest): string | undefined {
-  if (req.operation !== "CREATE" || req.subResource || req.resource.group !== GROUP || req.resource.resource !== "statefulsets") return undefined;
-  const spec: unknown = isObject(req.object) ? req.object.spec : undefined;
-  const selector: unknown = isObject(spec) ? spec.selector : undefined;
-  const s = isObject(selector) ? selectorToString(selector as LabelSelector) : "";
-  return s && s.length <= MAX_WAKE_SELECTOR ? s : undefined;
 }
 
 /** wakeKey returns `namespace/name`, the key wakes are coalesced and rate-limited by. */
@@ -140,8 +125,7 @@ export function wakeOf(req: AdmissionRequest, allowed: boolean, o: WakeOptions):
   const { name, reason } = target;
   if (!isWakeOf(namespace, name)) return undefined;
   const write = name === "" ? undefined : announcedWrite(req);
-  const selector = createdSetSelector(req);
-  return { namespace, name, reason, ...(write ? { write } : {}), ...(selector ? { selector } : {}) };
+  return { namespace, name, reason, ...(write ? { write } : {}) };
 }
 
 /**

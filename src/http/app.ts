@@ -17,7 +17,7 @@ import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
 import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
 import { runStepsPausing } from "../validation/steps.ts";
-import { WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
+import { hooksSend, WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
@@ -52,14 +52,12 @@ export interface AppDeps {
    * of the wake. Must not throw; errors of the promise are logged.
    */
   onWake?(wake: Wake, waitUntil: (p: Promise<unknown>) => void): void;
-  /** Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). */
-  lookupStatefulSet?: LookupStatefulSet;
   /**
-   * An Ordinal StatefulSet whose CREATE (not a dry run) the validating hook allowed, as admitted,
-   * with its uid: the lookup's cache keeps it (`SetLookup.remember`), so the mutating hook needs no
-   * GET for the reconciler's first pod of a new set. Must not throw.
+   * Reads a set for the mutating hook (wired to the KubeClient; see `lookupStatefulSetWith`). Its
+   * cache is filled from the apiserver only (a GET, or Node's watch: `SetLookup.remember`), never
+   * from a review body: anyone who reaches the webhooks can send one (G4 of issue 35).
    */
-  rememberStatefulSet?(set: unknown): void;
+  lookupStatefulSet?: LookupStatefulSet;
   log: Logger;
   /** Defaults to MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -67,8 +65,11 @@ export interface AppDeps {
 
 interface AdmissionRoute {
   path: string;
-  /** Kinds (`request.kind`) the route handles; others are a 400. "any": every kind (the wake hook). */
-  kinds: GroupKind[] | "any";
+  /**
+   * Kinds (`request.kind`) the route handles; others are a 400. "rules": the requests its hooks'
+   * rules send (the wake hook: see hooksSend), others are a 400 and wake nothing.
+   */
+  kinds: GroupKind[] | "rules";
   handle(req: AdmissionRequest): AdmissionResult | Promise<AdmissionResult>;
   /** The answer when `handle` throws (validating hooks deny; see mutatePodFailed for the mutating one). */
   failed(req: AdmissionRequest, message: string): AdmissionResult;
@@ -76,8 +77,6 @@ interface AdmissionRoute {
   bounded?: boolean;
   /** false: the request wakes nothing (another hook that sees the same request wakes the set). */
   wakes?: false;
-  /** Called with each request the handler allowed, before the answer is sent. */
-  allowed?(req: AdmissionRequest): void;
 }
 
 /**
@@ -155,9 +154,6 @@ export function createApp(deps: AppDeps): Hono {
         return pause ? runStepsPausing(statefulSetRequestSteps(req, opts), pause) : validateStatefulSetRequest(req, opts);
       },
       bounded: true,
-      allowed: (req) => {
-        if (req.operation === "CREATE" && !req.dryRun && req.kind.group === GROUP) deps.rememberStatefulSet?.(req.object);
-      },
     },
     {
       path: WEBHOOK_PATHS.validateImageLists,
@@ -168,9 +164,9 @@ export function createApp(deps: AppDeps): Hono {
     },
     {
       // Wake-only rules (webhook-configs.ts): admissions no other hook sees, e.g. a set's delete or
-      // scale; always allowed, the wake is the point.
+      // scale; always allowed, the wake is the point. Only what those rules send is taken.
       path: WEBHOOK_PATHS.wake,
-      kinds: "any",
+      kinds: "rules",
       failed: (req) => ({ response: allow(req) }),
       handle: (req) => ({ response: allow(req) }),
     },
@@ -243,8 +239,9 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   }
   const req = parsed.data.request;
   const kinds = route.kinds;
-  if (kinds !== "any" && !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
-    return badRequest(c, `${route.path} handles ${kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}: check the webhook's rules`);
+  if (kinds === "rules" ? !hooksSend(route.path, req) : !kinds.some((k) => k.group === req.kind.group && k.kind === req.kind.kind)) {
+    const what = kinds === "rules" ? `only what its hooks' rules send, not ${req.operation} of ${req.resource.resource}${req.subResource ? `/${req.subResource}` : ""}` : `${kinds.map(gkString).join(", ")}, not ${gkString(req.kind)}`;
+    return badRequest(c, `${route.path} handles ${what}: check the webhook's rules`);
   }
 
   let result: AdmissionResult;
@@ -256,7 +253,6 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
     result = route.failed(req, message);
   }
 
-  if (result.response.allowed) route.allowed?.(req);
   const wake = deps.onWake && route.wakes !== false && wakeOf(req, result.response.allowed, { reconcilerUsername: deps.reconcilerUsername });
   if (wake) {
     try {

@@ -31,7 +31,8 @@ export function jsonLogger(write: (line: string) => void = (l) => console.log(l)
 /** silentLogger drops everything (tests). */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** errorFields turns a thrown value into loggable fields: message, name and stack. */
+/** errorFields turns a thrown value into loggable fields: message, name, stack and the message of its cause. */
 export function errorFields(e: unknown): Record<string, unknown> {
-  return e instanceof Error ? { error: e.message, errorName: e.name, stack: e.stack } : { error: String(e) };
+  if (!(e instanceof Error)) return { error: String(e) };
+  return { error: e.message, errorName: e.name, stack: e.stack, ...(e.cause instanceof Error ? { cause: e.cause.message } : {}) };
 }

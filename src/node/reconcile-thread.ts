@@ -10,6 +10,7 @@
  * (the old thread is dead by then: no two writers).
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { KubeObject } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
@@ -41,17 +42,18 @@ interface ThreadData {
 type ToThread = { type: "wake"; wake: SetWake; forwarded?: boolean } | { type: "stop" };
 
 /**
- * threadWake returns what of a wake is posted to the thread: the set, the write it announces and a
- * new set's selector (its orphan lookup starts at once: src/schedule/orphan-lookups.ts); nothing
- * else of what the webhook's Wake carries (its reason) is cloned across.
+ * threadWake returns what of a wake is posted to the thread: the set and the write it announces;
+ * nothing else of what the webhook's Wake carries (its reason) is cloned across. (The thread's own
+ * watch cache sees sets appear, with their stored selector: src/schedule/orphan-lookups.ts.)
  */
-export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}), ...(w.selector ? { selector: w.selector } : {}) });
+export const threadWake = (w: SetWake): SetWake => ({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) });
 /** A pass's identity refusals (what readiness.ts reads), sent after each pass. */
 interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "reading"; reading: Reading } | { type: "stopped" };
+/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it); "reading": a namespace a list reads (namespace-guard.ts). */
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "reading"; reading: Reading } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -71,7 +73,7 @@ export async function reconcileThreadMain(): Promise<number> {
   await guard.start(data.suspect);
   const client = guard.guardedClient(instrumentClient(raw, metrics, log), (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread));
   let lastPost = 0;
-  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w));
+  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w), (set) => port.postMessage({ type: "set", set } satisfies FromThread));
   const scheduler = new ShardSchedulers(client, {
     ...data.scheduler,
     ...(cache ? { cache } : {}),
@@ -139,8 +141,8 @@ export class ReconcileThread {
     private readonly log: Logger,
     private readonly heapMb: number,
     private readonly data: Omit<ThreadData, "role">,
-    /** After each of the thread's passes (readiness: its identity refusals). */
-    private readonly onPass: (summary: PassSummary) => void = () => {},
+    /** After each of the thread's passes (readiness: its identity refusals), and each set its watch saw appear (the mutating hook's cache). */
+    private readonly listeners: { onPass?: (summary: PassSummary) => void; onSet?: (set: KubeObject) => void } = {},
     /** The script the thread runs: the one this process runs (the bundle, or bin.mjs), with the same arguments. */
     private readonly entry: { script: string; argv: string[] } = { script: process.argv[1], argv: process.argv.slice(2) },
   ) {}
@@ -157,7 +159,8 @@ export class ReconcileThread {
     let failure: unknown;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metrics = m.state;
-      else if (m.type === "pass") this.onPass(m.summary);
+      else if (m.type === "pass") this.listeners.onPass?.(m.summary);
+      else if (m.type === "set") this.listeners.onSet?.(m.set);
       else if (m.type === "reading") this.reading.note(m.reading);
     });
     worker.on("error", (e) => {

@@ -174,8 +174,13 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   setting(vars, "WATCH_CACHE_MB");
   // On a cluster the reconciler runs in a heap-bounded thread; the simulation's fake apiserver
   // lives in this thread, so there (or with RECONCILE_HEAP_MB=0) it runs here.
-  const thread = cluster && heapMb > 0 ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, (summary) => void readiness.observe(summary)) : undefined;
-  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w));
+  // The mutating hook's set cache is filled from the apiserver only: each set the watch sees appear (and GETs).
+  const lookup = lookupStatefulSetWith(client);
+  const thread =
+    cluster && heapMb > 0
+      ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, { onPass: (summary) => void readiness.observe(summary), onSet: lookup.remember })
+      : undefined;
+  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w), lookup.remember);
   const loop =
     thread ??
     new ShardSchedulers(client, {
@@ -190,13 +195,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
         void readiness.observe({ passes: [pass] });
       },
     }, shards);
-  const lookup = lookupStatefulSetWith(client);
   const deps = appDepsFrom(settings);
   const app = createApp({
     ...deps,
     log: metricsLogger(log, metrics),
     lookupStatefulSet: lookup,
-    rememberStatefulSet: lookup.remember,
     clientCertificate: (c) => {
       const socket = (c.env as { incoming?: { socket?: TLSSocket } } | undefined)?.incoming?.socket;
       if (!socket || !("authorized" in socket) || socket.authorized !== true) return undefined;

@@ -44,15 +44,34 @@ export function wakeForwarding(podIp: string | undefined, port: number, tls: { k
 
 const sign = (key: string, body: string): string => createHmac("sha256", Buffer.from(key, "hex")).update(body).digest("hex");
 
-/** wakeForwarder returns the function a standby forwards a wake with: one signed POST to the leader's endpoint, verified against the shared CA. */
+/**
+ * Forwards in flight at once at most. Every admission wakes, so a flood of (forged) reviews at a
+ * standby would otherwise open as many requests to the leader: beyond this, and for a set whose
+ * wake is in flight already, a wake is dropped (a hint: the leader's watch and full pass cover it).
+ */
+export const MAX_FORWARDS_IN_FLIGHT = 8;
+
+/**
+ * wakeForwarder returns the function a standby forwards a wake with: one signed POST to the leader's
+ * endpoint, verified against the shared CA; resolved at once without a request when
+ * MAX_FORWARDS_IN_FLIGHT are in flight or one of the same set is.
+ */
 export function wakeForwarder(f: WakeForwarding): (endpoint: string, w: SetWake) => Promise<void> {
   // The leader's certificate names the Service, not its pod IP: the chain is checked, the name is not.
   const dispatcher = new Agent({ connect: { ca: f.ca, checkServerIdentity: () => undefined }, connectTimeout: 2_000 });
+  const inFlight = new Set<string>();
   return async (endpoint, w) => {
-    const body = JSON.stringify({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) });
-    const res = await undiciFetch(endpoint, { method: "POST", body, headers: { "content-type": "application/json", [SIGNATURE_HEADER]: sign(f.key, body) }, dispatcher, signal: AbortSignal.timeout(5_000) });
-    await res.body?.cancel();
-    if (!res.ok) throw new Error(`leader answered ${res.status}`);
+    const key = `${w.namespace}/${w.name}`;
+    if (inFlight.has(key) || inFlight.size >= MAX_FORWARDS_IN_FLIGHT) return;
+    inFlight.add(key);
+    try {
+      const body = JSON.stringify({ namespace: w.namespace, name: w.name, ...(w.write ? { write: w.write } : {}) });
+      const res = await undiciFetch(endpoint, { method: "POST", body, headers: { "content-type": "application/json", [SIGNATURE_HEADER]: sign(f.key, body) }, dispatcher, signal: AbortSignal.timeout(5_000) });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`leader answered ${res.status}`);
+    } finally {
+      inFlight.delete(key);
+    }
   };
 }
 

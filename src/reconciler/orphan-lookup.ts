@@ -6,7 +6,7 @@ import { R } from "../kube/resources.ts";
 export interface OrphanLookup {
   /** The label selector the lists used (the pass compares it with the set's). */
   selector: string;
-  /** The pods and revisions of the namespace that the selector matches. */
+  /** The pods and revisions of the namespace that the selector matches (a copy of its own for each pass that takes a shared early lookup). */
   found: Promise<{ pods: (Pod & KubeObject)[]; revisions: (ControllerRevision & KubeObject)[] }>;
 }
 

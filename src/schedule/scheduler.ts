@@ -6,7 +6,7 @@ import { fencedClient } from "../lease/fence.ts";
 import { EventRecorder } from "../reconciler/events.ts";
 import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
-import { CACHED_GLOBAL_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
+import { CACHED_GLOBAL_RATE, CACHED_NAMESPACE_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import { OrphanLookups } from "./orphan-lookups.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 
@@ -18,9 +18,8 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
  *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
  *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
  *   bound how often (wake-limiter.ts);
- * - a set being created (its CREATE's webhook wake carries its selector) or, failing that, one the
- *   watch sees appear has its orphan lookup sent at once (orphan-lookups.ts), so its first pass,
- *   which needs it before its first write, finds it done;
+ * - a set the watch sees appear has its orphan lookup sent at once, by its stored selector
+ *   (orphan-lookups.ts), so its first pass, which needs it before its first write, finds it done;
  * - a set's pass that acted is followed at once by another of that set; one that read before a
  *   write its wakes announced was stored (a wake comes from admission, before the write) is looked
  *   at again after 10, 50 and 250 ms (UNSEEN_MS) while it still does not see it; one that waits
@@ -103,8 +102,9 @@ export interface SetWake {
   /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
   observed?: boolean;
   /**
-   * A set that just appeared (the watch cache) or is being created (its CREATE's webhook wake): its
-   * selector, so the orphans it may adopt are looked for before its first pass runs (OrphanLookups).
+   * A set the watch cache saw appear (with `observed`): its selector as stored, so the orphans it
+   * may adopt are looked for before its first pass runs (OrphanLookups). Ignored on any other
+   * wake: a webhook's wake or a forwarded one carries names only (src/admission/wakes.ts).
    */
   selector?: string;
 }
@@ -182,7 +182,7 @@ export class ReconcileScheduler {
     const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.limiter = new WakeLimiter(this.clock);
-    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE);
+    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE, undefined, CACHED_NAMESPACE_RATE);
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
@@ -206,8 +206,8 @@ export class ReconcileScheduler {
       return;
     }
     // A new set's orphan lookup starts now, while its first pass is coalesced and scheduled: the pass finds it done.
-    // Its CREATE's webhook wake carries the selector too, before the set is stored: the lookup then runs while it is.
-    if (w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
+    // Only the watch's sighting (the set as stored) starts one: nothing a request carried is acted on.
+    if (w.observed && w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
     // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
     if (!w.observed && this.o.cache?.covers(w)) return;
     const key = wakeKey(w);
@@ -408,7 +408,7 @@ export class ReconcileScheduler {
   /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
   private async targetedPass(d: Due): Promise<void> {
     const key = wakeKey(d.wake);
-    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key);
+    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key, d.wake.namespace);
     if (wait > 0) {
       d.at = this.clock() + wait;
       return;

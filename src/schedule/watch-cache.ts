@@ -18,7 +18,8 @@ import { selectorToString, type LabelSelector } from "../validation/labels.ts";
  * - wakes as the watch sees changes: each names the set the object belongs to (its name, or the
  *   label), or ("" name) its namespace's ImageLists, and `observed`: the mirror already holds it, so
  *   the woken pass sees it without waiting or looking again (a webhook's wake comes before the write);
- *   a set that appeared also gives its selector (its orphan lookup starts before its pass: orphan-lookups.ts).
+ *   a set that appeared also gives its selector (its orphan lookup starts before its pass: orphan-lookups.ts),
+ *   and is handed to `sighted` as stored (Node: the mutating hook's set cache, src/admission/lookup.ts).
  * Every informer keeps to its share of `maxBytes`; one over it stops mirroring (its reads go to the
  * apiserver, its changes wake nothing: webhook wakes and rechecks take over, as without a cache).
  */
@@ -52,12 +53,20 @@ export const MIRRORED: { resource: ResourceRef; labelSelector?: string; setOf: (
   { resource: R.imageLists, setOf: () => "", share: 0.05 },
 ];
 
+interface WatchCacheOptions {
+  log: Logger;
+  maxBytes: number;
+  wake: (w: SetWake) => void;
+  /** Each set the watch sees appear (after the first list), as the apiserver stores it. Must not throw. */
+  sighted?: (set: KubeObject) => void;
+}
+
 /**
  * startWatchCache starts one informer per mirrored resource over `watcher` (the raw client: watches
  * and versioned lists) and returns the mirror, whose client passes what it cannot answer to
  * `client` (the instrumented one). `wake` is called for each change the watches see.
  */
-export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { log: Logger; maxBytes: number; wake: (w: SetWake) => void }): WatchCache {
+export function startWatchCache(watcher: WatchClient, client: KubeClient, o: WatchCacheOptions): WatchCache {
   const informers = MIRRORED.map(
     (m) =>
       new Informer(watcher, {
@@ -68,7 +77,9 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: { l
         holds: m.labelSelector ? (obj) => m.setOf(obj) !== undefined : undefined,
         onEvent: (type, obj, before) => {
           // A set that appeared: its selector, for the orphan lookup before its first pass (orphan-lookups.ts).
-          const selector = type === "ADDED" && m.resource === R.statefulSets ? selectorOf(obj) : undefined;
+          const appeared = type === "ADDED" && m.resource === R.statefulSets;
+          if (appeared) o.sighted?.(obj);
+          const selector = appeared ? selectorOf(obj) : undefined;
           // A changed set label wakes the set it left too.
           const names = new Set([m.setOf(obj), before && m.setOf(before)]);
           for (const name of names) if (name !== undefined) o.wake({ namespace: obj.metadata?.namespace ?? "", name, observed: true, ...(selector ? { selector } : {}) });

@@ -296,3 +296,24 @@ export function webhookConfigurations(target: WebhookTarget, opts: Configuration
   }
   return configs;
 }
+
+/** What of an admission request its hook's rules match on. */
+interface RuleTarget {
+  resource: { group: string; resource: string };
+  subResource?: string;
+  operation: string;
+}
+
+/**
+ * hooksSend is true when some hook served at `path` has a rule that sends the apiserver's request
+ * `r` there (its group, resource with subresource, and operation; versions are Equivalent). A review
+ * the registered rules would never send was made by someone else: the wake hook refuses it (400).
+ */
+export function hooksSend(path: string, r: RuleTarget): boolean {
+  const resource = r.subResource ? `${r.resource.resource}/${r.subResource}` : r.resource.resource;
+  return HOOKS.some(
+    ({ hook }) =>
+      hook.path === path &&
+      (hook.rules ?? []).some((rule) => (rule.apiGroups ?? []).includes(r.resource.group) && (rule.resources ?? []).includes(resource) && (rule.operations ?? []).includes(r.operation)),
+  );
+}

@@ -95,7 +95,6 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: lookup,
-      rememberStatefulSet: lookup?.remember,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);

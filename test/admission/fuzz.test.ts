@@ -82,6 +82,15 @@ const ROUTE_KINDS: Record<string, { group: string; version: string; kind: string
   [WEBHOOK_PATHS.wake]: [podKind, osts, imageListKind, { group: "autoscaling", version: "v1", kind: "Scale" }, { group: "", version: "v1", kind: "PersistentVolumeClaim" }],
 };
 
+/** Requests the wake hook's rules send (webhook-configs.ts). */
+const WAKE_SENT = [
+  { resource: { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" }, subResource: undefined, operation: "DELETE" },
+  { resource: { group: "apps.ordinal.dev", version: "v1", resource: "statefulsets" }, subResource: "scale", operation: "UPDATE" },
+  { resource: { group: "", version: "v1", resource: "pods" }, subResource: undefined, operation: "DELETE" },
+  { resource: { group: "", version: "v1", resource: "pods" }, subResource: "status", operation: "UPDATE" },
+  { resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, subResource: undefined, operation: "CREATE" },
+];
+
 /** A review the envelope check accepts for the route, carrying near-real or random objects. */
 const wellFormedReview = (path: string) =>
   fc
@@ -103,8 +112,10 @@ const wellFormedReview = (path: string) =>
       object: fc.oneof({ weight: 4, arbitrary: nearObject }, fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 })),
       oldObject: nearObject,
       dryRun: fc.boolean(),
+      // The wake hook takes only what its rules send (hooksSend): half its reviews are such a request.
+      sent: path === WEBHOOK_PATHS.wake ? fc.option(fc.constantFrom(...WAKE_SENT), { nil: undefined, freq: 2 }) : fc.constant(undefined),
     })
-    .map((request) => JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request }));
+    .map(({ sent, ...request }) => JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { ...request, ...sent } }));
 
 const bodyArb = (path: string): fc.Arbitrary<string> =>
   fc.oneof(

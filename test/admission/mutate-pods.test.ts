@@ -98,15 +98,15 @@ describe("mutatePod", () => {
       patched: false,
     },
     {
-      name: "a set that does not exist: pass with a warning",
+      // G7 (issue 35): no warning tells a caller whether a set exists.
+      name: "a set that does not exist: pass, without a warning",
       pod: { metadata: { name: "db-0", labels: { [SET_NAME_LABEL]: "db" } }, spec: { containers: [] } },
-      warning: /StatefulSet default\/db not found/,
       patched: false,
     },
     {
-      name: "an ordinal outside the range is patched, with a warning",
+      // G7: nor what its ordinal range is (the reconciler deletes a pod outside it).
+      name: "an ordinal outside the range is patched, without a warning",
       pod: handMadePod("web-7"),
-      warning: /ordinal 7 is outside StatefulSet web's range \[0, 3\)/,
       patched: true,
     },
     // Issue 11 finding 8: "web-01" parses to ordinal 1 but is not a member (upstream's identityMatches).
@@ -301,5 +301,35 @@ describe("identityPatch: members named __proto__", () => {
       expect(Object.hasOwn(o!, "__proto__")).toBe(true);
       expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
     }
+  });
+});
+
+describe("G7 (issue 35): what a forged review naming another namespace's set learns", () => {
+  const victim = sampleSet({ serviceName: "victim-svc", claims: ["secret-data"], replicas: 5, start: 3 });
+  victim.metadata.namespace = "victim";
+  const victimLookup: LookupStatefulSet = async (ns, name) => (ns === "victim" && name === "web" ? victim : undefined);
+  const forged = (ns: string, name: string) => {
+    const pod = handMadePod(name);
+    pod.metadata!.namespace = ns;
+    return request({ object: pod, name, namespace: ns, userInfo: { username: "system:anonymous" } });
+  };
+
+  it("only what the patch needs: no warning, whether the set exists and in range or not; the patch writes identity labels, hostname, subdomain, claim volumes and the gate, nothing else of the set", async () => {
+    for (const name of ["web-0", "web-4", "web-99"]) {
+      const { response } = await mutatePod(forged("victim", name), { lookupStatefulSet: victimLookup });
+      expect(Object.keys(response).sort()).toEqual(["allowed", "patch", "patchType", "uid"]);
+      const paths = decodePatch(response.patch!).map((op) => op.path.split("/").slice(0, 3).join("/"));
+      expect(new Set(paths)).toEqual(new Set(["/metadata/labels", "/spec/hostname", "/spec/subdomain", "/spec/volumes", "/spec/readinessGates"]));
+    }
+    const missing = forged("victim", "db-0");
+    (missing.object as Pod).metadata!.labels = { [SET_NAME_LABEL]: "db" };
+    const { response } = await mutatePod(missing, { lookupStatefulSet: victimLookup });
+    expect(response).toEqual({ uid: expect.any(String), allowed: true });
+  });
+
+  it("a stored set that does not parse: the refusal says so, not what the set holds", async () => {
+    const stored = { ...structuredClone(victim), spec: { ...structuredClone(victim.spec), replicas: "victim-secret-value" } };
+    const lookupOf = lookupStatefulSetWith({ get: async () => stored } as unknown as KubeClient);
+    await expect(mutatePod(forged("victim", "web-0"), { lookupStatefulSet: lookupOf })).rejects.toThrow(/^StatefulSet victim\/web as stored does not parse \(the server's log says why\)$/);
   });
 });

@@ -21,7 +21,7 @@ const puller = { metadata: { name: "pull-x", namespace: "default", labels: { [PU
 
 describe("wakeOf: which set an admission wakes", () => {
   it.each<[string, Fields, Wake | undefined]>([
-    ["a set's create, with its selector (its orphan lookup starts while the set is stored)", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" }],
+    ["a set's create: its name only, never its selector (the orphan lookup uses the stored set's)", { kind: osts, name: "web", object: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "CREATE" } }],
     ["a set's update", { kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: withRv(sampleSet(), "41") }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "41" } }],
     ["a set's delete (oldObject only)", { kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }, { namespace: "default", name: "web", reason: "set", write: { resource: "statefulsets", name: "web", operation: "DELETE" } }],
     ["a set's scale", { kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web", resourceVersion: "7" } } }, { namespace: "default", name: "web", reason: "scale", write: { resource: "statefulsets", name: "web", operation: "UPDATE", resourceVersion: "7" } }],
@@ -42,19 +42,10 @@ describe("wakeOf: which set an admission wakes", () => {
     expect(wake(f)).toEqual(want);
   });
 
-  it("a set's create carries a selector only when it is a usable one: not empty, not over 4 KiB", () => {
-    const withSelector = (selector: unknown) => {
-      const set = sampleSet() as unknown as { spec: Record<string, unknown> };
-      set.spec.selector = selector;
-      return wake({ kind: osts, name: "web", object: set });
-    };
-    expect(withSelector({ matchLabels: { app: "web", tier: "db" } })?.selector).toBe("app=web,tier=db");
-    expect(withSelector({ matchExpressions: [{ key: "app", operator: "In", values: ["a", "b"] }] })?.selector).toBe("app in (a,b)");
-    for (const none of [{}, { matchLabels: {} }, "app=web", { matchLabels: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`key-${i}`, "v".repeat(20)])) }]) {
-      const w = withSelector(none);
-      expect(w?.name).toBe("web");
-      expect(w && "selector" in w).toBe(false);
-    }
+  it("a wake carries nothing of the request's object but names: a forged set CREATE whose selector matches every pod wakes the set by name", () => {
+    const set = sampleSet() as unknown as { spec: Record<string, unknown> };
+    set.spec.selector = { matchExpressions: [{ key: "app", operator: "Exists" }] };
+    expect(Object.keys(wake({ kind: osts, name: "web", object: set }) ?? {}).sort()).toEqual(["name", "namespace", "reason", "write"]);
   });
 
   it("the pod's namespace, else the request's, else default", () => {
@@ -78,7 +69,29 @@ describe("wakeOf: which set an admission wakes", () => {
 });
 
 describe("the wake route", () => {
-  it("allows any kind and hands its wake to onWake", async () => {
+  it("G2: takes only what its hooks' rules send: a review they never send (a set's CREATE, a pod's status update) is a 400 and wakes nothing", async () => {
+    const wakes: Wake[] = [];
+    const t = await testApp({ onWake: (w) => wakes.push(w) });
+    const forged = [
+      request({ kind: osts, name: "web", object: sampleSet() }),
+      request({ kind: osts, operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }),
+      request({ ...node, operation: "UPDATE", name: "web-0", object: readyPod(), oldObject: pod() }),
+      request({ kind: imageListKind, name: "l", object: { metadata: { name: "l" } } }),
+    ];
+    for (const req of forged) expect((await t.post(WEBHOOK_PATHS.wake, review(req))).status).toBe(400);
+    expect(wakes).toEqual([]);
+    // What the rules do send still wakes: a set's delete, a pod's delete, a claim's create, a puller's status.
+    const sent = [
+      request({ kind: osts, operation: "DELETE", name: "web", oldObject: sampleSet() }),
+      request({ operation: "DELETE", name: "web-0", oldObject: pod() }),
+      request({ kind: { group: "", version: "v1", kind: "PersistentVolumeClaim" }, resource: { group: "", version: "v1", resource: "persistentvolumeclaims" }, object: claim({ [SET_NAME_LABEL]: "web" }) }),
+      request({ ...node, operation: "UPDATE", subResource: "status", object: puller, oldObject: puller }),
+    ];
+    for (const req of sent) expect((await t.post(WEBHOOK_PATHS.wake, review(req))).status).toBe(200);
+    expect(wakes.map((w) => w.reason)).toEqual(["set", "pod", "claim", "imagelist"]);
+  });
+
+  it("allows a set's scale and hands its wake to onWake", async () => {
     const wakes: Wake[] = [];
     const t = await testApp({ onWake: (w) => wakes.push(w) });
     const body = review(request({ kind: scaleKind, resource: setsResource, subResource: "scale", operation: "UPDATE", name: "web", object: { metadata: { name: "web" } }, oldObject: { metadata: { name: "web" } } }));

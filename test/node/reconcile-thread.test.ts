@@ -12,9 +12,9 @@ import { memoryLogger } from "../admission/helpers.ts";
 const data = { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } };
 
 describe("threadWake", () => {
-  it("posts the set, its announced write and a new set's selector (its orphan lookup), not the webhook's reason", () => {
+  it("posts the set and its announced write, nothing else: not the webhook's reason, nor a selector or `observed` (only the thread's own watch says those)", () => {
     const write = { resource: "statefulsets", name: "web", operation: "CREATE" } as const;
-    expect(threadWake({ namespace: "ns", name: "web", write, selector: "app=web", reason: "set" } as Parameters<typeof threadWake>[0])).toEqual({ namespace: "ns", name: "web", write, selector: "app=web" });
+    expect(threadWake({ namespace: "ns", name: "web", write, selector: "app", observed: true, reason: "set" } as Parameters<typeof threadWake>[0])).toEqual({ namespace: "ns", name: "web", write });
     expect(threadWake({ namespace: "ns", name: "" })).toEqual({ namespace: "ns", name: "" });
   });
 });

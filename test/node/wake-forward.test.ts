@@ -6,10 +6,10 @@
 import { createHmac } from "node:crypto";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SetWake } from "../../src/schedule/scheduler.ts";
 import { generateServingCert } from "../../src/node/serving-cert.ts";
-import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "../../src/node/wake-forward.ts";
+import { MAX_FORWARDS_IN_FLIGHT, receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "../../src/node/wake-forward.ts";
 
 const cert = generateServingCert(["ordinal-webhooks.ordinal-system.svc"]);
 const tls = { key: cert.key, ca: cert.ca };
@@ -58,6 +58,38 @@ describe("forwarding a wake to the leader", () => {
     const w: SetWake = { namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "42" } };
     await wakeForwarder(f)(l.endpoint, w);
     expect(l.taken).toEqual([w]);
+  });
+
+  it(`at most ${MAX_FORWARDS_IN_FLIGHT} forwards in flight, one per set: a flood of wakes at a standby opens no more requests to the leader`, async () => {
+    const f = wakeForwarding("127.0.0.1", 1, tls)!;
+    const arrived: string[] = [];
+    const held: (() => void)[] = [];
+    let answering = false;
+    const server = createServer({ key: cert.key, cert: cert.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        arrived.push((JSON.parse(Buffer.concat(chunks).toString()) as SetWake).name);
+        const answer = () => (res.writeHead(204), res.end());
+        if (answering) answer();
+        else held.push(answer);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    close = () => server.close();
+    const endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}${WAKE_FORWARD_PATH}`;
+    const forward = wakeForwarder(f);
+    const sent = [forward(endpoint, { namespace: "default", name: "same" }), forward(endpoint, { namespace: "default", name: "same" })];
+    for (let i = 0; i < 50; i++) sent.push(forward(endpoint, { namespace: "default", name: `s${i}` }));
+    await vi.waitFor(() => expect(arrived).toHaveLength(MAX_FORWARDS_IN_FLIGHT), { timeout: 5_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(arrived).toEqual(["same", ...Array.from({ length: MAX_FORWARDS_IN_FLIGHT - 1 }, (_, i) => `s${i}`)]);
+    answering = true;
+    for (const answer of held) answer();
+    await Promise.all(sent);
+    // Once answered, the next forwards go out.
+    await forward(endpoint, { namespace: "default", name: "same" });
+    expect(arrived).toHaveLength(MAX_FORWARDS_IN_FLIGHT + 1);
   });
 
   it("the leader refuses a wake signed with another key (401), and the forward fails", async () => {

@@ -30,12 +30,13 @@ function world(withCache: boolean, clock?: () => number) {
       return fake.fetch(input, init);
     },
   });
-  const cache: WatchCache | undefined = withCache ? startWatchCache(client, client, { log: silentLogger, maxBytes: 16 << 20, wake: (w) => scheduler.wake(w) }) : undefined;
+  const sighted: KubeObject[] = [];
+  const cache: WatchCache | undefined = withCache ? startWatchCache(client, client, { log: silentLogger, maxBytes: 16 << 20, wake: (w) => scheduler.wake(w), sighted: (s) => void sighted.push(s) }) : undefined;
   const passes = { count: 0 };
   const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, onPass: () => void passes.count++, ...(cache ? { cache } : {}), ...(clock ? { clock } : {}) });
   const kubelet = new KubeletPlayer(createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} }), { namespace: "default" });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name).sort();
-  return { fake, requests, scheduler, cache, kubelet, pods, passes };
+  return { fake, requests, scheduler, cache, kubelet, pods, passes, sighted };
 }
 
 let stops: (() => Promise<void>)[] = [];
@@ -120,16 +121,23 @@ describe("ReconcileScheduler with the watch cache", () => {
     await createSet();
     await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
     expect(w.passes.count).toBe(1);
+    // And handed to `sighted` as stored (Node: the mutating hook's set cache), uid and all.
+    expect(w.sighted.map((s) => [s.metadata?.name, typeof s.metadata?.uid])).toEqual([["web", "string"]]);
     advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);
   });
 
-  it("a set's CREATE wake (the webhook's, with its selector) sends the orphan lookup before the set is stored; the watch's sighting and the pass send none again", async () => {
+  it("a wake that carries a selector but is not the watch's sighting (a forged review's, say) sends no lookup: the set's comes from the watch, by its stored selector", async () => {
     const { w, createSet, bySelector, advance } = await lookupWorld();
-    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app=web" });
-    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
+    const sent = () => w.requests.filter((r) => r.includes("labelSelector="));
+    const before = sent().length;
+    w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "statefulsets", name: "web", operation: "CREATE" }, selector: "app" });
+    w.scheduler.wake({ namespace: "empty", name: "web", selector: "app" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sent().slice(before)).toEqual([]);
     await createSet();
+    await vi.waitFor(() => expect(bySelector().map((r) => r.split("?")[0])).toEqual(LOOKUP), { timeout: 5_000 });
     advance();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     expect(bySelector()).toHaveLength(2);

@@ -39,3 +39,15 @@ describe("WakeLimiter", () => {
     expect(l.take("g")).toBe(0);
   });
 });
+
+describe("WakeLimiter: namespaces", () => {
+  it("many names of one namespace get its rate; another namespace still gets passes at once (per source)", () => {
+    let t = 0;
+    const l = new WakeLimiter(() => t, { burst: 3, perSecond: 10 }, { burst: 100, perSecond: 50 }, 10_000, { burst: 4, perSecond: 2 });
+    expect(Array.from({ length: 4 }, (_, i) => l.take(`team/s${i}`, "team"))).toEqual([0, 0, 0, 0]);
+    expect(l.take("team/s4", "team")).toBe(500);
+    expect(l.take("other/web", "other")).toBe(0);
+    t += 500;
+    expect(l.take("team/s4", "team")).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Forged admission reviews (issue 35, G2): with WEBHOOK_AUTH=none anyone who reaches the webhooks
+ * can send one. Here the webhooks' app hands its wakes to Node's scheduler (no watch cache: every
+ * read goes to the fake apiserver, counted), and a namespace with no Ordinal object but many pods
+ * is flooded with reviews naming sets in it. What they may cost: a few cheap reads of the set (or
+ * the namespace's sets and ImageLists), never a list of the namespace's pods.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createKubeClient } from "../../src/kube/http.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { PULLER_LABEL } from "../../src/objects/constants.ts";
+import { ReconcileScheduler } from "../../src/schedule/scheduler.ts";
+import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
+import { osts, request, review, sampleSet } from "../admission/helpers.ts";
+import { testApp } from "../admission/test-app.ts";
+
+const HOUR = 3_600_000;
+
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
+
+describe("forged reviews naming a namespace with no Ordinal object", () => {
+  it("cost reads of its sets and ImageLists only: no pod or revision list, however many reviews (selectors that match every pod included)", async () => {
+    const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system", "empty"] });
+    for (let i = 0; i < 30; i++) {
+      fake.seed({ apiVersion: "v1", kind: "Pod", metadata: { name: `p${i}`, namespace: "empty", labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "i" }] } });
+    }
+    const requests: string[] = [];
+    const client = createKubeClient({
+      baseUrl: "https://fake",
+      sleep: async () => {},
+      fetch: async (input, init) => {
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        requests.push(`${init?.method ?? "GET"} ${decodeURIComponent(url.pathname + url.search)}`);
+        return fake.fetch(input, init);
+      },
+    });
+    let passes = 0;
+    const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, onPass: () => void passes++ });
+    scheduler.start();
+    stop = () => scheduler.stop();
+    await vi.waitFor(() => expect(passes).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(scheduler.acts()).toBe(true), { timeout: 10_000 });
+    const before = requests.length;
+    const t = await testApp({ onWake: (w) => scheduler.wake(w) });
+
+    const set = sampleSet();
+    set.metadata = { name: "web", namespace: "empty", uid: "forged" };
+    const puller = { metadata: { name: "pull-x", namespace: "empty", labels: { [PULLER_LABEL]: "true" } } };
+    const posts: Promise<Response>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const create = review(request({ kind: osts, name: "web", namespace: "empty", object: set, userInfo: { username: "system:anonymous" } }));
+      posts.push(t.post(WEBHOOK_PATHS.validateStatefulSets, create), t.post(WEBHOOK_PATHS.wake, create));
+      posts.push(t.post(WEBHOOK_PATHS.wake, review(request({ operation: "UPDATE", subResource: "status", namespace: "empty", object: puller, oldObject: { ...puller, status: { phase: "Pending" } } }))));
+    }
+    await Promise.all(posts);
+    // Their passes and rechecks (UNSEEN_MS, RECHECK_MS: 250 ms at most) are over well within a second.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const sent = requests.slice(before).filter((r) => !r.includes("/leases"));
+    expect(sent.filter((r) => /\/(pods|controllerrevisions|persistentvolumeclaims)\b/.test(r))).toEqual([]);
+    expect(sent.every((r) => /^GET \/apis\/apps\.ordinal\.dev\/v1\/namespaces\/empty\/(statefulsets|imagelists)\?/.test(r)), sent.join("\n")).toBe(true);
+    // Coalesced per set: a pass and its rechecks for `web`, and for the namespace's ImageLists.
+    expect(sent.length).toBeLessThanOrEqual(12);
+  });
+});
