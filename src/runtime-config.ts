@@ -36,16 +36,8 @@ export interface OrdinalSettings {
  * allowed to change a managed pod's identity: RECONCILER_USERNAME when set, else the identity of
  * the ServiceAccount token in KUBE_TOKEN, else the ServiceAccount deploy/ installs.
  */
-export function reconcilerUsernameFrom(vars: Record<string, string | undefined>): string {
-  return vars.RECONCILER_USERNAME || usernameFromToken(vars.KUBE_TOKEN) || DEFAULT_RECONCILER_USERNAME;
-}
-
-/** webhookServiceFrom parses WEBHOOK_SERVICE (`namespace/name`), or throws saying what is expected. */
-function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookService"] {
-  if (!v) return undefined;
-  const m = /^([a-z0-9-]+)\/([a-z0-9-]+)$/.exec(v);
-  if (!m) throw new Error(`WEBHOOK_SERVICE must be NAMESPACE/NAME of the webhook Service, got ${JSON.stringify(v)}`);
-  return { namespace: m[1], name: m[2] };
+export function reconcilerUsernameFrom(vars: Readonly<Record<string, string | undefined>>): string {
+  return setting(vars, "RECONCILER_USERNAME") || usernameFromToken(setting(vars, "KUBE_TOKEN")) || DEFAULT_RECONCILER_USERNAME;
 }
 
 /**
@@ -54,18 +46,18 @@ function webhookServiceFrom(v: string | undefined): OrdinalSettings["webhookServ
  * The webhooks' authentication is read by src/auth/settings.ts (WEBHOOK_AUTH=none turns it off
  * explicitly, see README: managed clusters).
  */
-export function settingsFrom(vars: Record<string, string | undefined>): OrdinalSettings {
+export function settingsFrom(vars: Readonly<Record<string, string | undefined>>): OrdinalSettings {
   return {
     auth: authConfigFrom(vars),
     reconcilerUsername: reconcilerUsernameFrom(vars),
     validateAppsV1StatefulSets: setting(vars, "VALIDATE_APPS_V1_STATEFULSETS"),
-    leaseNamespace: vars.LEASE_NAMESPACE || "ordinal-system",
+    leaseNamespace: setting(vars, "LEASE_NAMESPACE"),
     budgetMs: setting(vars, "RECONCILE_BUDGET_MS"),
     maxSubrequests: setting(vars, "MAX_SUBREQUESTS"),
     logLevel: setting(vars, "LOG_LEVEL"),
-    webhookUrl: vars.WEBHOOK_URL || undefined,
-    webhookService: webhookServiceFrom(vars.WEBHOOK_SERVICE),
-    webhookCaBundle: vars.WEBHOOK_CA_BUNDLE || undefined,
+    webhookUrl: setting(vars, "WEBHOOK_URL"),
+    webhookService: setting(vars, "WEBHOOK_SERVICE"),
+    webhookCaBundle: setting(vars, "WEBHOOK_CA_BUNDLE"),
     webhookRegistration: setting(vars, "WEBHOOK_REGISTRATION"),
   };
 }

@@ -7,16 +7,14 @@
 import { setting } from "../settings.ts";
 import type { AuthConfig } from "./webhook-auth.ts";
 
-/** authConfigFrom returns the AuthConfig `vars` ask for, or throws when WEBHOOK_AUTH names no mode. */
-export function authConfigFrom(vars: Record<string, string | undefined>): AuthConfig {
-  const jwks = vars.WEBHOOK_JWKS;
-  const pem = vars.WEBHOOK_PUBLIC_KEY;
-  const mode = vars.WEBHOOK_AUTH || "";
-  if (!["", "none", "jwt", "mtls"].includes(mode)) throw new Error(`WEBHOOK_AUTH must be jwt, mtls or none, got ${JSON.stringify(mode)}`);
+/** authConfigFrom returns the AuthConfig `vars` ask for, or throws a SettingError naming a refused variable. */
+export function authConfigFrom(vars: Readonly<Record<string, string | undefined>>): AuthConfig {
+  const jwks = setting(vars, "WEBHOOK_JWKS");
+  const pem = setting(vars, "WEBHOOK_PUBLIC_KEY");
   return {
-    jwt: jwks || pem ? { jwks: jwks || undefined, publicKeyPem: jwks ? undefined : pem, audience: vars.WEBHOOK_AUDIENCE, issuer: vars.WEBHOOK_ISSUER, subject: vars.WEBHOOK_SUBJECT } : undefined,
-    mtlsClientNames: setting(vars, "WEBHOOK_MTLS") ? (vars.WEBHOOK_MTLS_CLIENT_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean) : undefined,
-    ...(mode === "none" ? { unauthenticated: true } : {}),
+    jwt: jwks || pem ? { jwks, publicKeyPem: jwks ? undefined : pem, audience: setting(vars, "WEBHOOK_AUDIENCE"), issuer: setting(vars, "WEBHOOK_ISSUER"), subject: setting(vars, "WEBHOOK_SUBJECT") } : undefined,
+    mtlsClientNames: setting(vars, "WEBHOOK_MTLS") ? setting(vars, "WEBHOOK_MTLS_CLIENT_NAMES") : undefined,
+    ...(setting(vars, "WEBHOOK_AUTH") === "none" ? { unauthenticated: true } : {}),
   };
 }
 

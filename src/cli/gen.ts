@@ -1,6 +1,7 @@
 /**
  * `npm run gen`: writes the generated manifests — deploy/crds/*.yaml from the zod schemas and
- * webhooks/*.yaml from the webhook configurations — and src/validation/known-fields.ts (the pod
+ * webhooks/*.yaml from the webhook configurations —, docs/settings.md from the settings table
+ * (src/settings.ts), and src/validation/known-fields.ts (the pod
  * template's and PVC's fields, from Kubernetes' OpenAPI models in @kubernetes/client-node). With --check (npm test) it writes nothing
  * and exits 1 when a checked-in file differs from what the sources generate. A script of the
  * checkout, not an `ordinal` command, parsed by the same strict parser (main.ts runCommand).
@@ -13,6 +14,7 @@ import { imageListCrd, statefulSetCrd } from "../api/crd.ts";
 import { namespaceManifests, serverManifests, webhookManifests } from "../deploy/manifests.ts";
 import { rbacManifests, webhookCreateRbacManifests } from "../deploy/rbac.ts";
 import { knownFieldsSource } from "./gen-known-fields.ts";
+import { settingsDoc } from "./gen-settings.ts";
 import type { CliContext, Command } from "./command.ts";
 import { nodeContext, runCommand } from "./main.ts";
 
@@ -23,6 +25,7 @@ const stream = (docs: object[]) => docs.map((d) => stringify(d, { lineWidth: 0 }
 /** generatedFiles returns every generated file's repository path and text. */
 export const generatedFiles = async (): Promise<Record<string, string>> => ({
   "src/validation/known-fields.ts": await knownFieldsSource(),
+  "docs/settings.md": settingsDoc(),
   "deploy/crds/statefulsets.apps.ordinal.dev.yaml": header + stringify(statefulSetCrd(), { lineWidth: 0 }),
   "deploy/crds/imagelists.apps.ordinal.dev.yaml": header + stringify(imageListCrd(), { lineWidth: 0 }),
   "deploy/namespace.yaml": deployHeader("src/deploy/identity.ts", "The namespace and identity of the in-cluster server (`ordinal serve`).") + stream(namespaceManifests()),
@@ -64,7 +67,7 @@ async function writeGenerated(check: boolean, ctx: CliContext): Promise<number> 
 const genCmd: Command = {
   name: "gen",
   program: "npm run",
-  summary: "write deploy/ and webhooks/ from the sources (in a checkout)",
+  summary: "write deploy/, webhooks/ and docs/settings.md from the sources (in a checkout)",
   synopsis: "[--check]",
   options: { check: { type: "boolean", help: "write nothing; exit 1 when a checked-in file is stale (npm test)" } },
   positionals: { max: 0 },

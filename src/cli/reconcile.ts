@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../log/log.ts";
 import { runReconcile } from "../schedule/loop.ts";
-import { settingsFrom } from "../runtime-config.ts";
+import { setting } from "../settings.ts";
 
 export interface ReconcileFlags {
   untilIdle?: boolean;
@@ -20,11 +20,11 @@ export interface ReconcileFlags {
  */
 export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {}): Promise<{ acquired: boolean; actions: number; errors: number }> {
   const out = f.out ?? ((l: string) => console.log(l));
-  const settings = settingsFrom(process.env);
+  const env = process.env;
   const result = await runReconcile(client, {
-    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, settings.logLevel ?? "info"),
+    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, setting(env, "LOG_LEVEL") ?? "info"),
     holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
-    leaseNamespace: f.leaseNamespace ?? settings.leaseNamespace,
+    leaseNamespace: f.leaseNamespace ?? setting(env, "LEASE_NAMESPACE"),
     budgetMs: f.budgetMs ?? 50_000,
     maxPasses: f.untilIdle ? undefined : 1,
     namespace: f.namespace,

@@ -13,6 +13,7 @@ import { failedRevisions, templatePatch } from "../core/rollback.ts";
 import { canonicalJson } from "../core/hash.ts";
 import { updateStrategyOf } from "../core/update-strategy.ts";
 import type { KubeClient } from "../kube/client.ts";
+import { setting } from "../settings.ts";
 import { R } from "../kube/resources.ts";
 import { FAILED_REVISIONS_ANNOTATION, RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 import type { CliContext } from "./command.ts";
@@ -52,7 +53,7 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
     if (state.message !== last) ctx.out((last = state.message));
     if (state.done) return 0;
     if (!warned && o.watch) {
-      const silence = await reconcilerSilence(client, ctx.env.LEASE_NAMESPACE || "ordinal-system", ctx.now());
+      const silence = await reconcilerSilence(client, setting(ctx.env, "LEASE_NAMESPACE"), ctx.now());
       if (silence) ctx.err(`warning: ${silence}`);
       warned = silence !== undefined;
     }

@@ -35,14 +35,14 @@ export const serveCmd: Command = {
     const e = ctx.env;
     return serveCommand({
       port: num(v.port, "--port", setting(e, "PORT")),
-      host: (v.host as string | undefined) ?? e.HOST ?? "127.0.0.1",
-      tlsCert: (v["tls-cert"] as string | undefined) ?? e.TLS_CERT_FILE,
-      tlsKey: (v["tls-key"] as string | undefined) ?? e.TLS_KEY_FILE,
-      clientCa: (v["client-ca"] as string | undefined) ?? e.TLS_CLIENT_CA_FILE,
+      host: (v.host as string | undefined) ?? setting(e, "HOST"),
+      tlsCert: (v["tls-cert"] as string | undefined) ?? setting(e, "TLS_CERT_FILE"),
+      tlsKey: (v["tls-key"] as string | undefined) ?? setting(e, "TLS_KEY_FILE"),
+      clientCa: (v["client-ca"] as string | undefined) ?? setting(e, "TLS_CLIENT_CA_FILE"),
       intervalMs: num(v["interval-ms"], "--interval-ms", setting(e, "RECONCILE_INTERVAL_MS")),
       simulate: v.simulate === true,
       exitAfterMs: num(v["exit-after-ms"], "--exit-after-ms", 0),
-    });
+    }, e);
   },
 };
 

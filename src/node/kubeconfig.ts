@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
 import { apiserverFetch } from "./apiserver-fetch.ts";
-import { checkKubeToken, SettingError } from "../settings.ts";
+import { checkKubeToken, setting, SettingError } from "../settings.ts";
 
 const run = promisify(execFile);
 
@@ -144,25 +144,25 @@ function execTokenSource(exec: { command: string; args?: string[]; env?: { name:
  *   3. in a pod (KUBERNETES_SERVICE_HOST): the pod's ServiceAccount;
  *   4. ~/.kube/config when it exists.
  */
-export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClusterConfig | undefined {
-  if (env.KUBE_API_URL && env.KUBECONFIG) {
+export function clusterConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ClusterConfig | undefined {
+  const server = setting(env, "KUBE_API_URL");
+  const kubeconfig = setting(env, "KUBECONFIG");
+  const token = setting(env, "KUBE_TOKEN");
+  if (server && kubeconfig) {
     throw new SettingError("both KUBE_API_URL and KUBECONFIG are set: unset one (KUBE_API_URL + KUBE_TOKEN [+ KUBE_CA_FILE], or KUBECONFIG)");
   }
-  if (env.KUBE_TOKEN && !env.KUBE_API_URL) throw new SettingError("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
-  if (env.KUBE_API_URL) {
+  if (token && !server) throw new SettingError("KUBE_TOKEN is set without KUBE_API_URL: set KUBE_API_URL too, or unset KUBE_TOKEN to use KUBECONFIG");
+  if (server) {
     checkKubeToken(env);
-    return {
-      server: env.KUBE_API_URL,
-      token: env.KUBE_TOKEN,
-      ca: env.KUBE_CA_FILE ? caFile(env.KUBE_CA_FILE) : undefined,
-      source: "KUBE_API_URL",
-    };
+    const ca = setting(env, "KUBE_CA_FILE");
+    return { server, token, ca: ca ? caFile(ca) : undefined, source: "KUBE_API_URL" };
   }
-  if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) {
+  const serviceHost = setting(env, "KUBERNETES_SERVICE_HOST");
+  if (serviceHost && !kubeconfig) {
     // In a pod: the service account's rotated token is re-read on every request.
     const sa = "/var/run/secrets/kubernetes.io/serviceaccount";
     return {
-      server: `https://${env.KUBERNETES_SERVICE_HOST}:${env.KUBERNETES_SERVICE_PORT ?? "443"}`,
+      server: `https://${serviceHost}:${setting(env, "KUBERNETES_SERVICE_PORT")}`,
       token: async () => readFileSync(`${sa}/token`, "utf8").trim(),
       ca: readFileSync(`${sa}/ca.crt`, "utf8"),
       source: "in-cluster service account",
@@ -170,7 +170,7 @@ export function clusterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clus
     };
   }
   const home = `${homedir()}/.kube/config`;
-  const path = env.KUBECONFIG?.split(":").find(Boolean) || (existsSync(home) ? home : undefined);
+  const path = kubeconfig?.split(":").find(Boolean) || (existsSync(home) ? home : undefined);
   return path ? loadKubeconfig(path) : undefined;
 }
 

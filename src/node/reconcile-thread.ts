@@ -18,7 +18,7 @@ import { instrumentClient } from "../metrics/instrument.ts";
 import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
 import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
 import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
-import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { registrationRepair, type OrdinalSettings } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
@@ -30,8 +30,10 @@ const ROLE = "ordinal-reconcile-thread";
 /** What the main thread gives the reconcile thread. */
 interface ThreadData {
   role: typeof ROLE;
-  /** The settings (environment plus what serve learned: RECONCILER_USERNAME, WEBHOOK_CA_BUNDLE). */
-  vars: Record<string, string | undefined>;
+  /** The environment serve read (never changed). */
+  vars: Readonly<Record<string, string | undefined>>;
+  /** The settings parsed from it, with what serve learned (the reconciler's username, the caBundle). */
+  settings: OrdinalSettings;
   scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
   /** The namespace the thread before this one was reading when it died, and how it died: struck in the quarantine record first (namespace-guard.ts). */
   suspect?: { namespace: string; why: string };
@@ -67,7 +69,7 @@ export async function reconcileThreadMain(): Promise<number> {
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const metrics = new Metrics();
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
-  const settings = settingsFrom(data.vars);
+  const { settings } = data;
   // Reads say which namespace they are of (the main thread blames it if this thread dies); a quarantined one is refused.
   const guard = new NamespaceGuard(instrumentClient(raw, metrics, log), settings.leaseNamespace, log);
   await guard.start(data.suspect);

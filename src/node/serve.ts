@@ -18,11 +18,11 @@ import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
 import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
-import { setting } from "../settings.ts";
+import { checkSettings, setting, SettingError } from "../settings.ts";
 import { electionFor } from "../lease/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
-import { appDepsFrom, reconcilerUsernameFrom, registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { appDepsFrom, registrationRepair, settingsFrom, type OrdinalSettings } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 
 import type { Simulation } from "./simulation.ts";
@@ -88,45 +88,62 @@ export function listen(
   return server;
 }
 
-/** serveCommand runs until killed (or --exit-after-ms) and returns the exit code. */
-export async function serveCommand(flags: ServeFlags): Promise<number> {
+/**
+ * withKeyFiles returns the environment with WEBHOOK_JWKS and WEBHOOK_PUBLIC_KEY read from the files
+ * WEBHOOK_JWKS_FILE and WEBHOOK_PUBLIC_KEY_FILE name (a Secret mounted as files); a variable set
+ * both ways is refused. The environment itself is not changed.
+ */
+function withKeyFiles(env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> {
+  const files: Record<string, string> = {};
+  for (const [k, f] of [["WEBHOOK_JWKS", "WEBHOOK_JWKS_FILE"], ["WEBHOOK_PUBLIC_KEY", "WEBHOOK_PUBLIC_KEY_FILE"]] as const) {
+    const path = setting(env, f);
+    if (!path) continue;
+    if (setting(env, k)) throw new SettingError(`both ${k} and ${f} are set: unset one`);
+    files[k] = readFileSync(path, "utf8");
+  }
+  return Object.freeze({ ...env, ...files });
+}
+
+/**
+ * serveCommand runs until killed (or --exit-after-ms) and returns the exit code; `env` is the
+ * process's environment, read (src/settings.ts), never written. Throws a SettingError for a refused setting.
+ */
+export async function serveCommand(flags: ServeFlags, env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   // The same command line runs the reconcile thread (reconcile-thread.ts): it only reconciles.
   if (isReconcileThread()) return reconcileThreadMain();
-  const vars = { ...process.env } as Record<string, string | undefined>;
-  const cluster = flags.simulate ? undefined : clusterConfigFromEnv(process.env);
+  // The inputs, read once and never written: the environment, and the key files it names.
+  checkSettings(env, "serve");
+  const vars = withKeyFiles(env);
+  const cluster = flags.simulate ? undefined : clusterConfigFromEnv(vars);
   // The reconciler's identity on the Leases, and its User-Agent (the apiserver's audit log tells replicas apart).
   const holder = `node-${randomUUID().slice(0, 8)}`;
-  const log = jsonLogger((l) => console.error(l), {}, settingsFrom(vars).logLevel ?? (cluster ? "info" : "warn"));
-  for (const k of ["WEBHOOK_JWKS", "WEBHOOK_PUBLIC_KEY"]) {
-    const file = process.env[`${k}_FILE`];
-    if (file) vars[k] = readFileSync(file, "utf8");
-  }
-  if (flags.clientCa) vars.WEBHOOK_MTLS = "true";
   const given = settingsFrom(vars);
-  if (given.auth.jwt) {
+  const log = jsonLogger((l) => console.error(l), {}, given.logLevel ?? (cluster ? "info" : "warn"));
+  // --client-ca turns client certificates on, as WEBHOOK_MTLS=true does.
+  let auth = flags.clientCa ? { ...given.auth, mtlsClientNames: setting(vars, "WEBHOOK_MTLS_CLIENT_NAMES") } : given.auth;
+  if (auth.jwt) {
     try {
-      await checkTokenVerifierKeys(given.auth.jwt);
+      await checkTokenVerifierKeys(auth.jwt);
     } catch (e) {
-      log.error("webhook public key is unusable; not starting", { error: e instanceof Error ? e.message : String(e) });
-      return 2;
+      throw new SettingError(`webhook public key is unusable: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  if (flags.clientCa && !given.auth.mtlsClientNames?.length) {
-    log.error("--client-ca needs WEBHOOK_MTLS_CLIENT_NAMES: the CN or SANs the apiserver's client certificate carries (any certificate of the CA is not enough)");
-    return 2;
+  if (flags.clientCa && !auth.mtlsClientNames?.length) {
+    throw new SettingError("--client-ca needs WEBHOOK_MTLS_CLIENT_NAMES: the CN or SANs the apiserver's client certificate carries (any certificate of the CA is not enough)");
   }
   let client: KubeClient;
   /** The client that watches (the instrumented one passes lists only): the watch cache's. */
   let watcher: KubeClient & WatchClient;
   let simulation: Simulation | undefined;
+  let reconcilerUsername = given.reconcilerUsername;
   const metrics = new Metrics();
   if (cluster) {
     watcher = clientFor(cluster, `ordinal/${holder}`);
     client = instrumentClient(watcher, metrics, log);
     // The webhooks let only the reconciler change a pod's identity: learn our own username from
     // our token (a ServiceAccount's), unless RECONCILER_USERNAME says it.
-    vars.RECONCILER_USERNAME ||= usernameFromToken(await tokenOf(cluster));
-    log.info("using cluster", { source: cluster.source, server: cluster.server, reconcilerUsername: reconcilerUsernameFrom(vars) });
+    reconcilerUsername = setting(vars, "RECONCILER_USERNAME") ?? usernameFromToken(await tokenOf(cluster)) ?? reconcilerUsername;
+    log.info("using cluster", { source: cluster.source, server: cluster.server, reconcilerUsername });
   } else {
     // Loaded only here: the simulated cluster is a quarter of the code and a real cluster never needs it.
     const { startSimulation } = await import("./simulation.ts");
@@ -135,24 +152,26 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     flags.intervalMs = Math.min(flags.intervalMs, 300);
     log.info("no cluster configured: running on an embedded simulated cluster");
   }
-  if (!vars.WEBHOOK_JWKS && !vars.WEBHOOK_PUBLIC_KEY && !flags.clientCa && vars.WEBHOOK_AUTH !== "none") {
+  if (!auth.jwt && !flags.clientCa && !auth.unauthenticated) {
     if (cluster) {
-      log.error("webhook authentication is not configured: set WEBHOOK_JWKS(_FILE) or WEBHOOK_PUBLIC_KEY(_FILE), or --client-ca, or WEBHOOK_AUTH=none (see README: auth modes)");
-      return 2;
+      throw new SettingError("webhook authentication is not configured: set WEBHOOK_JWKS(_FILE) or WEBHOOK_PUBLIC_KEY(_FILE), or --client-ca, or WEBHOOK_AUTH=none (see docs/security.md)");
     }
     // Simulation only: an ephemeral key, so the webhooks still refuse unauthenticated calls.
-    vars.WEBHOOK_JWKS = JSON.stringify((await generateWebhookKeys()).jwks);
+    auth = { ...auth, jwt: { jwks: JSON.stringify((await generateWebhookKeys()).jwks) } };
   }
   let servingCert: ServingCert | undefined;
-  if (cluster && vars.WEBHOOK_TLS_SECRET && !(flags.tlsCert && flags.tlsKey)) {
+  let webhookCaBundle = given.webhookCaBundle;
+  const tlsSecret = setting(vars, "WEBHOOK_TLS_SECRET");
+  if (cluster && tlsSecret && !(flags.tlsCert && flags.tlsKey)) {
     // In the cluster (deploy/): one certificate for all replicas, kept in a Secret; its CA becomes the caBundle.
-    const service = settingsFrom(vars).webhookService ?? { namespace: INSTALL_NAMESPACE, name: "ordinal-webhooks" };
-    const hosts = [...serviceHosts(service), ...(vars.WEBHOOK_CERT_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean)];
-    servingCert = await ensureServingCert(client, { namespace: service.namespace, name: vars.WEBHOOK_TLS_SECRET }, hosts);
-    vars.WEBHOOK_CA_BUNDLE ||= Buffer.from(servingCert.ca).toString("base64");
-    log.info("serving certificate from Secret", { secret: `${service.namespace}/${vars.WEBHOOK_TLS_SECRET}`, hosts });
+    const service = given.webhookService ?? { namespace: INSTALL_NAMESPACE, name: "ordinal-webhooks" };
+    const hosts = [...serviceHosts(service), ...setting(vars, "WEBHOOK_CERT_HOSTS")];
+    servingCert = await ensureServingCert(client, { namespace: service.namespace, name: tlsSecret }, hosts);
+    webhookCaBundle ??= Buffer.from(servingCert.ca).toString("base64");
+    log.info("serving certificate from Secret", { secret: `${service.namespace}/${tlsSecret}`, hosts });
   }
-  const settings = settingsFrom(vars);
+  // The settings, with what serve learned: the reconciler's username, the ephemeral key, the caBundle.
+  const settings: OrdinalSettings = { ...given, auth, reconcilerUsername, webhookCaBundle };
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
   const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
   const scheduling = {
@@ -167,7 +186,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   // A standby replica forwards its wakes to the leader (wake-forward.ts): with a pod IP and a TLS key.
   const tlsKey = servingCert?.key ?? (flags.tlsKey ? readFileSync(flags.tlsKey) : undefined);
   const tlsCa = servingCert?.ca ?? (flags.tlsCert ? readFileSync(flags.tlsCert) : undefined);
-  const forwarding = cluster && tlsKey && tlsCa ? wakeForwarding(vars.POD_IP, flags.port, { key: tlsKey, ca: tlsCa }) : undefined;
+  const forwarding = cluster && tlsKey && tlsCa ? wakeForwarding(setting(vars, "POD_IP"), flags.port, { key: tlsKey, ca: tlsCa }) : undefined;
   const heapMb = setting(vars, "RECONCILE_HEAP_MB");
   // Parsed here too, so a refused value stops the server at start, not in the reconcile thread.
   const shards = setting(vars, "RECONCILE_SHARDS");
@@ -178,7 +197,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const lookup = lookupStatefulSetWith(client);
   const thread =
     cluster && heapMb > 0
-      ? new ReconcileThread(log, heapMb, { vars, scheduler: scheduling, forwarding }, { onPass: (summary) => void readiness.observe(summary), onSet: lookup.remember })
+      ? new ReconcileThread(log, heapMb, { vars, settings, scheduler: scheduling, forwarding }, { onPass: (summary) => void readiness.observe(summary), onSet: lookup.remember })
       : undefined;
   const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w), lookup.remember);
   const loop =

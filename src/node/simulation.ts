@@ -13,6 +13,7 @@ import { R } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { createFakeApiServer } from "../sim/fake-apiserver/index.ts";
 import { KubeletPlayer } from "../sim/kubelet.ts";
+import { INSTALL_NAMESPACE } from "../deploy/identity.ts";
 
 const DEMO_SET = {
   apiVersion: "apps.ordinal.dev/v1",
@@ -40,7 +41,7 @@ export async function startSimulation(log: Logger, o: { stepMs?: number; print?:
   const kubeletClient = createKubeClient({ baseUrl: "https://simulated.cluster", fetch: fake.fetch });
   const kubelet = new KubeletPlayer(kubeletClient, { namespace: "default" });
   const print = o.print ?? ((l: string) => console.log(l));
-  await client.create(R.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ordinal-system" } });
+  await client.create(R.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: INSTALL_NAMESPACE } });
   await client.create(R.statefulSets, "default", DEMO_SET);
   print("simulation: created StatefulSet default/web (3 replicas, nginx:1.25, PVC template www)");
   let last = "";

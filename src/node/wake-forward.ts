@@ -29,15 +29,13 @@ export interface WakeForwarding {
 
 /**
  * wakeForwarding returns the forwarding settings of a replica, or undefined when it cannot take
- * forwarded wakes: no pod IP (POD_IP, set by deploy/ from the downward API) or no TLS key. A
- * POD_IP that is not an IP address is an error.
+ * forwarded wakes: no pod IP (POD_IP, set by deploy/ from the downward API; src/settings.ts refuses
+ * one that is not an IP address) or no TLS key.
  */
 export function wakeForwarding(podIp: string | undefined, port: number, tls: { key: string | Buffer; ca: string | Buffer } | undefined): WakeForwarding | undefined {
   const ip = podIp?.trim();
   if (!ip || !tls) return undefined;
-  const family = isIP(ip);
-  if (family === 0) throw new Error(`POD_IP must be an IP address (deploy/ sets it from status.podIP), got ${JSON.stringify(podIp)}`);
-  const host = family === 6 ? `[${ip}]` : ip;
+  const host = isIP(ip) === 6 ? `[${ip}]` : ip;
   const key = createHash("sha256").update("ordinal wake forwarding\n").update(tls.key).digest("hex");
   return { endpoint: `https://${host}:${port}${WAKE_FORWARD_PATH}`, key, ca: String(tls.ca) };
 }

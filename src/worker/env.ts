@@ -4,7 +4,7 @@
  */
 import type { KubeClient } from "../kube/client.ts";
 import { createKubeClient, type FetchLike } from "../kube/http.ts";
-import { checkKubeToken } from "../settings.ts";
+import { checkKubeToken, setting } from "../settings.ts";
 
 /** The parts of a Durable Object namespace binding the Worker uses (the full runtime types clash with DOM's). */
 export interface ShardNamespace {
@@ -12,9 +12,8 @@ export interface ShardNamespace {
   get(id: unknown): { fetch(input: string, init?: RequestInit): Promise<Response> };
 }
 
+/** The bindings; the variables (vars and secrets) are read through src/settings.ts (varsOf). */
 export interface Env {
-  KUBE_API_URL?: string;
-  KUBE_TOKEN?: string;
   /** Optional Workers VPC binding that reaches a private apiserver. */
   KUBE_API?: { fetch: FetchLike };
   /** The ShardReconciler Durable Objects (wrangler.toml): one single writer per shard of namespaces. */
@@ -30,10 +29,12 @@ export const varsOf = (env: Env) => Object.fromEntries(Object.entries(env).filte
  * throws when KUBE_API_URL comes without KUBE_TOKEN (and KUBE_ANONYMOUS does not say so).
  */
 export function clientFor(env: Env): KubeClient | undefined {
-  if (!env.KUBE_API_URL) return undefined;
-  checkKubeToken(varsOf(env));
+  const vars = varsOf(env);
+  const baseUrl = setting(vars, "KUBE_API_URL");
+  if (!baseUrl) return undefined;
+  checkKubeToken(vars);
   const binding = env.KUBE_API;
-  return createKubeClient({ baseUrl: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
+  return createKubeClient({ baseUrl, token: setting(vars, "KUBE_TOKEN"), fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
 }
 
 /** shardName returns the name of shard `index`'s Durable Object. */

@@ -11,6 +11,7 @@ import { wakeKey, type Wake } from "../admission/wakes.ts";
 import { jsonLogger } from "../log/log.ts";
 import { shardOf } from "../reconciler/pass.ts";
 import { appDepsFrom, settingsFrom } from "../runtime-config.ts";
+import { checkSettings } from "../settings.ts";
 import { isAuthConfigured } from "../auth/settings.ts";
 import { unconfiguredApp } from "../http/unconfigured.ts";
 import { clientFor, shardName, varsOf, type Env, type ShardNamespace } from "./env.ts";
@@ -77,6 +78,7 @@ function appFor(env: Env) {
   if (!app) {
     let s: ReturnType<typeof settingsFrom>;
     try {
+      checkSettings(vars(env), "Worker");
       s = settingsFrom(vars(env));
     } catch (e) {
       app = unconfiguredApp(e instanceof Error ? e.message : String(e));

@@ -17,6 +17,6 @@ describe("authConfigFrom", () => {
   });
 
   it("refuses a WEBHOOK_AUTH that names no mode", () => {
-    expect(() => authConfigFrom({ WEBHOOK_AUTH: "jtw" })).toThrow(/WEBHOOK_AUTH must be jwt, mtls or none, got "jtw"/);
+    expect(() => authConfigFrom({ WEBHOOK_AUTH: "jtw" })).toThrow(/WEBHOOK_AUTH must be one of jwt, mtls, none, got "jtw"/);
   });
 });

@@ -51,7 +51,7 @@ describe("the Deployment's settings against deploy/", () => {
   });
   it("chooses its webhook auth mode explicitly", () => {
     expect(settingsFrom(env).auth).toMatchObject({ jwt: undefined, mtlsClientNames: undefined, unauthenticated: true });
-    expect(() => settingsFrom({ WEBHOOK_AUTH: "nope" })).toThrow(/WEBHOOK_AUTH must be jwt, mtls or none/);
+    expect(() => settingsFrom({ WEBHOOK_AUTH: "nope" })).toThrow(/WEBHOOK_AUTH must be one of jwt, mtls, none/);
   });
   it("kustomization.yaml lists every file deploy/ holds", () => {
     const k = readFileSync("deploy/kustomization.yaml", "utf8");

@@ -7,9 +7,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { Metrics, prometheusOf } from "../../src/metrics/metrics.ts";
 import { ReconcileThread, threadWake } from "../../src/node/reconcile-thread.ts";
+import { settingsFrom } from "../../src/runtime-config.ts";
 import { memoryLogger } from "../admission/helpers.ts";
 
-const data = { vars: {}, scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } };
+const data = { vars: {}, settings: settingsFrom({}), scheduler: { holder: "h", intervalMs: 1000, budgetMs: 1000, idleMs: 1000 } };
 
 describe("threadWake", () => {
   it("posts the set and its announced write, nothing else: not the webhook's reason, nor a selector or `observed` (only the thread's own watch says those)", () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main, nodeContext } from "../../src/cli/main.ts";
 import { listen, serveCommand, SERVER_LIMITS } from "../../src/node/serve.ts";
+import { SettingError } from "../../src/settings.ts";
 
 const servers: { close(cb?: () => void): unknown }[] = [];
 afterEach(async () => {
@@ -70,6 +71,24 @@ describe("listen: server limits", () => {
 });
 
 describe("serveCommand: start-up", () => {
+  // Every refused setting has one shape and one exit code: `ordinal serve: <message>`, exit 2
+  // (WEBHOOK_AUTH and WEBHOOK_SERVICE exited 1 with a plain Error before; KUBE_ANONYMOUS took "yes").
+  it.each([
+    [{ WEBHOOK_AUTH: "nope" }, /^ordinal serve: WEBHOOK_AUTH must be one of jwt, mtls, none, got "nope"$/],
+    [{ WEBHOOK_AUTH: "none", WEBHOOK_SERVICE: "Bad" }, /^ordinal serve: WEBHOOK_SERVICE must be NAMESPACE\/NAME of the webhook Service, got "Bad"$/],
+    [{ WEBHOOK_AUTH: "none", KUBE_ANONYMOUS: "yes" }, /^ordinal serve: KUBE_ANONYMOUS must be true or false, got "yes"$/],
+    [{ WEBHOOK_AUTH: "none", LOG_LEVEL: "loud" }, /^ordinal serve: LOG_LEVEL must be one of debug, info, warn, error, got "loud"$/],
+    [{ WEBHOOK_AUTH: "none", POD_IP: "pod-a" }, /^ordinal serve: POD_IP must be an IP address/],
+    [{ WEBHOOK_JWKS: "{}", WEBHOOK_JWKS_FILE: "/dev/null" }, /^ordinal serve: both WEBHOOK_JWKS and WEBHOOK_JWKS_FILE are set: unset one$/],
+  ])("refuses %j at start: exit 2, one line naming the variable", async (env, message) => {
+    const err: string[] = [];
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const ctx = { ...nodeContext(), env: { ...env, KUBECONFIG: "" }, err: (l: string) => err.push(l) };
+    expect(await main(["serve", "--simulate", "--port", "0", "--exit-after-ms", "1"], ctx)).toBe(2);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(message);
+  });
+
   it("--help prints usage and exits 0 without serving", async () => {
     const out: string[] = [];
     const ctx = { ...nodeContext(), out: (l: string) => out.push(l) };
@@ -85,15 +104,10 @@ describe("serveCommand: start-up", () => {
     expect(lines.find((l) => l.startsWith("webhooks: "))).toMatch(/^webhooks: http:\/\/127\.0\.0\.1:[1-9]\d* /);
   }, 20_000);
 
-  it("a garbage WEBHOOK_PUBLIC_KEY stops it at start with a clear error (exit 2)", async () => {
-    const err = vi.spyOn(console, "error").mockImplementation(() => {});
-    vi.stubEnv("WEBHOOK_PUBLIC_KEY", "not a key");
-    vi.stubEnv("WEBHOOK_JWKS", "");
-    try {
-      expect(await serveCommand({ simulate: true, port: 0, host: "127.0.0.1", intervalMs: 10_000, exitAfterMs: 1 })).toBe(2);
-    } finally {
-      vi.unstubAllEnvs();
-    }
-    expect(err.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/webhook public key is unusable.*WEBHOOK_PUBLIC_KEY\) is not a PEM SPKI key/);
+  it("a garbage WEBHOOK_PUBLIC_KEY stops it at start with a clear error (a SettingError: exit 2)", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const env = { WEBHOOK_PUBLIC_KEY: "not a key" };
+    await expect(serveCommand({ simulate: true, port: 0, host: "127.0.0.1", intervalMs: 10_000, exitAfterMs: 1 }, env)).rejects.toThrow(SettingError);
+    await expect(serveCommand({ simulate: true, port: 0, host: "127.0.0.1", intervalMs: 10_000, exitAfterMs: 1 }, env)).rejects.toThrow(/webhook public key is unusable.*WEBHOOK_PUBLIC_KEY\) is not a PEM SPKI key/);
   });
 });

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { settingsFrom } from "../../src/runtime-config.ts";
+import { checkSettings } from "../../src/settings.ts";
 import { clientFor } from "../../src/worker/env.ts";
 import { workerReconcileSettingsFrom } from "../../src/worker/settings.ts";
 
@@ -18,6 +19,7 @@ describe(".dev.vars.example", () => {
     const vars = exampleVars();
     expect(Object.keys(vars).length).toBeGreaterThan(5);
     expect(clientFor(vars)).toBeUndefined();
+    expect(() => checkSettings(vars, "Worker")).not.toThrow();
     expect(() => settingsFrom(vars)).not.toThrow();
     expect(() => workerReconcileSettingsFrom(vars)).not.toThrow();
   });
