@@ -96,6 +96,8 @@ export interface Slicing<T> {
   setAside: (set: KubeObject, e: OverBudget) => Promise<void>;
   /** True when the pass stopped (its budget of time): no slice after. */
   stopped: () => boolean;
+  /** The pass's selector names only these sets' objects (a targeted pass): one set over budget there is set aside at once. */
+  ownSelector: boolean;
 }
 
 /**
@@ -107,24 +109,29 @@ export interface Slicing<T> {
 export async function inSlices<T>(sets: KubeObject[], selector: string, max: number | undefined, s: Slicing<T>): Promise<Map<string, T>> {
   if (max === undefined) return s.slice(sets, selector, undefined, true);
   const parsed = new Map<string, T>();
-  const attempt = async (part: KubeObject[], sel: string, first: boolean): Promise<boolean> => {
+  /** attempt reconciles `part` from `sel`; returns the OverBudget that stopped it, if one did. */
+  const attempt = async (part: KubeObject[], sel: string, first: boolean): Promise<OverBudget | undefined> => {
     try {
       for (const [k, v] of await s.slice(part, sel, new ReadBudget(max), first)) parsed.set(k, v);
-      return true;
+      return undefined;
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;
-      if (!first && part.length === 1) await s.setAside(part[0], e);
-      return false;
+      return e;
     }
   };
   const run = async (part: KubeObject[]): Promise<void> => {
-    if (s.stopped() || (await attempt(part, sliceSelector(part.map(nameOf)), false)) || part.length === 1) return;
+    if (s.stopped()) return;
+    const over = await attempt(part, sliceSelector(part.map(nameOf)), false);
+    if (!over) return;
+    if (part.length === 1) return s.setAside(part[0], over);
     const half = Math.ceil(part.length / 2);
     await run(part.slice(0, half));
     await run(part.slice(half));
   };
-  if (await attempt(sets, selector, true)) return parsed;
-  for (const slice of slicesOf(sets, max)) await run(slice);
+  const over = await attempt(sets, selector, true);
+  if (!over) return parsed;
+  if (s.ownSelector && sets.length === 1) await s.setAside(sets[0], over);
+  else for (const slice of slicesOf(sets, max)) await run(slice);
   return parsed;
 }
 

@@ -192,6 +192,7 @@ async function reconcileNamespace(
       slice: (sets, sel, budget, first) => reconcileSlice(client, { namespace: group.namespace, sets }, sel, listsReady, o, result, first ? o.prefetched : undefined, budget),
       setAside: (raw, e) => unplanned(raw, "OverBudget", overBudgetMessage(e)),
       stopped: () => result.cursor !== undefined,
+      ownSelector: selector !== MANAGED_SELECTOR,
     });
   } catch (e) {
     if (!(e instanceof NamespaceSetAside)) throw e;

@@ -166,7 +166,12 @@ async function main(): Promise<void> {
   const i = process.argv.indexOf("--seconds");
   const seconds = i > 0 ? Number(process.argv[i + 1]) : 45;
   if (!Number.isInteger(seconds) || seconds < 5 || seconds > 600) throw new Error("--seconds N: 5..600");
+  const j = process.argv.indexOf("--only");
+  const only = j > 0 ? (process.argv[j + 1] ?? "").split(",") : SCENARIOS.map((s) => s.id);
+  if (only.some((id) => !SCENARIOS.some((s) => s.id === id))) throw new Error(`--only ${SCENARIOS.map((s) => s.id).join(",")} (a comma-separated subset)`);
   const ship = shipped();
+  // LOG_LEVEL=debug on the bench's command line reaches serve (its `wake` and pass lines).
+  if (process.env.LOG_LEVEL) ship.env.LOG_LEVEL = process.env.LOG_LEVEL;
   log(`serve as deploy/server.yaml ships it: ${Object.entries(ship.env).map(([k, v]) => `${k}=${v}`).join(" ")}; limits.memory ${ship.limitMiB}Mi`);
   const cluster = await startBenchCluster(log, { serveEnv: ship.env });
   const stop = () => void cluster.stop().then(() => process.exit(130));
@@ -175,7 +180,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     await newNamespace(cluster, "probe");
-    for (const s of SCENARIOS) {
+    for (const s of SCENARIOS.filter((x) => only.includes(x.id))) {
       const ns = `tenant-${s.id.toLowerCase()}`;
       await newNamespace(cluster, ns);
       log(`${s.id}: ${s.what}`);
