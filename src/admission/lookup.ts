@@ -32,6 +32,7 @@ export type SetLookup = LookupStatefulSet & {
  * builds already carries the new template's volume, which the identity patch keeps (it replaces
  * only the volumes of the templates it knows), so a stale cached set costs nothing there; a pod
  * made by hand within the time-to-live of a template's addition gets it when next recreated.
+ * Lookups of one set while its GET is in flight share that GET.
  */
 export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): SetLookup {
   const cache = new Map<string, { set: StatefulSet; at: number }>();
@@ -40,10 +41,20 @@ export function lookupStatefulSetWith(client: KubeClient, now: () => number = Da
     if (cache.size >= SET_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     cache.set(key, { set, at: now() });
   };
-  const lookup: LookupStatefulSet = async (namespace, name, uid) => {
+  // Lookups of one set at once share its GET: a burst of pods (or of forged reviews) naming it reads it once.
+  const reading = new Map<string, Promise<StatefulSet | undefined>>();
+  const lookup: LookupStatefulSet = (namespace, name, uid) => {
     const key = `${namespace}/${name}`;
     const hit = cache.get(key);
-    if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return hit.set;
+    if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return Promise.resolve(hit.set);
+    let p = reading.get(key);
+    if (!p) {
+      p = read(namespace, name, key).finally(() => reading.delete(key));
+      reading.set(key, p);
+    }
+    return p;
+  };
+  const read = async (namespace: string, name: string, key: string): Promise<StatefulSet | undefined> => {
     const raw = await client.get(R.statefulSets, namespace, name);
     if (!raw) {
       cache.delete(key);

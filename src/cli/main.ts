@@ -26,7 +26,8 @@ async function commands(): Promise<Command[]> {
   const { getCmd } = await import("./get.ts");
   const { setImageCmd } = await import("./set-image.ts");
   const { manifestsCmd } = await import("./manifests.ts");
-  return [serveCmd, reconcileCmd, getCmd, ...rollout.rolloutCmds(NS), setImageCmd(NS), manifestsCmd, registerCmd, tokenCmd];
+  const { localCmd } = await import("./local.ts");
+  return [serveCmd, localCmd, reconcileCmd, getCmd, ...rollout.rolloutCmds(NS), setImageCmd(NS), manifestsCmd, registerCmd, tokenCmd];
 }
 
 /** usageOf returns the help text of one command. */

@@ -16,7 +16,9 @@ export const registerCmd: Command = {
     "Applies Ordinal's Mutating/ValidatingWebhookConfigurations pointing at the webhook server at --url,\n" +
     "trusting the PEM certificates in --ca-bundle (default: the apiserver's system roots).\n" +
     "Prints one line per configuration: created, updated, unchanged, or left alone when it carries\n" +
-    "the ordinal.dev/registration annotation (an operator's hands-off; remove it to hand it back).",
+    "the ordinal.dev/registration annotation (an operator's hands-off; remove it to hand it back).\n" +
+    "On Kubernetes 1.20 it also labels kube-system ordinal.dev/webhooks=disabled (the webhooks exclude kube-system\n" +
+    "by a name label that namespaces carry from 1.21), or warns when it may not.",
   options: {
     url: { type: "string", value: "URL", help: "the webhook server, https://HOST[:PORT] (required)" },
     "ca-bundle": { type: "string", value: "FILE", help: "PEM certificates that sign the server's certificate" },
@@ -36,15 +38,22 @@ export const registerCmd: Command = {
       ctx.out(webhookConfigurations(opts, opts).map((c) => stringify(c.object)).join("---\n"));
       return 0;
     }
-    const r = await ensureWebhookRegistration(await ctx.client(), opts);
+    const client = await ctx.client();
+    const serverVersion = await client.serverVersion();
+    const r = await ensureWebhookRegistration(client, { ...opts, serverVersion });
+    // Before 1.21 the hooks cannot exclude kube-system by name: label it, as `ordinal manifests --kube-version 1.20` does.
+    const { kubeSystemWarning, optOutKubeSystem } = await import("../webhook-config/kube-system-opt-out.ts");
+    const optOut = await optOutKubeSystem(client, serverVersion);
     ctx.out(
       [
         ...r.created.map((n) => `${n} created`),
         ...r.updated.map((n) => `${n} updated`),
         ...r.unchanged.map((n) => `${n} unchanged`),
         ...r.left.map((n) => `${n} left alone (annotation ${REGISTRATION_ANNOTATION})`),
+        ...("done" in optOut && optOut.done === "labelled" ? ["namespace/kube-system labelled ordinal.dev/webhooks=disabled (Kubernetes before 1.21: the webhooks cannot exclude it by name)"] : []),
       ].join("\n"),
     );
+    if ("refused" in optOut) ctx.err(kubeSystemWarning(optOut.refused));
     return 0;
   },
 };

@@ -21,8 +21,9 @@ export type Action =
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
   | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
+  /** Set these conditions (a strategic merge patch of pods/status: merged by type, the pod's others left as they are; uid and resourceVersion the preconditions). */
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
-  /** One merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
+  /** One strategic merge patch of the pod (its resourceVersion the precondition): new images, revision, state annotation. */
   | { type: "updatePodInPlace"; name: string; revision: string; patch: InPlacePodPatch }
   /**
    * Lifecycle hooks (lifecycle.ts): one merge patch of the pod (uid and resourceVersion the
@@ -50,14 +51,18 @@ export function assertNever(a: never): never {
 }
 
 /**
- * The merge patch of an in-place update: uid and resourceVersion as preconditions, label and
- * annotation changes (null removes), and the whole container lists with the new images (a merge
- * patch replaces lists; everything but the images is as observed, so the apiserver accepts it).
+ * The strategic merge patch of an in-place update: uid and resourceVersion as preconditions, label
+ * and annotation changes (null removes), and the name and new image of each container it changes
+ * (containers merge by name: the rest of each container, and the containers it does not name, stay
+ * as stored, so a pass never needs to hold them: objects/projection.ts).
  */
 export interface InPlacePodPatch {
   metadata: { uid: string; resourceVersion: string; labels: Record<string, string | null>; annotations: Record<string, string | null> };
-  spec: { containers?: Container[]; initContainers?: Container[] };
+  spec: { containers?: ContainerImage[]; initContainers?: ContainerImage[] };
 }
+
+/** A container's name and image (what an in-place update changes). */
+type ContainerImage = Pick<Container, "name" | "image">;
 
 /**
  * The merge patch of a pre-warm ImageList write: resourceVersion as precondition, the record of

@@ -1,6 +1,6 @@
 import { jsonDiff } from "../objects/json-diff.ts";
 import type { PodTemplateSpec } from "../api/k8s.ts";
-import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
+import { POD_CONTROL_ANNOTATIONS, POD_CONTROL_LABELS, RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
 
 /**
  * "Can this pod move to the new revision in place, and how": the calculate half of an in-place
@@ -8,7 +8,9 @@ import { RESTARTED_AT_ANNOTATION } from "../objects/constants.ts";
  * template of the pod's revision against the update revision's with JSON Patch and accepts only
  * what the apiserver lets a running pod change that a kubelet acts on: container and init
  * container images. Template labels and annotations may change too (Kruise does the same); they
- * are copied onto the pod. Anything else is a reason, naming the offending JSON pointers. One
+ * are copied onto the pod, but for the pod's control keys (POD_CONTROL_LABELS: a template that
+ * gained the chosen-deletion label must not delete every pod; one that lost it must not undo a
+ * user's choice). Anything else is a reason, naming the offending JSON pointers. One
  * metadata change is a reason too: a restart (`ordinal rollout restart`, `kubectl rollout restart`
  * write the template annotation kubectl.kubernetes.io/restartedAt) asks for new containers, which
  * copying an annotation would not give (restartRefusal).
@@ -65,8 +67,8 @@ export function calculateInPlaceUpdate(from: PodTemplateSpec, to: PodTemplateSpe
     ok: true,
     spec: {
       images,
-      labels: mapChanges(from.metadata?.labels, to.metadata?.labels),
-      annotations: mapChanges(from.metadata?.annotations, to.metadata?.annotations),
+      labels: mapChanges(from.metadata?.labels, to.metadata?.labels, POD_CONTROL_LABELS),
+      annotations: mapChanges(from.metadata?.annotations, to.metadata?.annotations, POD_CONTROL_ANNOTATIONS),
     },
   };
 }
@@ -84,10 +86,11 @@ function restartRefusal(from: PodTemplateSpec, to: PodTemplateSpec): string | un
   return `a restart (template annotation ${RESTARTED_AT_ANNOTATION} ${after === undefined ? "removed" : `set to ${after}`}) needs new containers: in place would keep them`;
 }
 
-/** mapChanges returns the keys whose value differs from `from` to `to` (null: removed). */
-function mapChanges(from: Record<string, string> | undefined, to: Record<string, string> | undefined): Record<string, string | null> {
+/** mapChanges returns the keys whose value differs from `from` to `to` (null: removed), but for the `reserved` ones. */
+function mapChanges(from: Record<string, string> | undefined, to: Record<string, string> | undefined, reserved: readonly string[]): Record<string, string | null> {
   const out: Record<string, string | null> = {};
   for (const [k, v] of Object.entries(to ?? {})) if (from?.[k] !== v) out[k] = v;
   for (const k of Object.keys(from ?? {})) if (!(k in (to ?? {}))) out[k] = null;
+  for (const k of reserved) delete out[k];
   return out;
 }

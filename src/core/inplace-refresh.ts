@@ -1,5 +1,4 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { isGateFalse, readInPlaceState } from "./inplace-state.ts";
 import { cancelInPlaceUpdate, finishInPlaceUpdate } from "./inplace-update.ts";
@@ -9,6 +8,7 @@ import { isPreparingDelete, settleStep } from "./lifecycle.ts";
 import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 import { earlierMs } from "./requeue.ts";
 import type { ReplicaSlots } from "./slots.ts";
+import type { SetView } from "./plan-context.ts";
 
 /**
  * Driving in-place updates already under way, for every pod of the set and before any ordering
@@ -17,7 +17,8 @@ import type { ReplicaSlots } from "./slots.ts";
  */
 
 export interface RefreshInput {
-  set: StatefulSet;
+  /** The set with its update strategy, built once per plan (plan-context.ts). */
+  view: SetView;
   /** The pods of the set's ordinals, by offset (slots.ts). */
   replicas: ReplicaSlots;
   /** Pods beyond the set's ordinals (to be scaled down). */
@@ -69,17 +70,17 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
       if (isSpecifiedDelete(pod)) {
         // A chosen deletion (specified-delete.ts) goes on while the rollout runs, else waits.
         if (!r.rolling) return;
-        const chosen = planChosenDelete(r.set, pod, r.now);
+        const chosen = planChosenDelete(r.view.set, pod, r.now);
         out.actions.push(...chosen.actions);
         if (chosen.deleted) out.deleted.push(index);
         if (chosen.held) out.held.push(chosen.held);
         return;
       }
       if (!wanted) {
-        out.actions.push(...settleStep(r.set, pod, false, r.now).actions);
+        out.actions.push(...settleStep(r.view.set, pod, false, r.now).actions);
         return;
       }
-      const plan = planPodUpdate(r.set, pod, r.updateRevision, r.templates, r.now);
+      const plan = planPodUpdate(r.view, pod, r.updateRevision, r.templates, r.now);
       out.actions.push(...plan.actions);
       if (plan.deleted) out.deleted.push(index);
       if (plan.held) out.held.push(plan.held);
@@ -87,7 +88,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
     }
     if (!state && !isGateFalse(pod)) {
       // Nothing under way: the lifecycle state settles after an in-place update (Updating → Updated → Normal).
-      if (!wanted && index !== undefined) out.actions.push(...settleStep(r.set, pod, true, r.now).actions);
+      if (!wanted && index !== undefined) out.actions.push(...settleStep(r.view.set, pod, true, r.now).actions);
       return;
     }
     if (!wanted) {
@@ -95,7 +96,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
       out.actions.push(...step.actions);
       return;
     }
-    const plan = planPodUpdate(r.set, pod, r.updateRevision, r.templates, r.now, state ? "heal" : "update");
+    const plan = planPodUpdate(r.view, pod, r.updateRevision, r.templates, r.now, state ? "heal" : "update");
     out.actions.push(...plan.actions);
     if (plan.held) out.held.push(plan.held);
     requeue(plan.requeueAfterMs);

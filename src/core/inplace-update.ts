@@ -94,16 +94,15 @@ function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
   return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
 }
 
-/** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition (the pod's other conditions as observed). */
+/** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition (merged by type: the pod's other conditions are left alone). */
 export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
-  const others = (pod.status?.conditions ?? []).filter((c) => c.type !== INPLACE_READY_CONDITION);
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };
   return {
     type: "setPodCondition",
     name: nameOf(pod),
     uid: uidOf(pod),
     resourceVersion: resourceVersionOf(pod),
-    conditions: [...others, cond],
+    conditions: [cond],
   };
 }
 
@@ -144,18 +143,20 @@ export function startInPlaceUpdate(
 }
 
 /**
- * newInPlacePatch returns the merge patch of the in-place update: the new images (whole container
- * lists as observed, images changed), template label/annotation changes, the revision label and
+ * newInPlacePatch returns the strategic merge patch of the in-place update: the changed containers'
+ * names and new images, template label/annotation changes, the revision label and
  * the state annotation recording the running imageIDs. It carries the observed resourceVersion,
  * so the update fails with a conflict if the pod changed since it was read.
  */
 function newInPlacePatch(pod: Pod, revision: string, spec: InPlaceUpdateSpec, now: Date, stateLabel: Record<string, string>): InPlacePodPatch {
   const state: InPlaceUpdateState = { revision, updateTime: wholeSeconds(now), oldImageIDs: {}, images: {} };
   const lists: InPlacePodPatch["spec"] = {};
+  for (const field of ["initContainers", "containers"] as const) {
+    // In the pod's order: a strategic merge keeps the stored order of the containers it names.
+    const changed = (pod.spec?.[field] ?? []).flatMap((x) => spec.images.filter((c) => c.field === field && c.name === x.name).map((c) => ({ name: c.name, image: c.image })));
+    if (changed.length) lists[field] = changed;
+  }
   for (const c of spec.images) {
-    const list = (lists[c.field] ??= structuredClone(pod.spec?.[c.field] ?? []));
-    const target = list.find((x) => x.name === c.name);
-    if (target) target.image = c.image;
     state.images[c.name] = c.image;
     if (c.field !== "containers") continue;
     const status = pod.status?.containerStatuses?.find((s) => s.name === c.name);

@@ -151,13 +151,13 @@ function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: rea
  * down, rolling update — stopping where OrderedReady halts; OnDelete has no rolling update.
  */
 function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
-  const { set, revisions, strategy } = ctx;
+  const { revisions, strategy } = ctx;
   const slots = splitReplicas(ctx.range, owned);
   const firstUnhealthy = findFirstUnhealthy(slots);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
   const rolling = strategy.rolling;
   const refresh = refreshInPlaceUpdates({
-    set,
+    view: ctx,
     replicas: slots.replicas,
     condemned: slots.condemned,
     updateRevision: revisions.updateName,

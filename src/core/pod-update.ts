@@ -1,5 +1,4 @@
 import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
 import { nameOf } from "../objects/names.ts";
 import { calculateInPlaceUpdate, type InPlaceCalculation } from "./inplace-calculate.ts";
@@ -7,7 +6,7 @@ import { startInPlaceUpdate } from "./inplace-update.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
 import { inPlaceStateLabel, isPreparingDelete, preDeleteStep, preInPlaceUpdateStep, type LifecycleStep } from "./lifecycle.ts";
-import { updateStrategyOf } from "./update-strategy.ts";
+import type { SetView } from "./plan-context.ts";
 
 /**
  * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
@@ -55,7 +54,7 @@ function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string
  * pod mounts it, so the pod is recreated (InPlaceOnly: left alone and reported).
  */
 export function planPodUpdate(
-  set: StatefulSet,
+  view: SetView,
   pod: Pod,
   updateRevision: string,
   templates: Map<string, PodTemplateSpec>,
@@ -63,7 +62,8 @@ export function planPodUpdate(
   why: "update" | "heal" = "update",
   remount = false,
 ): PodUpdatePlan {
-  const { podUpdatePolicy: policy, gracePeriodSeconds } = updateStrategyOf(set);
+  const { set } = view;
+  const { podUpdatePolicy: policy, gracePeriodSeconds } = view.strategy;
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
   let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;

@@ -69,7 +69,7 @@ export function ensureGateCondition(pod: Pod, now: Date): Action[] {
       name: nameOf(pod),
       uid: uidOf(pod),
       resourceVersion: resourceVersionOf(pod),
-      conditions: [...conditions, cond],
+      conditions: [cond],
     },
   ];
 }

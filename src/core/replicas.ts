@@ -163,7 +163,7 @@ export function planReplicas(
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
       // The pod OrderedReady waits for: replace it now if it is stuck at an abandoned revision (healing.ts).
       if (templates && isStuckAtAbandonedRevision(ctx, pod, i)) {
-        const heal = planPodUpdate(set, pod, ctx.revisions.updateName, templates, now, "heal");
+        const heal = planPodUpdate(ctx, pod, ctx.revisions.updateName, templates, now, "heal");
         actions.push(...heal.actions);
         if (heal.deleted) c = adjustCounts(c, ctx, pod, -1);
         if (heal.blocked) blocked.push(heal.blocked);

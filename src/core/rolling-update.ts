@@ -151,7 +151,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     const claims = ctx.claimUpdates?.(getOrdinal(nameOf(pod)), pod);
     if (claims) actions.push(...expandClaimActions(claims, nameOf(pod)));
     if (getPodRevision(pod) === revisions.updateName && !claims?.remount) continue;
-    const p = planPodUpdate(set, pod, revisions.updateName, templates, now, "update", !!claims?.remount);
+    const p = planPodUpdate(ctx, pod, revisions.updateName, templates, now, "update", !!claims?.remount);
     actions.push(...p.actions);
     if (p.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (p.blocked) blocked.push(p.blocked);

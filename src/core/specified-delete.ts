@@ -11,7 +11,10 @@ import { preDeleteStep } from "./lifecycle.ts";
  * `ordinal.dev/specified-delete` is deleted and, once gone, recreated at its ordinal by the
  * replicas phase (at the revision its position wants). The rolling update chooses which of them
  * go this pass (podsToUpdate: highest ordinal first, counted against maxUnavailable, not limited
- * by the partition, none while paused, as Kruise); this file says what deleting one writes.
+ * by the partition, none while paused, as Kruise); this file says what deleting one writes. The
+ * executor evicts it (src/reconciler/evict.ts), so PodDisruptionBudgets hold: a refused eviction is
+ * asked again next pass and named in the Progressing message. Whoever set the label may delete the
+ * pod: the chosen-deletion webhook asked the apiserver (src/admission/specified-delete.ts).
  */
 
 /** isSpecifiedDelete is true when the pod carries the specified-delete label (any value, as Kruise). */
@@ -36,7 +39,7 @@ export function planChosenDelete(set: StatefulSet, pod: Pod, now: Date): ChosenD
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   return {
     actions: [
-      { type: "event", eventType: "Normal", reason: "SpecifiedDelete", message: `StatefulSet ${id} deletes Pod ${nameOf(pod)} (label ${SPECIFIED_DELETE_LABEL}); it is recreated at its ordinal` },
+      { type: "event", eventType: "Normal", reason: "SpecifiedDelete", message: `StatefulSet ${id} evicts Pod ${nameOf(pod)} (label ${SPECIFIED_DELETE_LABEL}); it is recreated at its ordinal` },
       deletePodAction(pod, "specifiedDelete"),
     ],
     deleted: true,

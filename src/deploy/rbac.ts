@@ -8,6 +8,10 @@
  * - Pods: listed (only those carrying ordinal.dev/statefulset), created, deleted, patched
  *   (adoption, identity labels), read by name (an unlabelled orphan whose create met
  *   AlreadyExists); status patched (the InPlaceUpdateReady condition).
+ * - Pods evicted (pods/eviction create): a pod chosen for deletion (ordinal.dev/specified-delete) is
+ *   evicted, so PodDisruptionBudgets hold (src/reconciler/evict.ts).
+ * - SubjectAccessReviews created: the chosen-deletion webhook asks whether whoever adds that label
+ *   may delete the pod (src/admission/delete-access.ts). A review only answers a question; it grants nothing.
  * - PVCs: created and patched (retention-policy ownerReferences, expansion to a larger template request) but NEVER deleted: only the
  *   garbage collector deletes claims, and only when a retention policy put a reference there.
  * - ControllerRevisions: full lifecycle (history truncation deletes old ones).
@@ -48,6 +52,8 @@ const labels = { "app.kubernetes.io/part-of": "ordinal" };
 const CLUSTER_RULES: Rule[] = [
   { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch", "create", "delete", "patch"] },
   { apiGroups: [""], resources: ["pods/status"], verbs: ["patch"] },
+  { apiGroups: [""], resources: ["pods/eviction"], verbs: ["create"] },
+  { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
   { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["list", "watch", "create", "patch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },

@@ -15,6 +15,8 @@ import {
 } from "../admission/types.ts";
 import { validateImageListRequest } from "../admission/validate-imagelists.ts";
 import { validatePodRequest } from "../admission/validate-pods.ts";
+import { validateChosenDelete } from "../admission/specified-delete.ts";
+import type { MayDeletePod } from "../admission/delete-access.ts";
 import { statefulSetRequestSteps, validateStatefulSetRequest } from "../admission/validate-statefulsets.ts";
 import { runStepsPausing } from "../validation/steps.ts";
 import { hooksSend, WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
@@ -58,6 +60,8 @@ export interface AppDeps {
    * from a review body: anyone who reaches the webhooks can send one (G4 of issue 35).
    */
   lookupStatefulSet?: LookupStatefulSet;
+  /** Asks the apiserver whether a user may delete a pod, for the chosen-deletion hook (`mayDeletePodWith`); absent: that hook refuses every addition of the label. */
+  mayDeletePod?: MayDeletePod;
   log: Logger;
   /** Defaults to MAX_BODY_BYTES. */
   maxBodyBytes?: number;
@@ -141,6 +145,14 @@ export function createApp(deps: AppDeps): Hono {
       kinds: [POD, { group: "", kind: "Binding" }, { group: "", kind: "EphemeralContainers" }],
       failed: denyOnFailure,
       handle: (req) => validatePodRequest(req, { reconcilerUsername: deps.reconcilerUsername }),
+    },
+    {
+      path: WEBHOOK_PATHS.validateSpecifiedDelete,
+      kinds: [POD],
+      failed: denyOnFailure,
+      handle: (req) => validateChosenDelete(req, { reconcilerUsername: deps.reconcilerUsername, mayDeletePod: deps.mayDeletePod }),
+      // The pod hook sees the same write and wakes the set.
+      wakes: false,
     },
     {
       path: WEBHOOK_PATHS.validateStatefulSets,
@@ -263,7 +275,8 @@ async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps):
   }
 
   const r = result.response;
-  log.info("admission", {
+  // One line per AdmissionReview at debug: a kubelet writes pod status often, and each is a review.
+  log.debug?.("admission", {
     path: route.path,
     uid: req.uid,
     kind: gkString(req.kind),

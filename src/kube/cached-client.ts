@@ -31,11 +31,13 @@ export function cachingClient(inner: KubeClient, informers: readonly Informer[],
       const informer = of(r);
       const match = informer && matcher(informer.o.labelSelector, o);
       if (!informer || !match || !fromMirror) {
-        const items = await inner.list<T>(r, ns, o);
-        for (const item of items) informer?.observe(item as KubeObject);
-        return items;
+        if (!informer) return inner.list<T>(r, ns, o);
+        // Each item goes to the mirror (which keeps its own projection) as it streams in, then to the caller's projection.
+        const project = o?.project;
+        return inner.list<T>(r, ns, { ...o, project: (item) => (informer.observe(item), project ? project(item) : item) });
       }
-      return informer.list(ns, (obj) => match(obj) && (!o?.keep || o.keep(obj))) as T[];
+      const held = informer.list(ns, (obj) => match(obj) && (!o?.keep || o.keep(obj)));
+      return (o?.project ? held.map(o.project) : held) as T[];
     },
     create: async (r, ns, obj, w) => (w?.dryRun ? inner.create(r, ns, obj, w) : seen(r, await inner.create(r, ns, obj, w))),
     createSubresource: (r, ns, name, sub, obj, w) => inner.createSubresource(r, ns, name, sub, obj, w),

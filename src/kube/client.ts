@@ -43,6 +43,11 @@ export interface ListOptions {
    * whose pages hold what the caller drops (other shards' sets) costs one page of heap, not all.
    */
   keep?: (item: KubeObject) => boolean;
+  /**
+   * Applied to each kept item as its page arrives: what of it is held (a projection,
+   * objects/projection.ts), so fields the caller never reads never pile up in its heap.
+   */
+  project?: (item: KubeObject) => KubeObject;
 }
 
 export interface DeleteOptions {
@@ -143,3 +148,15 @@ export class ApiError extends Error {
 export const isConflict = (e: unknown): boolean => e instanceof ApiError && e.code === 409;
 export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.code === 404;
 export const isAlreadyExists = (e: unknown): boolean => e instanceof ApiError && e.code === 409 && e.reason === "AlreadyExists";
+
+/**
+ * isDisruptionBudgetRefusal is true for the eviction subresource's 429 when a PodDisruptionBudget
+ * allows no disruption now (or the disruption controller has not processed it yet): a Status with
+ * a cause of type DisruptionBudget, "Cannot evict pod as it would violate the pod's disruption
+ * budget." Not a throttle: the client does not retry it; the caller waits and asks again later.
+ */
+export function isDisruptionBudgetRefusal(e: unknown): e is ApiError {
+  if (!(e instanceof ApiError) || e.code !== 429) return false;
+  const causes = (e.status as { details?: { causes?: { reason?: unknown }[] } } | undefined)?.details?.causes;
+  return (Array.isArray(causes) && causes.some((c) => c?.reason === "DisruptionBudget")) || /disruption budget/i.test(e.message);
+}

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  isDisruptionBudgetRefusal,
   type DeleteOptions,
   type KubeClient,
   type KubeObject,
@@ -12,6 +13,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from "./client.ts";
+import { readListBody } from "./list-stream.ts";
 import { networkCause } from "./network-error.ts";
 import { resourcePath, type ResourceRef } from "./resources.ts";
 
@@ -19,7 +21,7 @@ import { resourcePath, type ResourceRef } from "./resources.ts";
  * createKubeClient returns a KubeClient over any fetch: global fetch (the default),
  * a Workers VPC binding's fetch, Node's undici transport (src/node/apiserver-fetch.ts), or the
  * in-process fake apiserver. Retries 429, 5xx and network errors with bounded backoff; hands
- * 4xx (409 Conflict included) to the caller as ApiError.
+ * 4xx (409 Conflict included) and an eviction's PodDisruptionBudget 429 to the caller as ApiError.
  */
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -88,7 +90,8 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
       }
       if (res && res.status !== 429 && res.status < 500) return res;
       if (res) lastError = await toApiError(res);
-      if (attempt === maxAttempts) break;
+      // An eviction a PodDisruptionBudget refuses (429) is an answer, not a throttle.
+      if (attempt === maxAttempts || isDisruptionBudgetRefusal(lastError)) break;
       const retryAfter = Number(res?.headers.get("Retry-After"));
       const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 5000) : backoff * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
       await sleep(wait);
@@ -108,15 +111,20 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
     const s = q.toString();
     return s ? `?${s}` : "";
   };
-  /** listAtVersion follows a list's pages; returns the items and the resourceVersion it was read at (every page reads the first's). */
+  /** listAtVersion follows a list's pages, decoding each as it streams; returns the items (kept and projected) and the resourceVersion it was read at (every page reads the first's). */
   async function listAtVersion<T extends object>(r: ResourceRef, ns: string | undefined, o?: ListOptions): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let cont: string | undefined;
     let resourceVersion = "";
     do {
       const path = resourcePath(r, ns) + query({ labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: o?.limit ?? 500, continue: cont });
-      const page = await json<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(await request("GET", path));
-      for (const item of page.items ?? []) if (!o?.keep || o.keep(item as KubeObject)) items.push(item);
+      const res = await request("GET", path);
+      if (!res.ok) throw await toApiError(res);
+      // Each item is decoded, filtered and projected as its bytes arrive (list-stream.ts): a page is never held whole.
+      const page = (await readListBody(res.body, (item) => {
+        if (o?.keep && !o.keep(item as KubeObject)) return;
+        items.push((o?.project ? o.project(item as KubeObject) : item) as T);
+      })) as { metadata?: { continue?: string; resourceVersion?: string } };
       cont = page.metadata?.continue || undefined;
       resourceVersion ||= page.metadata?.resourceVersion ?? "";
     } while (cont);

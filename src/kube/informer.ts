@@ -34,6 +34,8 @@ export interface InformerOptions {
   log: { warn(message: string, fields?: Record<string, unknown>): void };
   /** Called after each change a watch event or a relist brought (not after observe / observeDelete), with what was held before. */
   onEvent?: (type: "ADDED" | "MODIFIED" | "DELETED", obj: KubeObject, before: KubeObject | undefined) => void;
+  /** What of each object is held (objects/projection.ts: what a pass reads); default: the object without managedFields. */
+  project?: (o: KubeObject) => KubeObject;
   /** Stop caching past this many bytes of JSON held (default 16 MiB). */
   maxBytes?: number;
   /** The apiserver ends each watch after this long (default 240 s, within undici's 300 s body timeout); it is resumed from the last event. */
@@ -287,7 +289,7 @@ export class Informer {
     const deletedAt = this.tombstones.get(k);
     if (deletedAt !== undefined && !newerThan(rv, deletedAt)) return false;
     this.tombstones.delete(k);
-    const obj = stripped(o);
+    const obj = this.o.project ? this.o.project(o) : stripped(o);
     const bytes = JSON.stringify(obj).length;
     this.bytes += bytes - (h?.bytes ?? 0);
     this.space(o.metadata?.namespace ?? "").set(k, { obj, bytes });

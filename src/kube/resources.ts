@@ -34,6 +34,10 @@ export const R = {
   statefulSets: ref("apps.ordinal.dev", "v1", "statefulsets", "StatefulSet"),
   imageLists: ref("apps.ordinal.dev", "v1", "imagelists", "ImageList"),
   leases: ref("coordination.k8s.io", "v1", "leases", "Lease"),
+  /** Asked by the chosen-deletion webhook: may this user delete that pod (src/admission/delete-access.ts)? */
+  subjectAccessReviews: ref("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", false),
+  /** policy/v1beta1: what 1.20 serves (policy/v1 from 1.21); read by tests and the fake apiserver's eviction. */
+  podDisruptionBudgets: ref("policy", "v1beta1", "poddisruptionbudgets", "PodDisruptionBudget"),
   mutatingWebhooks: ref("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false),
   validatingWebhooks: ref("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false),
 } as const;

@@ -172,7 +172,7 @@ export function recordRun(m: Metrics, r: RunSummary, seconds: number): void {
 
 /**
  * metricsLogger returns a Logger that forwards to `log` and counts the HTTP layer's "admission"
- * entries (path, allowed, ms) as webhook decisions and latency — so the webhook handlers need
+ * entries (path, allowed, ms; written at debug, counted at every level) as webhook decisions and latency — so the webhook handlers need
  * no metrics code of their own.
  */
 export function metricsLogger(log: Logger, m: Metrics): Logger {
@@ -187,7 +187,7 @@ export function metricsLogger(log: Logger, m: Metrics): Logger {
     }
   };
   return {
-    debug: (msg, f) => log.debug?.(msg, f),
+    debug: (msg, f) => (see(msg, f), log.debug?.(msg, f)),
     info: (msg, f) => (see(msg, f), log.info(msg, f)),
     warn: (msg, f) => (see(msg, f), log.warn(msg, f)),
     error: (msg, f) => (see(msg, f), log.error(msg, f)),

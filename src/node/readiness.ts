@@ -13,7 +13,7 @@ interface InvocationSummary {
 /**
  * ReconcilerReadiness is what `GET /readyz` answers: 200 while the reconciler can do its job, 503
  * naming both identities and the fix while Ordinal's webhook refuses the reconciler's writes for
- * its identity. It learns that from the start-up probe (probeReconcilerIdentity) and from each
+ * its identity, and 503 while no webhook configuration points at this server (`registered`). It learns that from the start-up probe (probeReconcilerIdentity) and from each
  * pass's refused writes; once refused, every later pass without a refusal probes
  * again, and a passing probe clears it. `/healthz` stays the webhooks' liveness (the
  * Deployment's probes use it), so a reconciler that cannot write never takes the webhooks out
@@ -33,6 +33,8 @@ export class ReconcilerReadiness {
     /** Called with each refusal the probe finds (the metric). */
     private readonly onProbeRefused: () => void = () => {},
     private readonly nowMs: () => number = Date.now,
+    /** Why no webhook configuration sends this server its reviews (undefined: one does); unset: not asked. */
+    private readonly registered?: () => Promise<string | undefined>,
   ) {}
 
   /**
@@ -89,9 +91,13 @@ export class ReconcilerReadiness {
     this.logged = { key, atMs: now, unlogged: 0 };
   }
 
-  /** response is the /readyz answer: 200 "ok", or 503 with the mismatch and its fix. */
-  response(): Response {
-    if (!this.refusal) return new Response("ok\n", { headers: { "content-type": "text/plain" } });
-    return new Response(`not ready: ${identityMismatchMessage(this.refusal)}\n`, { status: 503, headers: { "content-type": "text/plain" } });
+  /**
+   * response is the /readyz answer: 200 "ok", or 503 saying what is wrong and its fix: the
+   * webhook refuses the reconciler's identity, or no webhook configuration points at this server.
+   */
+  async response(): Promise<Response> {
+    const reason = this.refusal ? identityMismatchMessage(this.refusal) : await this.registered?.();
+    if (!reason) return new Response("ok\n", { headers: { "content-type": "text/plain" } });
+    return new Response(`not ready: ${reason}\n`, { status: 503, headers: { "content-type": "text/plain" } });
   }
 }

@@ -13,6 +13,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { checkTokenVerifierKeys, generateWebhookKeys } from "../auth/token.ts";
 import { parseSubjectAltName } from "../auth/webhook-auth.ts";
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
 import { watchCacheFrom } from "./watch-cache.ts";
@@ -31,6 +32,7 @@ import { instrumentClient } from "../metrics/instrument.ts";
 import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
+import { registrationCheck } from "../webhook-config/registration-check.ts";
 import { warmAdmission } from "./warm-admission.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "./wake-forward.ts";
 import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
@@ -173,7 +175,9 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
   // The settings, with what serve learned: the reconciler's username, the ephemeral key, the caBundle.
   const settings: OrdinalSettings = { ...given, auth, reconcilerUsername, webhookCaBundle };
   // Does Ordinal's webhook take us for the reconciler? Asked at start and while it says no (GET /readyz).
-  const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1));
+  // /readyz also fails while no webhook configuration points at this server (its address: WEBHOOK_URL or WEBHOOK_SERVICE).
+  const registered = cluster ? registrationCheck(client, { url: settings.webhookUrl, service: settings.webhookService }) : undefined;
+  const readiness = new ReconcilerReadiness(() => probeReconcilerIdentity(client, settings.leaseNamespace), log, () => countIdentityRefusals(metrics, 1), Date.now, registered);
   const scheduling = {
     holder,
     election: electionFor(setting(vars, "RECONCILE_LEASE_SECONDS")),
@@ -219,6 +223,7 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
     ...deps,
     log: metricsLogger(log, metrics),
     lookupStatefulSet: lookup,
+    mayDeletePod: mayDeletePodWith(client),
     clientCertificate: (c) => {
       const socket = (c.env as { incoming?: { socket?: TLSSocket } } | undefined)?.incoming?.socket;
       if (!socket || !("authorized" in socket) || socket.authorized !== true) return undefined;
@@ -236,7 +241,7 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
       }
     : undefined;
   // GET /metrics: Prometheus text (Node only; the Worker logs the same counters per invocation).
-  // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity).
+  // GET /readyz: the reconciler's readiness (503 while the webhook refuses its identity, or while no webhook configuration points here).
   // POST /internal/wake: a wake the standby replica forwarded (signed; wake-forward.ts).
   const fetchWithMetrics = (req: Request, env?: unknown) => {
     const path = req.method === "GET" ? new URL(req.url).pathname : "";

@@ -60,3 +60,17 @@ export const LIFECYCLE_HELD_CONDITION = "LifecycleHookHeld";
  * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".
  */
 export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";
+
+/**
+ * The control keys of a pod: labels and annotations whose presence or value steers the
+ * reconciler (the chosen deletion, the lifecycle state and its time, the in-place update state, the
+ * puller mark and its image). They belong on one pod, written by the reconciler or, for the chosen
+ * deletion, by someone who may delete that pod (src/admission/specified-delete.ts) — never by a
+ * template: the set's validation refuses them in spec.template and in a lifecycle hook's
+ * labelsHandler, a pod built from a template never takes them from it (pod.ts) and an in-place
+ * update never copies or removes them (src/core/inplace-calculate.ts), so a set stored before
+ * that validation cannot churn its pods either.
+ */
+export const POD_CONTROL_LABELS: readonly string[] = [SPECIFIED_DELETE_LABEL, LIFECYCLE_STATE_LABEL, PULLER_LABEL];
+/** The control annotations of a pod (see POD_CONTROL_LABELS). */
+export const POD_CONTROL_ANNOTATIONS: readonly string[] = [INPLACE_STATE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, PULLER_IMAGE_ANNOTATION];

@@ -3,6 +3,8 @@ import { API_VERSION, KIND, type StatefulSet } from "../api/statefulset.ts";
 import {
   LIFECYCLE_STATE_LABEL,
   INPLACE_READY_CONDITION,
+  POD_CONTROL_ANNOTATIONS,
+  POD_CONTROL_LABELS,
   POD_INDEX_LABEL,
   POD_NAME_LABEL,
   REVISION_LABEL,
@@ -31,14 +33,25 @@ export function newControllerRef(set: StatefulSet): OwnerReference {
   return { ...newSetRef(set), controller: true, blockOwnerDeletion: true };
 }
 
+/** withoutKeys returns a copy of `map` without `keys` (undefined when nothing is left of an undefined map). */
+function withoutKeys(map: Record<string, string> | undefined, keys: readonly string[]): Record<string, string> | undefined {
+  if (!map) return undefined;
+  const out = { ...map };
+  for (const k of keys) delete out[k];
+  return out;
+}
+
 /**
  * newStatefulSetPod returns the pod for `ordinal` built from the set's template, with identity,
  * storage, the revision label, the InPlaceUpdateReady readiness gate and, with spec.lifecycle,
- * lifecycle state Normal. Pure: it copies the template.
+ * lifecycle state Normal. The template's control keys (POD_CONTROL_LABELS, POD_CONTROL_ANNOTATIONS:
+ * refused by validation, but a set may have been stored past it) are not copied: a pod the
+ * reconciler creates never asks for its own deletion. Pure: it copies the template.
  */
 export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: string): Pod {
   const tpl = cloneJSON(set.spec.template);
-  const labels: Record<string, string> = { ...(tpl.metadata?.labels ?? {}) };
+  const labels: Record<string, string> = withoutKeys(tpl.metadata?.labels, POD_CONTROL_LABELS) ?? {};
+  const annotations = withoutKeys(tpl.metadata?.annotations, POD_CONTROL_ANNOTATIONS);
   if (revision) labels[REVISION_LABEL] = revision;
   // Kruise's Advanced StatefulSet creates pods in lifecycle state Normal.
   if (set.spec.lifecycle) labels[LIFECYCLE_STATE_LABEL] = "Normal";
@@ -49,7 +62,7 @@ export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision?: 
       name: getPodName(set, ordinal),
       namespace: set.metadata.namespace,
       labels,
-      ...(tpl.metadata?.annotations ? { annotations: { ...tpl.metadata.annotations } } : {}),
+      ...(annotations ? { annotations } : {}),
       ownerReferences: [newControllerRef(set)],
     },
     spec: tpl.spec,

@@ -149,6 +149,9 @@ export class EventRecorder {
           const created: Known = { name, namespace: namespaceOf(g.set), count: 0, unwritten: b.n, message: b.message, writtenAt: 0, failures: 0, lastSeen: now, firstTimestamp: "", about: reference(g.set), type: g.type, reason: g.reason };
           this.known.set(eventKey, created);
           due.push({ key: eventKey, k: created, create: true });
+          // A Warning (a rollback, a deadline exceeded, a refused create, an identity refusal) is
+          // also a log line, once per Event: its repeats only count on the Event.
+          if (g.type === "Warning") this.log.warn("warning event", { set: `${namespaceOf(g.set)}/${nameOf(g.set)}`, kind: g.set.kind, reason: g.reason, message: b.message });
         }
       }
     }

@@ -3,15 +3,16 @@ import type { ControllerRevision, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
-import { statusAfter, statusChanged } from "../core/status.ts";
+import { statusAfter, statusChanged, withEvictionsWaiting } from "../core/status.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
-import { ApiError, isAlreadyExists, isConflict, type KubeClient } from "../kube/client.ts";
+import { ApiError, isAlreadyExists, isConflict, isDisruptionBudgetRefusal, type KubeClient } from "../kube/client.ts";
 import { FAILED_REVISIONS_ANNOTATION, INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
+import { evictPod } from "./evict.ts";
 import type { Logger } from "../log/log.ts";
 import { MAX_WRITE_BATCH } from "./write-slice.ts";
 
@@ -37,6 +38,8 @@ export interface Execution {
   unseenPods: string[];
   /** ImageLists as written (pre-warm), for the pass's index: the next set plans from them. */
   imageLists: ImageList[];
+  /** Chosen pods whose eviction a PodDisruptionBudget refused this pass ("pod web-2: The disruption budget …"): asked again next pass. */
+  evictionsWaiting: string[];
   /** Writes refused by Ordinal's webhook because the reconciler is not who it expects, and the first such refusal. */
   identityRefusals: number;
   identityRefusal?: IdentityRefusal;
@@ -54,7 +57,7 @@ export async function executePlan(
   sliceSpent: () => boolean = () => false,
 ): Promise<Execution> {
   const id = `${namespaceOf(set)}/${nameOf(set)}`;
-  const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0 };
+  const ex: Execution = { done: [], unseenPods: [], imageLists: [], identityRefusals: 0, evictionsWaiting: [] };
   const fail = (a: Action, e: unknown): Error => {
     const error = e instanceof Error ? e : new Error(String(e));
     log.warn("action failed", { set: id, action: describe(a), error: error.message });
@@ -63,6 +66,7 @@ export async function executePlan(
     const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
+    if (a.type === "deletePod" && isDisruptionBudgetRefusal(e)) ex.evictionsWaiting.push(`pod ${a.name}: ${budgetWords(e)}`);
     ex.error ??= error;
     return error;
   };
@@ -109,7 +113,7 @@ export async function executePlan(
   // Pre-warm writes never hold the set's pods back; what they wrote goes to the pass's index.
   for (const a of plan.actions) if (a.type === "writeImageList") await run(a);
 
-  const status = statusAfter(set, plan.basis, ex.done);
+  const status = withEvictionsWaiting(statusAfter(set, plan.basis, ex.done), ex.evictionsWaiting);
   if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
   return ex;
 }
@@ -227,7 +231,9 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       return;
     }
     case "deletePod":
-      await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
+      // A chosen pod is evicted, so PodDisruptionBudgets hold (evict.ts); a pod Ordinal replaces is deleted, as upstream.
+      if (a.reason === "specifiedDelete") await evictPod(client, ns, a.name, a.uid);
+      else await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
       if (a.reason === "failed") events.record(set, "Warning", "RecreatingFailedPod", `StatefulSet ${ns}/${setName} is recreating failed Pod ${a.name}`);
       else events.record(set, "Normal", "SuccessfulDelete", `delete Pod ${a.name} in StatefulSet ${setName} successful`);
       return;
@@ -238,7 +244,7 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       await setPodConditions(client, ns, a);
       return;
     case "updatePodInPlace":
-      await client.patch(R.pods, ns, a.name, a.patch, "merge");
+      await client.patch(R.pods, ns, a.name, a.patch, "strategic");
       events.record(set, "Normal", "SuccessfulUpdatePodInPlace", `successfully update pod ${a.name} in-place(revision ${a.revision})`);
       return;
     case "clearInPlaceState":
@@ -304,9 +310,9 @@ async function openGate(client: KubeClient, ns: string | undefined, created: Pod
   }
 }
 
-/** setPodConditions writes the pod's status conditions, its uid and resourceVersion as preconditions (a stale read conflicts). */
+/** setPodConditions writes the action's conditions (merged by type: the pod's others stay as stored), its uid and resourceVersion as preconditions (a stale read conflicts). */
 const setPodConditions = (client: KubeClient, ns: string | undefined, a: Extract<Action, { type: "setPodCondition" }>) =>
-  client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } }, "merge", "status");
+  client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion }, status: { conditions: a.conditions } }, "strategic", "status");
 
 /** statusPatch returns a merge patch that makes the stored status equal `next` (nulls remove keys). */
 function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<string, unknown> {
@@ -325,6 +331,7 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     case "createPod":
       return { reason: "FailedCreate", message: `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} failed error: ${why}` };
     case "deletePod":
+      if (isDisruptionBudgetRefusal(e)) return { reason: "EvictionWaiting", message: `evict Pod ${a.name} in StatefulSet ${setName}: ${budgetWords(e)}; asked again next pass` };
       return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
     case "createClaim":
       return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
@@ -349,6 +356,13 @@ function failureEvent(a: Action, setName: string, e: Error): { reason: string; m
     default:
       return undefined;
   }
+}
+
+/** budgetWords returns an eviction's 429 in words: its message and the budget's cause ("The disruption budget web needs 3 healthy pods and has 3 currently"). */
+function budgetWords(e: ApiError): string {
+  const causes = (e.status as { details?: { causes?: { message?: unknown }[] } } | undefined)?.details?.causes ?? [];
+  const why = causes.map((c) => c?.message).filter((m): m is string => typeof m === "string");
+  return [e.message, ...why].join(" ").slice(0, 512);
 }
 
 /** describe returns a short text for an action (logs). */

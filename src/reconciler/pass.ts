@@ -1,7 +1,6 @@
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
-import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { ImageList } from "../api/imagelist.ts";
 import { R } from "../kube/resources.ts";
 import { EventRecorder } from "./events.ts";
@@ -14,7 +13,9 @@ import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../obj
 import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
-import { inSlices, NamespaceSetAside, overBudgetMessage, ReadBudget } from "./namespace-budget.ts";
+import { inSlices, NamespaceSetAside, overBudgetMessage, type ReadBudget } from "./namespace-budget.ts";
+import { listImageLists, prefetch, quiet, readNamespace, type Prefetched } from "./pass-reads.ts";
+import { selectedLabelKeys } from "../objects/projection.ts";
 
 export { shardOf } from "./pass-groups.ts";
 
@@ -35,6 +36,12 @@ export { shardOf } from "./pass-groups.ts";
  * their ordinal is wanted; a new set two selector lists, once (on Node sent by the scheduler as soon as
  * the watch sees the set appear, before its first pass: src/schedule/orphan-lookups.ts).
  */
+
+/** What a targeted pass found of its set: whether it has claim templates, and the label keys its selector and hooks read (beyond Ordinal's own). */
+export interface KnownSet {
+  withClaims: boolean;
+  labelKeys?: readonly string[];
+}
 
 export interface PassOptions {
   now: () => Date;
@@ -58,7 +65,7 @@ export interface PassOptions {
    * after it: one round trip fewer. Only a hint: a set found with templates it did not have then
    * has its claims read after it; a set gone costs those reads once.
    */
-  knownSet?: { withClaims: boolean };
+  knownSet?: KnownSet;
   /**
    * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
    * shard runner): its memory combines their events as kube's correlator does (default: one for
@@ -99,22 +106,8 @@ export interface PassResult {
   unseenWrites?: AnnouncedWrite[];
   /** Targeted pass that read the namespace's ImageLists: how many it holds after the pass (0: none; undefined: not read). */
   imageListCount?: number;
-  /** Targeted pass that found its set: whether it has claim templates (the caller's `knownSet` next time). */
-  seenSet?: { withClaims: boolean };
-}
-
-/** A targeted pass's reads of the set's namespace, sent beside the set's own (knownSet). */
-interface Prefetched {
-  pods: Promise<(Pod & KubeObject)[]>;
-  revisions: Promise<(ControllerRevision & KubeObject)[]>;
-  claims?: Promise<(PersistentVolumeClaim & KubeObject)[]>;
-  imageLists?: Promise<ImageList[]>;
-}
-
-/** quiet returns `p`, marked handled: awaited later, or dropped when the pass ends before (it must not be an unhandled rejection). */
-function quiet<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => {});
-  return p;
+  /** Targeted pass that found its set: whether it has claim templates and the label keys it reads (the caller's `knownSet` next time). */
+  seenSet?: KnownSet;
 }
 
 /** MANAGED selects the objects Ordinal creates (pods, claims, revisions all carry the label). */
@@ -127,7 +120,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet.withClaims, !o.imageListsKnownNone, o.objectBudget) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet, !o.imageListsKnownNone, o.objectBudget) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
@@ -141,7 +134,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
     return result;
   }
   const setIds = new Set<string>();
-  if (o.setName) result.seenSet = { withClaims: rawSets.some(hasClaimTemplates) };
+  if (o.setName) result.seenSet = { withClaims: rawSets.some(hasClaimTemplates), labelKeys: [...selectedLabelKeys(rawSets)] };
   // ImageLists: those of the pass's namespace, else of every namespace (made so after the sets; a
   // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
   // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
@@ -230,15 +223,9 @@ async function reconcileSlice(
   // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
   const withClaims = group.sets.some((s) => hasClaimTemplates(s));
   const early = namespace === o.namespace ? prefetched : undefined;
-  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE, ...(budget ? { keep: budget.keep } : {}) };
-  const [pods, claims, revisions, lists] = await Promise.all([
-    early?.pods ?? client.list<Pod & KubeObject>(R.pods, namespace, page),
-    withClaims ? (early?.claims ?? client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, page)) : [],
-    early?.revisions ?? client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page),
-    listsReady,
-  ]);
+  const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, selector, group.sets, withClaims, early, budget), listsReady]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
-  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods, ...(withClaims ? { persistentvolumeclaims: claims } : {}) });
+  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
   const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
   const { events } = o;
   const parsedSets = new Map<string, StatefulSet>();
@@ -283,17 +270,6 @@ async function reconcileSlice(
   }
 }
 
-/** prefetch sends a targeted pass's reads of the namespace (pods and revisions by `selector`, claims when `withClaims`, ImageLists when `imageLists`; within `budget` objects) at once. */
-function prefetch(client: KubeClient, namespace: string, selector: string, withClaims: boolean, imageLists: boolean, budget: number | undefined): Prefetched {
-  const page = { labelSelector: selector, limit: LIST_PAGE_SIZE, ...(budget ? { keep: new ReadBudget(budget).keep } : {}) };
-  return {
-    pods: quiet(client.list<Pod & KubeObject>(R.pods, namespace, page)),
-    revisions: quiet(client.list<ControllerRevision & KubeObject>(R.controllerRevisions, namespace, page)),
-    ...(withClaims ? { claims: quiet(client.list<PersistentVolumeClaim & KubeObject>(R.pvcs, namespace, page)) } : {}),
-    ...(imageLists ? { imageLists: quiet(listImageLists(client, namespace)) } : {}),
-  };
-}
-
 /**
  * withUnseen sets result.unseenWrites to the awaited writes that what the pass read (by kind) does
  * not include yet (objects/announced-write.ts); none awaited, nothing set. Returns the result.
@@ -328,15 +304,3 @@ function inShard(lists: ImageList[], o: PassOptions): ImageList[] {
   return shard ? lists.filter((l) => shardOf(l.metadata.namespace ?? "", shard.count) === shard.index) : lists;
 }
 
-/**
- * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
- * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
- */
-async function listImageLists(client: KubeClient, ns: string | undefined): Promise<ImageList[]> {
-  try {
-    return await client.list<ImageList>(R.imageLists, ns, { limit: LIST_PAGE_SIZE });
-  } catch (e) {
-    if (isNotFound(e)) return [];
-    throw e;
-  }
-}

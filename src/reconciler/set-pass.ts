@@ -1,5 +1,5 @@
 import type { Pod } from "../api/k8s.ts";
-import { StatefulSetSchema, type StatefulSet } from "../api/statefulset.ts";
+import { StatefulSetSchema, type StatefulSet, type StatefulSetStatus } from "../api/statefulset.ts";
 import { claimsToExpand, type ExpansionByClass } from "../core/claim-update.ts";
 import { controllerOf } from "../core/ownership.ts";
 import { plan, type Plan } from "../core/planner.ts";
@@ -13,6 +13,7 @@ import { describe, executePlan, type Execution } from "./executor.ts";
 import { listSelected, type OrphanLookup } from "./orphan-lookup.ts";
 import type { PassIndex, SetObjects } from "./pass-index.ts";
 import { LIST_PAGE_SIZE } from "./pass-groups.ts";
+import { logRolloutChange } from "./rollout-log.ts";
 import { PlanFailed } from "./set-error.ts";
 import { writeSlice } from "./write-slice.ts";
 
@@ -95,6 +96,9 @@ export async function reconcileSet(
   const ns = set.metadata.namespace ?? "";
   const matches = compileSelector(set.spec.selector);
   const names: string[] = [];
+  const before = set.status;
+  /** The last status this set's plans wrote: its rollout state is logged when it changes. */
+  let written: StatefulSetStatus | undefined;
   let done = 0;
   if (!objects.revisions.some((r) => controllerOf(r)?.uid === set.metadata.uid)) objects = await withSelected(client, set, objects, o.setName === set.metadata.name ? o.orphans : undefined);
   let p: Plan;
@@ -109,6 +113,7 @@ export async function reconcileSet(
     ex = await executePlan(client, set, p, o.log, events, writeSlice(() => o.now().getTime()));
     for (const l of ex.imageLists) index.putImageList(l);
     names.push(...ex.done.map(describe));
+    written = ex.done.filter((a) => a.type === "updateStatus").pop()?.status ?? written;
     done += ex.done.length;
     if (!ex.unseenPods.length || plans === 2) break;
     const found = await Promise.all(ex.unseenPods.map((n) => client.get<Pod & KubeObject>(R.pods, ns, n)));
@@ -124,7 +129,8 @@ export async function reconcileSet(
   }
   const error = ex.error?.message;
   if (names.length && error) o.log.warn("set reconciled", { set: id, actions: names, error });
-  else if (names.length) o.log.info("set reconciled", { set: id, actions: names });
+  else if (names.length) o.log.debug?.("set reconciled", { set: id, actions: names });
+  logRolloutChange(o.log, id, before, written);
   const result: SetResult = { set: id, actions: names, error, waiting: p.waiting };
   if (p.requeueAfterMs !== undefined) result.requeueAfterMs = p.requeueAfterMs;
   if (ex.identityRefusal) Object.assign(result, { identityRefusals: ex.identityRefusals, identityRefusal: ex.identityRefusal });

@@ -4,7 +4,7 @@ import { DEFAULT_ELECTION, LeaderElector } from "../lease/elector.ts";
 import { EventRecorder } from "../reconciler/events.ts";
 import { fencedClient } from "../lease/fence.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
-import { reconcilePass, shardOf, type PassResult } from "../reconciler/pass.ts";
+import { reconcilePass, shardOf, type KnownSet, type PassResult } from "../reconciler/pass.ts";
 import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
 import { R } from "../kube/resources.ts";
 import {
@@ -130,7 +130,7 @@ export class ShardRunner {
    */
   private readonly noImageLists = new Set<string>();
   /** Sets its last targeted pass found, and whether with claim templates: the next reads its namespace beside the set (pass.ts knownSet). In memory, bounded. */
-  private readonly knownSets = new Map<string, { withClaims: boolean }>();
+  private readonly knownSets = new Map<string, KnownSet>();
   private draining: Promise<void> | undefined;
   private schedule: ShardSchedule | undefined;
   private readonly elector: LeaderElector;

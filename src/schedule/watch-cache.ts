@@ -4,6 +4,7 @@ import { Informer } from "../kube/informer.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 import type { Logger } from "../log/log.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
+import { allLabels, type LabelKeys, projectClaim, projectPod, projectRevision } from "../objects/projection.ts";
 import type { SetWake } from "./scheduler.ts";
 import { isObject } from "../validation/json.ts";
 import { selectorToString, type LabelSelector } from "../validation/labels.ts";
@@ -20,6 +21,8 @@ import { selectorToString, type LabelSelector } from "../validation/labels.ts";
  *   the woken pass sees it without waiting or looking again (a webhook's wake comes before the write);
  *   a set that appeared also gives its selector (its orphan lookup starts before its pass: orphan-lookups.ts),
  *   and is handed to `sighted` as stored (Node: the mutating hook's set cache, src/admission/lookup.ts).
+ * Pods, claims and revisions are held projected (objects/projection.ts: what a pass reads, with
+ * every label, since the mirror does not know the sets' selectors; the bytes budget bounds them).
  * Every informer keeps to its share of `maxBytes`; one over it stops mirroring (its reads go to the
  * apiserver, its changes wake nothing: webhook wakes and rechecks take over, as without a cache).
  */
@@ -44,12 +47,17 @@ function selectorOf(set: KubeObject): string | undefined {
   return (isObject(selector) && selectorToString(selector as LabelSelector)) || undefined;
 }
 
+/** mirrored returns a projection with every label, as the mirror holds objects. */
+const mirrored =
+  (project: (o: unknown, labels: LabelKeys) => object) =>
+  (o: KubeObject): KubeObject => ({ ...project(o, allLabels) });
+
 /** What each informer mirrors, the set an object of it wakes, and its share of the memory budget (pods are most of it). */
-export const MIRRORED: { resource: ResourceRef; labelSelector?: string; setOf: (o: KubeObject) => string | undefined; share: number }[] = [
+export const MIRRORED: { resource: ResourceRef; labelSelector?: string; setOf: (o: KubeObject) => string | undefined; share: number; project?: (o: KubeObject) => KubeObject }[] = [
   { resource: R.statefulSets, setOf: (o) => o.metadata?.name, share: 0.1 },
-  { resource: R.pods, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.5 },
-  { resource: R.pvcs, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.15 },
-  { resource: R.controllerRevisions, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.2 },
+  { resource: R.pods, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.5, project: mirrored(projectPod) },
+  { resource: R.pvcs, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.15, project: mirrored(projectClaim) },
+  { resource: R.controllerRevisions, labelSelector: SET_NAME_LABEL, setOf: labelled, share: 0.2, project: mirrored(projectRevision) },
   { resource: R.imageLists, setOf: () => "", share: 0.05 },
 ];
 
@@ -74,6 +82,7 @@ export function startWatchCache(watcher: WatchClient, client: KubeClient, o: Wat
         labelSelector: m.labelSelector,
         log: o.log,
         maxBytes: Math.floor(o.maxBytes * m.share),
+        project: m.project,
         holds: m.labelSelector ? (obj) => m.setOf(obj) !== undefined : undefined,
         onEvent: (type, obj, before) => {
           // A set that appeared: its selector, for the orphan lookup before its first pass (orphan-lookups.ts).

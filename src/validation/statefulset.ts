@@ -5,7 +5,8 @@
  * 1. The apiserver's rules for apps/v1 (ValidateStatefulSet on create, ValidateStatefulSetUpdate on
  *    update; statefulset-spec.ts), with the exact paths and messages. The name must be a DNS label
  *    (current upstream; 1.20 accepted any DNS subdomain, which then failed at pod creation).
- * 2. For apps.ordinal.dev, Ordinal's own fields (statefulset-ordinal.ts).
+ * 2. For apps.ordinal.dev, Ordinal's own fields (statefulset-ordinal.ts) and no pod control key
+ *    where it would reach every pod (statefulset-control-keys.ts).
  * 3. Unless `checkPods: false`, what would only fail when pods and PVCs are created
  *    (statefulset-pods.ts): the set's name must leave room for "-<ordinal>" in a 63-character
  *    hostname; the first pod and the PVCs must pass create validation; images must parse.
@@ -22,6 +23,7 @@ import { rawOrdinalRange, statefulSetWarnings, validateOrdinalRules } from "./st
 import { ordinalAt } from "../objects/ordinal-range.ts";
 import { validateStatefulSetSpec, validateStatefulSetSpecUpdate } from "./statefulset-spec.ts";
 import { validateClaimTemplatesUpdate, validateVolumeClaimUpdateStrategy } from "./statefulset-claims.ts";
+import { validateControlKeys } from "./statefulset-control-keys.ts";
 
 export interface StatefulSetValidationOptions {
   /** `apps.ordinal.dev` adds Ordinal's own rules; `apps` validates as an apps/v1 StatefulSet. */
@@ -84,7 +86,10 @@ function* validate(obj: unknown, old: unknown, opts: StatefulSetValidationOption
   // Ordinal's claim templates may change (statefulset-claims.ts); apps/v1's may not.
   if (isUpdate) errors.push(...validateStatefulSetSpecUpdate(spec, oldSpec, ours));
   if (isUpdate && ours) errors.push(...validateClaimTemplatesUpdate(spec, oldSpec));
-  if (ours) errors.push(...validateOrdinalRules(r, spec, specPath), ...validateVolumeClaimUpdateStrategy(r, spec, specPath));
+  if (ours) {
+    const name = isObject(obj.metadata) ? obj.metadata.name : undefined;
+    errors.push(...validateOrdinalRules(r, spec, specPath), ...validateVolumeClaimUpdateStrategy(r, spec, specPath), ...validateControlKeys(spec, name, specPath));
+  }
   errors.unshift(...r.errors);
 
   if (opts.checkPods !== false && errors.length <= (opts.maxErrors ?? Infinity)) {

@@ -27,6 +27,12 @@ const WHY: Record<string, string> = {
     "itself still refuses non-image spec changes; only the identity, ownerReference and in-place\n" +
     "state guards lapse. Every subresource that writes a Pod is here (pods/resize exists from 1.33;\n" +
     "an older apiserver never sends it). The objectSelector matches the old OR the new object.",
+  "specified-delete.validate.ordinal.dev":
+    "Fail: the label asks the reconciler to evict the pod, and the reconciler acts on any label it reads;\n" +
+    "only this hook checks (SubjectAccessReview) that whoever adds it may delete the pod. Ignore would let\n" +
+    "anyone with pods patch have pods evicted while the webhook is down. The objectSelector sends only\n" +
+    "Ordinal's pods carrying the label (old or new object), so while it is down only writes to such pods\n" +
+    "fail (deleting one still works); on 1.28+ matchConditions narrow it to writes that add the label.",
   "statefulsets.validate.ordinal.dev":
     "Fail: the CRD schema checks structure only; a spec this hook did not see could be invalid and\n" +
     "stall the rollout. Status and scale writes are subresources and do not come here.",

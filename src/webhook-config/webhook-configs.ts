@@ -1,6 +1,6 @@
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from "../api/k8s.ts";
 import { GROUP, VERSION } from "../api/statefulset.ts";
-import { COMPONENT, INPLACE_STATE_ANNOTATION, PULLER_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import { COMPONENT, INPLACE_STATE_ANNOTATION, PULLER_LABEL, SET_NAME_LABEL, SPECIFIED_DELETE_LABEL } from "../objects/constants.ts";
 import { R, type ResourceRef } from "../kube/resources.ts";
 import type { ServerVersion } from "../kube/client.ts";
 
@@ -19,6 +19,8 @@ export const WEBHOOK_PATHS = {
   mutatePods: "/mutate/pods",
   mutateStatefulSets: "/mutate/statefulsets",
   validatePods: "/validate/pods",
+  /** The chosen-deletion label: only from someone who may delete the pod (src/admission/specified-delete.ts). */
+  validateSpecifiedDelete: "/validate/specified-delete",
   validateStatefulSets: "/validate/statefulsets",
   validateImageLists: "/validate/imagelists",
   /** Wake-only rules: always allowed; the request wakes the reconciler (src/admission/wakes.ts). */
@@ -75,6 +77,9 @@ const namespaceSelector = {
 };
 // Only pods carrying our set-name label (every pod the reconciler creates) reach the pod hooks.
 const managedPods = { matchExpressions: [{ key: SET_NAME_LABEL, operator: "Exists" }] };
+
+// Ordinal's pods carrying the chosen-deletion label (old or new object: one that adds it reaches the hook).
+const chosenPods = { matchExpressions: [...managedPods.matchExpressions, { key: SPECIFIED_DELETE_LABEL, operator: "Exists" }] };
 
 // Image puller pods (src/core/puller-pod.ts): their status is the ImageList's progress.
 const pullerPods = { matchExpressions: [{ key: PULLER_LABEL, operator: "Exists" }] };
@@ -168,6 +173,31 @@ export const HOOKS: readonly HookSpec[] = [
       {
         name: "carries-inplace-update-state",
         expression: `has(object.metadata.annotations) && '${INPLACE_STATE_ANNOTATION}' in object.metadata.annotations`,
+      },
+    ],
+  },
+  {
+    config: "validating",
+    hook: {
+      name: "specified-delete.validate.ordinal.dev",
+      path: WEBHOOK_PATHS.validateSpecifiedDelete,
+      rules: [
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"], scope: "Namespaced" },
+        { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/status"], scope: "Namespaced" },
+      ],
+      failurePolicy: "Fail",
+      timeoutSeconds: 5,
+      objectSelector: chosenPods,
+      ...common,
+    },
+    // Only a request that adds the label can be refused: on 1.28+ no other one is sent (so a pod
+    // chosen already is not held up while the webhook is down).
+    matchConditions: [
+      {
+        name: "adds-specified-delete",
+        expression:
+          `has(object.metadata.labels) && '${SPECIFIED_DELETE_LABEL}' in object.metadata.labels && ` +
+          `(oldObject == null || !has(oldObject.metadata.labels) || !('${SPECIFIED_DELETE_LABEL}' in oldObject.metadata.labels))`,
       },
     ],
   },

@@ -6,6 +6,7 @@
  * src/reconciler and src/core.
  */
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
+import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
 import { wakeKey, type Wake } from "../admission/wakes.ts";
 import { jsonLogger } from "../log/log.ts";
@@ -97,6 +98,7 @@ function appFor(env: Env) {
       ...appDepsFrom(s),
       log: logAt(s),
       lookupStatefulSet: lookup,
+      mayDeletePod: client ? mayDeletePodWith(client) : undefined,
       onWake: (wake, waitUntil) => waitUntil(forwardWake(env, wake)),
     });
     apps.set(env, app);

@@ -76,6 +76,7 @@ const ROUTE_KINDS: Record<string, { group: string; version: string; kind: string
   [WEBHOOK_PATHS.mutatePods]: [podKind],
   [WEBHOOK_PATHS.mutateStatefulSets]: [osts],
   [WEBHOOK_PATHS.validatePods]: [podKind],
+  [WEBHOOK_PATHS.validateSpecifiedDelete]: [podKind],
   [WEBHOOK_PATHS.validateStatefulSets]: [osts, appsSts],
   [WEBHOOK_PATHS.validateImageLists]: [imageListKind],
   // The wake hook takes any kind; these are those its rules send.

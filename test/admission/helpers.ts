@@ -80,6 +80,7 @@ export function memoryLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
   return {
     lines,
+    debug: (msg, fields) => void lines.push({ level: "debug", msg, fields }),
     info: (msg, fields) => void lines.push({ level: "info", msg, fields }),
     warn: (msg, fields) => void lines.push({ level: "warn", msg, fields }),
     error: (msg, fields) => void lines.push({ level: "error", msg, fields }),

@@ -310,7 +310,7 @@ describe("createApp: admission", () => {
     const ops = decodePatch(r.response.patch!);
     expect(ops).toContainEqual({ op: "add", path: "/spec/readinessGates", value: [{ conditionType: INPLACE_READY_CONDITION }] });
     expect(t.log.lines).toContainEqual(
-      expect.objectContaining({ level: "info", msg: "admission", fields: expect.objectContaining({ uid: body.request.uid, allowed: true, patched: true }) }),
+      expect.objectContaining({ level: "debug", msg: "admission", fields: expect.objectContaining({ uid: body.request.uid, allowed: true, patched: true }) }),
     );
   });
 

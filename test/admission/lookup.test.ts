@@ -59,6 +59,16 @@ describe("lookupStatefulSetWith", () => {
     expect(calls).toEqual(["default/db", "default/cache", "default/web"]);
   });
 
+  it("lookups of one set while its GET is in flight share it: 20 at once (pods of a new set, or forged reviews naming it) send one", async () => {
+    const { c, calls } = client();
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    const sets = await Promise.all(Array.from({ length: 20 }, () => lookup("victim", "web")));
+    expect(calls).toEqual(["victim/web"]);
+    expect(sets.every((s) => s?.metadata.name === "web")).toBe(true);
+    await lookup("victim", "web");
+    expect(calls).toEqual(["victim/web", "victim/web"]);
+  });
+
   it("sets of the same name in two namespaces are two entries", async () => {
     const { c, calls } = client();
     const lookup = lookupStatefulSetWith(c, () => 0);

@@ -57,6 +57,16 @@ describe("validateStatefulSetRequest", () => {
     expect(validateStatefulSetRequest(request({ kind: osts, object: o }), off).response.allowed).toBe(true);
   });
 
+  it("denies the chosen-deletion label in the template with a field error (G5), on create and update", () => {
+    const o = base();
+    o.spec.template.metadata!.labels = { ...o.spec.template.metadata!.labels, "ordinal.dev/specified-delete": "true" };
+    for (const req of [request({ kind: osts, object: o }), request({ kind: osts, object: o, oldObject: base(), operation: "UPDATE" })]) {
+      const { response } = validateStatefulSetRequest(req, off);
+      expect(response.allowed).toBe(false);
+      expect(response.status).toMatchObject({ code: 422, reason: "Invalid", details: { causes: [{ reason: "FieldValueForbidden", field: "spec.template.metadata.labels[ordinal.dev/specified-delete]" }] } });
+    }
+  });
+
   it("passes warnings through, allowed or not", () => {
     const o = base();
     (o.spec.template.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds = 0;

@@ -15,6 +15,8 @@ import { startWatch, waitFor, type Watched } from "./latency/watch.ts";
 import { setManifest } from "../support/fixtures.ts";
 import type { KubeObject } from "../../src/kube/client.ts";
 
+// `ordinal serve` writes its admission and pass lines at debug; the timeline interleaves them with the audit log.
+process.env.LOG_LEVEL ??= "debug";
 const log = (s: string) => console.error(`[timeline] ${new Date().toISOString().slice(11, 23)} ${s}`);
 const cond = (p: Pod, type: string) => p.status?.conditions?.some((c) => c.type === type && c.status === "True") === true;
 

@@ -15,7 +15,7 @@ API_PORT="${ORDINAL_APISERVER_PORT:-26443}"
 WEBHOOK_HOSTS="${ORDINAL_WEBHOOK_HOSTS:-127.0.0.1:28443,127.0.0.1:28787}"
 # pvc-protection removes the kubernetes.io/pvc-protection finalizer that admission puts on every
 # PVC; without it deleted PVCs (and so their namespaces) stay Terminating forever.
-KCM_CONTROLLERS="${ORDINAL_KCM_CONTROLLERS:-serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection}"
+KCM_CONTROLLERS="${ORDINAL_KCM_CONTROLLERS:-serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection,disruption}"
 TIMEOUT="${ORDINAL_START_TIMEOUT:-60}"
 VERBOSITY="${ORDINAL_KUBE_V:-0}"   # klog -v for apiserver and controller-manager
 

@@ -120,8 +120,8 @@ describe("startInPlaceUpdate", () => {
     ["1: an idle pod gets its gate set False first (pods/status, resourceVersion precondition)", {}, T0, 2, ["gate False StartInPlaceUpdate @2026-11-21T12:00:00Z rv=7"], 2000],
     ["2: then waits the grace period from the gate's (floored) time, plus one second", { gate: { status: "False", at: "2026-11-21T12:00:00Z", reason: "StartInPlaceUpdate" } }, at(1), 2, [], 1600],
     ["2: still waiting one second before the end", { gate: { status: "False", at: "2026-11-21T12:00:00Z" } }, at(2.5), 2, [], 100],
-    ["3: then one pod update with the new image and revision", { gate: { status: "False", at: "2026-11-21T12:00:00Z" } }, at(2.6), 2, ["update app:2,side:1 rev=web-2 rv=7"], undefined],
-    ["3: no grace period: the update follows the gate write at once", { gate: { status: "False", at: "2026-11-21T12:00:00Z" } }, T0, 0, ["update app:2,side:1 rev=web-2 rv=7"], undefined],
+    ["3: then one pod update with the new image and revision", { gate: { status: "False", at: "2026-11-21T12:00:00Z" } }, at(2.6), 2, ["update app:2 rev=web-2 rv=7"], undefined],
+    ["3: no grace period: the update follows the gate write at once", { gate: { status: "False", at: "2026-11-21T12:00:00Z" } }, T0, 0, ["update app:2 rev=web-2 rv=7"], undefined],
     [
       "re-target while the kubelet has not yet killed the old container: wait",
       { rev: "web-2", gate: { status: "False", at: "2026-11-21T11:00:00Z" }, state: updating, specImage: "app:2", app: { image: "app:1", imageID: "id-1", startedAt: "2026-11-21T11:00:00Z", ready: true } },
@@ -135,7 +135,7 @@ describe("startInPlaceUpdate", () => {
       { rev: "web-2", gate: { status: "False", at: "2026-11-21T11:00:00Z" }, state: updating, specImage: "app:2", app: { image: "app:2", imageID: "", ready: false, waiting: true } },
       at(5),
       2,
-      ["update app:3,side:1 rev=web-3 rv=7"],
+      ["update app:3 rev=web-3 rv=7"],
       undefined,
     ],
   ])("%s", (_, o, now, grace, want, requeue) => {
@@ -160,8 +160,8 @@ describe("startInPlaceUpdate", () => {
     expect(a.patch.metadata.labels).toEqual({ tier: "db", "controller-revision-hash": "web-2" });
     expect(a.patch.metadata.annotations).toMatchObject({ x: "1" });
     expect(a.patch.metadata).toMatchObject({ uid: "u2", resourceVersion: "7" });
-    // The whole container list, only the changed image differs; no init containers were touched.
-    expect(a.patch.spec).toEqual({ containers: [{ name: "app", image: "app:2" }, { name: "side", image: "side:1" }] });
+    // A strategic merge patch: only the changed container, by name (the others stay as stored); no init containers were touched.
+    expect(a.patch.spec).toEqual({ containers: [{ name: "app", image: "app:2" }] });
   });
 
   it("refuses when a changed container is not in the pod", () => {
@@ -221,7 +221,6 @@ const bothUpdating: InPlaceUpdateState = { revision: "web-2", updateTime: "2026-
 const newApp = { image: "app:2", imageID: "id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
 const newSide = { image: "side:2", imageID: "side-id-2", startedAt: "2026-11-21T12:00:04Z", ready: true };
 const withoutGate = (p: Pod) => void p.status!.conditions!.splice(1, 1);
-const ready = { type: "Ready", status: "True" };
 const setGate = (conditions: unknown[]) => ({ type: "setPodCondition", name: "web-2", uid: "u2", resourceVersion: "7", conditions });
 const gateAt = (at: string) => (status: string, reason: string, message: string) => ({ type: "InPlaceUpdateReady", status, reason, message, lastTransitionTime: at });
 
@@ -245,10 +244,10 @@ describe("finishInPlaceUpdate: the writes in full", () => {
   const gate = gateAt("2026-11-21T12:00:10Z");
   const done = gate("True", "InPlaceUpdateDone", "in-place update to revision web-2 done");
   it.each<[string, PodOpts, unknown[]]>([
-    ["both changed containers updated: gate True, other conditions kept", { rev: "web-2", gate: gateFalse, state: bothUpdating, app: newApp, side: newSide }, [setGate([ready, done])]],
+    ["both changed containers updated: gate True (merged by type: the other conditions are left alone)", { rev: "web-2", gate: gateFalse, state: bothUpdating, app: newApp, side: newSide }, [setGate([done])]],
     ["one of two changed containers updated: wait", { rev: "web-2", gate: gateFalse, state: bothUpdating, app: newApp }, []],
-    ["a state for another revision: cancelled", { rev: "web-9", gate: gateFalse, state: bothUpdating }, [setGate([ready, gate("True", "InPlaceUpdateCancelled", "in-place update state does not match the pod's revision")])]],
-    ["updated, no gate condition at all: the gate is added True", { rev: "web-2", state: updating, app: newApp, edit: withoutGate }, [setGate([ready, done])]],
+    ["a state for another revision: cancelled", { rev: "web-9", gate: gateFalse, state: bothUpdating }, [setGate([gate("True", "InPlaceUpdateCancelled", "in-place update state does not match the pod's revision")])]],
+    ["updated, no gate condition at all: the gate is added True", { rev: "web-2", state: updating, app: newApp, edit: withoutGate }, [setGate([done])]],
     ["updated, gate True: the annotation is removed", { rev: "web-2", state: updating, app: newApp }, [{ type: "clearInPlaceState", name: "web-2", uid: "u2" }]],
   ])("%s", (_, o, want) => {
     expect(finishInPlaceUpdate(mkPod(o), at(10)).actions).toEqual(want);
@@ -258,11 +257,11 @@ describe("finishInPlaceUpdate: the writes in full", () => {
 describe("startInPlaceUpdate: pod shapes and which container", () => {
   const start = gateAt("2026-11-21T12:00:00Z")("False", "StartInPlaceUpdate", "in-place update to revision web-2");
   it.each<[string, PodOpts, unknown[]]>([
-    ["the gate write in full, other conditions kept", {}, [setGate([ready, start])]],
-    ["a pod without the gate condition gets it", { edit: withoutGate }, [setGate([ready, start])]],
+    ["the gate write in full: only the gate (merged by type)", {}, [setGate([start])]],
+    ["a pod without the gate condition gets it", { edit: withoutGate }, [setGate([start])]],
     ["a pod with no conditions yet", { edit: (p) => delete p.status!.conditions }, [setGate([start])]],
     ["a pod with no status yet", { edit: (p) => delete p.status }, [setGate([start])]],
-    ["a state left by another revision does not hold the update back", { state: { ...updating, revision: "web-9" } }, [setGate([ready, start])]],
+    ["a state left by another revision does not hold the update back", { state: { ...updating, revision: "web-9" } }, [setGate([start])]],
   ])("%s", (_, o, want) => {
     expect(startInPlaceUpdate(mkPod(o), "web-2", spec, 2, T0)).toEqual({ actions: want, requeueAfterMs: 2000 });
   });
@@ -283,7 +282,7 @@ describe("startInPlaceUpdate: pod shapes and which container", () => {
 
   it("changes only the named container's image and records only its imageID", () => {
     expect(patchOf({}, [{ field: "containers", index: 1, name: "side", image: "side:2" }])).toEqual({
-      spec: { containers: [{ name: "app", image: "app:1" }, { name: "side", image: "side:2" }] },
+      spec: { containers: [{ name: "side", image: "side:2" }] },
       state: stateOf({ side: "side-id" }, { side: "side:2" }),
     });
   });
@@ -301,7 +300,7 @@ describe("startInPlaceUpdate: pod shapes and which container", () => {
     ["only another container's status", (p) => void p.status!.containerStatuses!.shift()],
   ])("records an empty imageID for a container the kubelet has not reported: %s", (_, edit) => {
     expect(patchOf({ edit }, spec.images)).toEqual({
-      spec: { containers: [{ name: "app", image: "app:2" }, { name: "side", image: "side:1" }] },
+      spec: { containers: [{ name: "app", image: "app:2" }] },
       state: stateOf({ app: "" }, { app: "app:2" }),
     });
   });

@@ -135,11 +135,11 @@ describe("applyTransition", () => {
     const step = applyTransition(p, { kind: "enter", state: "PreparingUpdate", labels: { a: "b" }, finalizers: ["x.io/y"] }, NOW);
     expect(step.actions[0]).toMatchObject({ type: "setLifecycleState", labels: { a: "b" }, finalizers: ["x.io/y"] });
   });
-  it("markNotReady: the InPlaceUpdateReady gate False with the state as its reason, the other conditions kept", () => {
+  it("markNotReady: the InPlaceUpdateReady gate False with the state as its reason (merged by type: the other conditions are left alone)", () => {
     const step = applyTransition(p, { kind: "markNotReady", reason: "PreparingDelete" }, NOW);
     expect(step.go).toBe(false);
     const a = step.actions[0];
-    expect(a.type === "setPodCondition" && a.conditions.map((c) => `${c.type}=${c.status}${c.reason ? `/${c.reason}` : ""}`)).toEqual(["Ready=True", "InPlaceUpdateReady=False/PreparingDelete"]);
+    expect(a.type === "setPodCondition" && a.conditions.map((c) => `${c.type}=${c.status}${c.reason ? `/${c.reason}` : ""}`)).toEqual(["InPlaceUpdateReady=False/PreparingDelete"]);
   });
   it("hold: nothing written, says which pod, state and holders", () => {
     expect(applyTransition(p, { kind: "hold", state: "PreparingDelete", holders: ["label a=b", "finalizer c"] }, NOW)).toEqual({

@@ -225,11 +225,11 @@ describe("plan: ownership, identity and readiness gate", () => {
     const p = plan({ set, pods: [p0, pod(set, 1, rev)], claims: [claimFor(set, 0), claimFor(set, 1)], revisions: [revisionOf(set)], now: NOW });
     expect(p.actions).toContainEqual({ type: "repairPodLabels", name: "web-0", uid: p0.metadata!.uid, labels: { "apps.kubernetes.io/pod-index": "0" } });
   });
-  it("sets InPlaceUpdateReady True on a pod lacking it, keeping its other conditions", () => {
+  it("sets InPlaceUpdateReady True on a pod lacking it (merged by type: its other conditions are left alone)", () => {
     const p0 = pod(set, 0, rev, "running");
     p0.status!.conditions = p0.status!.conditions!.filter((c) => c.type !== "InPlaceUpdateReady");
     const a = plan({ set, pods: [p0], claims: [claimFor(set, 0)], revisions: [revisionOf(set)], now: NOW }).actions.find((x) => x.type === "setPodCondition");
-    expect(a?.type === "setPodCondition" && a.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(["Ready=False", "InPlaceUpdateReady=True"]);
+    expect(a?.type === "setPodCondition" && a.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(["InPlaceUpdateReady=True"]);
   });
 });
 

@@ -4,6 +4,7 @@ import type { PodTemplateSpec } from "../../src/api/k8s.ts";
 import { REVISION_LABEL } from "../../src/objects/constants.ts";
 import { inPlaceRefusal, planPodUpdate } from "../../src/core/pod-update.ts";
 import { NOW, newPod, newSet } from "../support/fixtures.ts";
+import { setView } from "../../src/core/plan-context.ts";
 
 const policySet = (podUpdatePolicy?: string, inPlaceUpdateStrategy?: Record<string, unknown>) =>
   newSet({ spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { ...(podUpdatePolicy ? { podUpdatePolicy } : {}), ...(inPlaceUpdateStrategy ? { inPlaceUpdateStrategy } : {}) } } } });
@@ -16,7 +17,7 @@ const templates = new Map<string, PodTemplateSpec>([
 ]);
 const podAt = (revision: string) => newPod(newSet(), 2, revision);
 const plan = (set: ReturnType<typeof policySet>, revision: string, to: string, why?: "update" | "heal") => {
-  const r = planPodUpdate(set, podAt(revision), to, templates, NOW, why);
+  const r = planPodUpdate(setView(set), podAt(revision), to, templates, NOW, why);
   return { ...r, actions: r.actions.map((a) => (a.type === "event" ? `event ${a.reason}: ${a.message}` : a.type === "deletePod" ? `deletePod ${a.name} ${a.uid} ${a.reason} ${a.revision}` : a.type)) };
 };
 
@@ -46,7 +47,7 @@ describe("planPodUpdate", () => {
     expect(r.actions).toEqual(["setPodCondition"]);
   });
   it("InPlaceIfPossible with a grace period asks to be looked at again after it", () => {
-    const r = planPodUpdate(policySet("InPlaceIfPossible", { gracePeriodSeconds: 5 }), podAt("web-old"), "web-img", templates, NOW);
+    const r = planPodUpdate(setView(policySet("InPlaceIfPossible", { gracePeriodSeconds: 5 })), podAt("web-old"), "web-img", templates, NOW);
     expect(r.deleted).toBe(false);
     expect(r.requeueAfterMs).toBe(5000);
   });
@@ -66,7 +67,7 @@ describe("planPodUpdate", () => {
   it("InPlaceIfPossible refused by the pod itself (a template container it does not run): recreated", () => {
     const pod = podAt("web-old");
     pod.spec!.containers[0].name = "other";
-    const r = planPodUpdate(policySet("InPlaceIfPossible"), pod, "web-img", templates, NOW);
+    const r = planPodUpdate(setView(policySet("InPlaceIfPossible")), pod, "web-img", templates, NOW);
     expect(r.deleted).toBe(true);
     expect(r.actions[0]).toMatchObject({ type: "event", reason: "InPlaceUpdateFallback", message: expect.stringContaining('container "c" of the template is not in pod web-2') });
   });

@@ -34,7 +34,7 @@ describe("plan: a pod labelled ordinal.dev/specified-delete", () => {
 
   it("is deleted, with an event, then recreated at its ordinal without the label", () => {
     expect(summary(planWith(set, ["ready", "ready", "ready"], [1]).actions)).toEqual([
-      "event StatefulSet ns/web deletes Pod web-1 (label ordinal.dev/specified-delete); it is recreated at its ordinal",
+      "event StatefulSet ns/web evicts Pod web-1 (label ordinal.dev/specified-delete); it is recreated at its ordinal",
       "delete web-1 (specifiedDelete)",
     ]);
     const next = planWith(set, ["ready", null, "ready"], []);

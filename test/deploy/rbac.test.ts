@@ -38,6 +38,8 @@ const SERVER_FILES = [
   "src/lease/shard-leases.ts",
   "src/lease/shard-share.ts",
   "src/admission/lookup.ts",
+  "src/admission/delete-access.ts",
+  "src/reconciler/evict.ts",
   "src/webhook-config/registration.ts",
   "src/node/serving-cert.ts",
 ];
@@ -54,7 +56,9 @@ function requestsInCode(): Set<string> {
       const stmt = text.slice(m.index, text.indexOf(";", m.index));
       const refs = m[3] ? [m[3] as keyof typeof R] : (VARIABLE_RESOURCES[m[4]] ?? []);
       expect(refs.length, `${file}: unknown resource variable ${m[4]} in ${stmt}`).toBeGreaterThan(0);
-      const sub = /"status"\s*,?\s*(?:\)|\{)/.test(stmt) ? "/status" : "";
+      // createSubresource(R.x, ns, name, "sub", …) names its subresource; elsewhere only "status" is one.
+      const named = m[1] === "createSubresource" ? /^[^,]+,[^,]+,[^,]+,\s*"(\w+)"/.exec(stmt.slice(stmt.indexOf("(") + 1)) : null;
+      const sub = named ? `/${named[1]}` : /"status"\s*,?\s*(?:\)|\{)/.test(stmt) ? "/status" : "";
       for (const ref of refs) out.add(`${R[ref].group}|${R[ref].resource}${sub}|${VERB[m[1]]}`);
     }
   }

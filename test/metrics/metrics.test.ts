@@ -91,11 +91,11 @@ describe("prometheusOf", () => {
 });
 
 describe("metricsLogger", () => {
-  it("turns the HTTP layer's admission lines into decision counts and latency", () => {
+  it("turns the HTTP layer's admission lines (written at debug) into decision counts and latency", () => {
     const m = new Metrics();
     const log = metricsLogger(silentLogger, m);
-    log.info("admission", { path: "/mutate/pods", allowed: true, patched: true, ms: 3 });
-    log.info("admission", { path: "/validate/pods", allowed: false, ms: 1 });
+    log.debug?.("admission", { path: "/mutate/pods", allowed: true, patched: true, ms: 3 });
+    log.debug?.("admission", { path: "/validate/pods", allowed: false, ms: 1 });
     log.warn("webhook request refused", { path: "/validate/pods", status: 401 });
     const snap = m.snapshot();
     expect(snap['ordinal_webhook_requests_total{decision="patched",path="/mutate/pods"}']).toBe(1);

@@ -29,7 +29,7 @@ function setup(answers: IdentityProbe[]) {
     () => clock.ms,
   );
   const status = async () => {
-    const r = readiness.response();
+    const r = await readiness.response();
     return [r.status, await r.text()] as const;
   };
   return { readiness, lines, status, clock, probes: () => probes, counted: () => counted };
@@ -121,5 +121,24 @@ describe("probeReconcilerIdentity", () => {
     const { client } = cluster();
     const got = await probeReconcilerIdentity(client, "missing");
     expect(got.ok).toBeUndefined();
+  });
+});
+
+describe("ReconcilerReadiness and the webhook registration", () => {
+  const log: Logger = { info() {}, warn() {}, error() {} };
+  it("503 naming what is missing while no webhook configuration points at this server; 200 once one does", async () => {
+    let gap: string | undefined = "no MutatingWebhookConfiguration ordinal is registered, so the apiserver sends this server nothing";
+    const readiness = new ReconcilerReadiness(async () => ({ ok: true }), log, () => {}, () => 0, async () => gap);
+    await readiness.observe();
+    const r = await readiness.response();
+    expect([r.status, await r.text()]).toEqual([503, `not ready: ${gap}\n`]);
+    gap = undefined;
+    expect((await readiness.response()).status).toBe(200);
+  });
+
+  it("an identity refusal is named first: it is the one a person must fix before any review can land", async () => {
+    const readiness = new ReconcilerReadiness(async () => ({ ok: false, refusal }), log, () => {}, () => 0, async () => "not registered");
+    await readiness.observe();
+    expect(await (await readiness.response()).text()).toBe(`not ready: ${identityMismatchMessage(refusal)}\n`);
   });
 });

@@ -21,11 +21,13 @@ describe("threadWake", () => {
 });
 
 describe("ReconcileThread", () => {
-  it("the thread's metrics and the main thread's serve as one exposition: apiserver requests once, summed", async () => {
+  it("the thread's metrics and the main thread's serve as one exposition: apiserver requests once, summed; the sets its watch saw reach onSet", async () => {
     const script = fileURLToPath(new URL("./fixtures/metrics-thread.mjs", import.meta.url));
-    const thread = new ReconcileThread(memoryLogger(), 32, data, undefined, { script, argv: [] });
+    const sets: unknown[] = [];
+    const thread = new ReconcileThread(memoryLogger(), 32, data, { onSet: (s) => void sets.push(s) }, { script, argv: [] });
     thread.start();
     await vi.waitFor(() => expect(thread.metrics).toBeDefined(), { timeout: 20_000, interval: 50 });
+    expect(sets).toEqual([{ metadata: { name: "web", namespace: "default", uid: "u1" } }]);
     await thread.stop(1000);
     const main = new Metrics();
     main.inc("ordinal_apiserver_requests_total", { verb: "GET", resource: "statefulsets", code: "200" }, 2, "Apiserver requests");

@@ -33,11 +33,13 @@ function setup(minIntervalMs?: number, maxRemembered?: number) {
   const fake = createFakeApiServer({ namespaces: ["default"] });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
-  const log: Logger = { info() {}, error() {}, warn: (msg, fields) => void warnings.push({ msg, fields }) };
+  /** The "warning event" lines (one per Warning Event), apart from the recorder's own warnings. */
+  const warningEvents: Record<string, unknown>[] = [];
+  const log: Logger = { info() {}, error() {}, warn: (msg, fields) => void (msg === "warning event" ? warningEvents.push(fields ?? {}) : warnings.push({ msg, fields })) };
   const recorder = new EventRecorder(client, log, { ...(minIntervalMs === undefined ? {} : { minIntervalMs }), ...(maxRemembered === undefined ? {} : { maxRemembered }) });
   const events = () => fake.list<Ev>("/api/v1/namespaces/default/events");
   const writes = () => fake.log.entries.filter((e) => e.resource === "events").map((e) => e.verb);
-  return { fake, recorder, events, writes, warnings };
+  return { fake, recorder, events, writes, warnings, warningEvents };
 }
 
 describe("EventRecorder", () => {
@@ -147,6 +149,21 @@ describe("EventRecorder", () => {
     recorder.record(web, "Warning", "FailedCreate", "x".repeat(5000));
     await recorder.flush(at(0));
     expect(events()[0].message).toHaveLength(1024);
+  });
+
+  it("a Warning Event is also one warn line when it is created, not at each repeat; a Normal one is not logged", async () => {
+    const { recorder, warningEvents } = setup();
+    recorder.record(web, "Warning", "RolledBack", "StatefulSet default/web rolled back from revision web-2 to revision web-1");
+    recorder.record(web, "Normal", "SuccessfulCreate", "create Pod web-0 in StatefulSet web successful");
+    await recorder.flush(at(0));
+    recorder.record(web, "Warning", "RolledBack", "StatefulSet default/web rolled back from revision web-2 to revision web-1");
+    await recorder.flush(at(1));
+    recorder.record(web, "Warning", "FailedCreate", "create Pod web-1 in StatefulSet web failed error: exceeded quota");
+    await recorder.flush(at(2));
+    expect(warningEvents).toEqual([
+      { set: "default/web", kind: "StatefulSet", reason: "RolledBack", message: "StatefulSet default/web rolled back from revision web-2 to revision web-1" },
+      { set: "default/web", kind: "StatefulSet", reason: "FailedCreate", message: "create Pod web-1 in StatefulSet web failed error: exceeded quota" },
+    ]);
   });
 
   it("repeats are counted and patched at most once per interval; close writes the rest", async () => {

@@ -26,6 +26,7 @@ import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
 import { crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
+import { projectionDiffs } from "../support/projection-check.ts";
 
 const RUNS = randomRuns(12, 60);
 const NS = "default";
@@ -169,6 +170,8 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
   for (let steps = 0; steps < 200; steps++) {
     await reconciler.invoke();
     await kubelet.step();
+    // The pass plans from projected objects: the plan from the full ones must be the same (objects/projection.ts).
+    expect(projectionDiffs(fake, NS, now())).toEqual([]);
     clock += 500 + Math.floor(rnd() * 2500);
     const r = rnd();
     if (steps < 60 && r < 0.05) {

@@ -29,6 +29,7 @@ import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
 import { crashingReconciler, mulberry32 } from "./chaos.ts";
+import { projectionDiffs } from "../support/projection-check.ts";
 
 const RUNS = randomRuns(8, 40);
 const NS = "default";
@@ -121,6 +122,8 @@ async function run(seed: number, rnd: () => number, s: { replicas: number; polic
   for (let steps = 0; steps < 260; steps++) {
     await reconciler.invoke();
     await kubelet.step();
+    // The pass plans from projected objects: the plan from the full ones must be the same (objects/projection.ts).
+    expect(projectionDiffs(fake, NS, now())).toEqual([]);
     await addFinalizers();
     clock += 500 + Math.floor(rnd() * 2000);
     // The other controller: releases a held pod (or a terminating one) after a while; puts an Updated pod's hooks back.

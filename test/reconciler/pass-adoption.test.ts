@@ -23,7 +23,7 @@ function setup() {
   const fake = createFakeApiServer({ namespaces: ["default"] });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const logged: Record<string, unknown>[] = [];
-  const log: Logger = { info: (msg, f) => void logged.push({ msg, ...f }), warn() {}, error() {} };
+  const log: Logger = { debug: (msg, f) => void logged.push({ msg, ...f }), info: (msg, f) => void logged.push({ msg, ...f }), warn() {}, error() {} };
   const pass = () => reconcilePass(client, { now: () => NOW, log });
   /** requests returns the requests since the last call, as `verb resource name` (lists with their query). */
   const requests = () => {
@@ -68,6 +68,7 @@ describe("a pod create that meets an unlisted pod (AlreadyExists)", () => {
     expect(logged.filter((l) => l.msg !== "action failed")).toEqual([
       { msg: "pods found without Ordinal's label", set: "default/web", pods: ["web-0"] },
       { msg: "set reconciled", set: "default/web", actions: ["updateStatus", "adoptPod web-0", "repairPodLabels web-0", "updateStatus"], error: undefined },
+      expect.objectContaining({ msg: "rollout", set: "default/web", state: "Scaling", was: "RolloutComplete" }),
     ]);
   });
 

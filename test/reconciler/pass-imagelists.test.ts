@@ -210,11 +210,26 @@ describe("a targeted pass of a set its caller knows (knownSet)", () => {
     const { fake, now } = setup();
     fake.seed(setManifest({ name: "web", replicas: 1, claims: ["data"] }));
     const { events, client } = delayed(fake);
-    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: true } });
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: true, labelKeys: ["app"] } });
     const setDone = events.indexOf("done statefulsets");
     for (const path of ["pods", "controllerrevisions", "persistentvolumeclaims", "imagelists"]) expect(events.indexOf(`send ${path}`), path).toBeLessThan(setDone);
-    expect(r.seenSet).toEqual({ withClaims: true });
+    // The prefetched pods kept the selector's key: used, not read again (the second list is the new set's orphan lookup).
+    expect(fake.log.count({ verb: "list", resource: "pods" })).toBe(2);
+    expect(r.seenSet).toEqual({ withClaims: true, labelKeys: ["app"] });
     expect(fake.list("/api/v1/namespaces/default/pods").length).toBe(1);
+  });
+
+  // Issue 35: the prefetched objects are projected with the label keys the set read when last seen
+  // (objects/projection.ts); a set whose selector or hooks read a key they dropped is read again.
+  it("reads again after the set when the prefetched objects lack a label key its selector reads: no pod is released", async () => {
+    const { fake, now, client } = setup();
+    fake.seed(setManifest({ name: "web", replicas: 1 }));
+    await reconcilePass(client, { now, log: silentLogger });
+    fake.log.clear();
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false, labelKeys: [] } });
+    expect(fake.log.count({ verb: "list", resource: "pods" })).toBe(2);
+    expect(r.sets[0].actions.filter((a) => a.startsWith("releasePod"))).toEqual([]);
+    expect(r.seenSet).toEqual({ withClaims: false, labelKeys: ["app"] });
   });
 
   it("a set that has claim templates now, known without, has its claims read after it: the plan still sees them", async () => {

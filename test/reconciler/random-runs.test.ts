@@ -28,6 +28,7 @@ import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { forEachSeed, randomRuns } from "../support/random.ts";
 import { convergedTo, crashingReconciler, mulberry32 } from "./chaos.ts";
 import { setManifest } from "../support/fixtures.ts";
+import { projectionDiffs } from "../support/projection-check.ts";
 
 const RUNS = randomRuns(60, 500);
 /** Runs through the watch cache (a mirror that may be stale), seeds after the others'. */
@@ -279,6 +280,8 @@ async function runOnce(seed: number, cached = false): Promise<RunResult> {
   for (; steps < 120; steps++) {
     await reconciler.invoke();
     await kubelet.step();
+    // The pass plans from projected objects: the plan from the full ones must be the same (objects/projection.ts).
+    expect(projectionDiffs(fake, NS, now())).toEqual([]);
     if (s.expand) await volumes();
     clock += 1000 + Math.floor(rnd() * 4000);
     const r = rnd();

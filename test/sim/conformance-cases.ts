@@ -631,6 +631,77 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
     ],
   },
   {
+    name: "eviction (policy/v1beta1 on 1.20) and SubjectAccessReview validation",
+    steps: (ns): Step[] => [
+      { what: "a pod (Pending: no kubelet)", method: "POST", path: core(ns, "pods"), body: pod("cf-ev", undefined, { app: "cf-ev" }), expect: { code: 201 } },
+      {
+        what: "an eviction whose name differs from the URL's",
+        method: "POST",
+        path: `${core(ns, "pods", "cf-ev")}/eviction`,
+        body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "cf-other" } },
+        expect: { code: 400, reason: "BadRequest", message: "name in URL does not match name in Eviction object" },
+      },
+      {
+        what: "a policy/v1 Eviction: 1.20 knows none",
+        method: "POST",
+        path: `${core(ns, "pods", "cf-ev")}/eviction`,
+        body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "cf-ev" } },
+        expect: {
+          code: 400,
+          reason: "BadRequest",
+          message: 'Eviction in version "v1" cannot be handled as a Eviction: no kind "Eviction" is registered for version "policy/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+        },
+      },
+      {
+        what: "an eviction of a pod that does not exist",
+        method: "POST",
+        path: `${core(ns, "pods", "cf-none")}/eviction`,
+        body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "cf-none" } },
+        expect: { code: 404, reason: "NotFound", message: 'pods "cf-none" not found' },
+      },
+      {
+        what: "a budget that selects it",
+        method: "POST",
+        path: `/apis/policy/v1beta1/namespaces/${ns}/poddisruptionbudgets`,
+        body: { apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: { name: "cf-ev" }, spec: { minAvailable: 1, selector: { matchLabels: { app: "cf-ev" } } } },
+        expect: { code: 201, fields: { "metadata.generation": 1 } },
+      },
+      {
+        what: "another uid as the precondition: a conflict",
+        method: "POST",
+        path: `${core(ns, "pods", "cf-ev")}/eviction`,
+        body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "cf-ev" }, deleteOptions: { preconditions: { uid: "not-its-uid" } } },
+        expect: { code: 409, reason: "Conflict" },
+      },
+      {
+        what: "evicted: a Pending pod goes without a budget check",
+        method: "POST",
+        path: `${core(ns, "pods", "cf-ev")}/eviction`,
+        body: { apiVersion: "policy/v1beta1", kind: "Eviction", metadata: { name: "cf-ev" } },
+        expect: { code: 201, fields: { kind: "Status", status: "Success", code: 201 } },
+      },
+      { what: "gone", method: "GET", path: core(ns, "pods", "cf-ev"), expect: { code: 404 } },
+      {
+        what: "a SubjectAccessReview without attributes or user",
+        method: "POST",
+        path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: {} },
+        expect: {
+          code: 422,
+          reason: "Invalid",
+          message: '.authorization.k8s.io "" is invalid: [spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: "": at least one of user or group must be specified]',
+        },
+      },
+      {
+        what: "a SubjectAccessReview is answered, not stored",
+        method: "POST",
+        path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user: "nobody", resourceAttributes: { namespace: ns, verb: "delete", resource: "pods", name: "cf-ev" } } },
+        expect: { code: 201, fields: { kind: "SubjectAccessReview", "spec.user": "nobody", "status.allowed": PRESENT, "metadata.name": ABSENT } },
+      },
+    ],
+  },
+  {
     name: "delete preconditions and finalizers",
     steps: (ns): Step[] => [
       {

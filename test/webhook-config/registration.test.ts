@@ -92,7 +92,7 @@ describe("ensureWebhookRegistration", () => {
       left: [],
     });
     expect(names(c, R.mutatingWebhooks)).toEqual(["pods.mutate.ordinal.dev", "statefulsets.mutate.ordinal.dev"]);
-    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", ...WAKE_HOOKS]);
+    expect(names(c, R.validatingWebhooks)).toEqual(["pods.validate.ordinal.dev", "statefulsets.validate.ordinal.dev", "imagelists.validate.ordinal.dev", "bindings.validate.ordinal.dev", "specified-delete.validate.ordinal.dev", ...WAKE_HOOKS]);
     expect(c.obj(R.mutatingWebhooks, CONFIG_NAME).webhooks[0].clientConfig).toEqual({ url: `${URL_A}/mutate/pods`, caBundle: CA });
     const writes = c.writes.length;
     expect(await ensureWebhookRegistration(c, { url: URL_A, caBundle: CA })).toEqual({
@@ -143,6 +143,7 @@ describe("ensureWebhookRegistration", () => {
           "statefulsets.validate.ordinal.dev",
           "imagelists.validate.ordinal.dev",
           "bindings.validate.ordinal.dev",
+          "specified-delete.validate.ordinal.dev",
           ...WAKE_HOOKS,
         ]),
     },

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { renderWebhookManifests } from "../../src/webhook-config/gen-webhooks.ts";
 import { HOOKS, webhookConfigurations } from "../../src/webhook-config/webhook-configs.ts";
-import { PULLER_LABEL, SET_NAME_LABEL } from "../../src/objects/constants.ts";
+import { PULLER_LABEL, SET_NAME_LABEL, SPECIFIED_DELETE_LABEL } from "../../src/objects/constants.ts";
 
 const dir = new URL("../../webhooks/", import.meta.url);
 
@@ -46,9 +46,10 @@ describe("HOOKS", () => {
       expect(hook.namespaceSelector?.matchExpressions).toContainEqual({ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] });
       for (const rule of hook.rules ?? []) expect(rule.scope).toBe("Namespaced");
       if (hook.rules?.some((r) => r.resources?.includes("pods"))) {
-        // Pod hooks see Ordinal's pods only: a set's, or (wake-only) an image puller's.
+        // Pod hooks see Ordinal's pods only: a set's (the chosen-deletion hook: those carrying its label), or (wake-only) an image puller's.
         const key = hook.name.startsWith("pullers.") ? PULLER_LABEL : SET_NAME_LABEL;
-        expect(hook.objectSelector).toEqual({ matchExpressions: [{ key, operator: "Exists" }] });
+        const chosen = hook.name.startsWith("specified-delete.") ? [{ key: SPECIFIED_DELETE_LABEL, operator: "Exists" }] : [];
+        expect(hook.objectSelector).toEqual({ matchExpressions: [{ key, operator: "Exists" }, ...chosen] });
       }
       expect(config === "mutating").toBe(hook.name.includes(".mutate."));
     });

@@ -10,6 +10,8 @@ import { listObjects } from "./listing.ts";
 import type { Engine, Result, UpdateMode, WriteOptions } from "./rest.ts";
 import type { Route } from "./routing.ts";
 import { bind, patchScale, toScale, updateScale } from "./subresources.ts";
+import { evict, reviewAccess } from "./policy.ts";
+import { subjectAccessReviews } from "./kinds/policy.ts";
 
 /** HttpResult is a response before serialization: JSON unless text is set. */
 export interface HttpResult extends Result {
@@ -60,13 +62,15 @@ function discovery(engine: Engine, route: Extract<Route, { type: "discovery" }>)
     if (d.status) resources.push({ name: `${d.resource}/status`, singularName: "", namespaced: d.namespaced, kind: d.kind, verbs: ["get", "patch", "update"] });
     if (d.scale) resources.push({ name: `${d.resource}/scale`, singularName: "", namespaced: d.namespaced, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] });
     if (d.binding) resources.push({ name: `${d.resource}/binding`, singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] });
+    if (d.binding) resources.push({ name: `${d.resource}/eviction`, singularName: "", namespaced: true, group: "policy", version: "v1beta1", kind: "Eviction", verbs: ["create"] });
     if (d.finalize) resources.push({ name: `${d.resource}/finalize`, singularName: "", namespaced: false, kind: d.kind, verbs: ["update"] });
   }
   return { code: 200, body: { kind: "APIResourceList", apiVersion: "v1", groupVersion: apiVersionOf(served[0]!), resources } };
 }
 
 function subresourceServed(def: ResourceDef, sub: string): boolean {
-  return (sub === "status" && def.status) || (sub === "scale" && !!def.scale) || (sub === "binding" && !!def.binding) || (sub === "finalize" && !!def.finalize);
+  // pods/binding and pods/eviction: the pods resource is the one with a binding.
+  return (sub === "status" && def.status) || (sub === "scale" && !!def.scale) || ((sub === "binding" || sub === "eviction") && !!def.binding) || (sub === "finalize" && !!def.finalize);
 }
 
 /** handle serves one request; ApiErrors propagate to the caller, which writes them. */
@@ -98,6 +102,11 @@ function handleResource(engine: Engine, route: Extract<Route, { type: "resource"
   if (def.namespaced && route.namespace === undefined && name !== undefined) throw resourceNotFound();
   if (!def.namespaced && route.namespace !== undefined) throw resourceNotFound();
   if (subresource !== undefined && !subresourceServed(def, subresource)) throw resourceNotFound();
+  if (def === subjectAccessReviews) {
+    // Create only, nothing stored: the authorizer answers.
+    if (name !== undefined || method !== "POST") throw methodNotAllowed();
+    return reviewAccess(parseBody(def, req.body), (a) => engine.authorize(a));
+  }
   if (name === undefined) {
     switch (method) {
       case "GET":
@@ -117,6 +126,10 @@ function handleResource(engine: Engine, route: Extract<Route, { type: "resource"
     if (method === "PUT") return updateScale(engine, def, namespace, name, parseBody(def, req.body), dryRunOf(query, "UpdateOptions"));
     if (method === "PATCH") return patchScale(engine, def, namespace, name, req.body, req.contentType, dryRunOf(query, "PatchOptions"));
     throw methodNotAllowed();
+  }
+  if (subresource === "eviction") {
+    if (method !== "POST") throw methodNotAllowed();
+    return evict(engine, def, namespace, name, parseBody(def, req.body), dryRunOf(query, "CreateOptions"));
   }
   if (subresource === "binding") {
     if (method !== "POST") throw methodNotAllowed();

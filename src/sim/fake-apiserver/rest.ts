@@ -44,11 +44,28 @@ export interface Result {
 /** UpdateMode selects the endpoint: the object itself, its /status, or namespaces' /finalize. */
 export type UpdateMode = "main" | "status" | "finalize";
 
+/** What a SubjectAccessReview asks (its spec, flattened). */
+export interface AccessAttributes {
+  user: string;
+  groups: string[];
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+/** The fake's authorizer: allowed or not, and why (a SubjectAccessReview's status.reason). */
+export type Authorizer = (a: AccessAttributes) => { allowed: boolean; reason?: string };
+
 export interface EngineOptions {
   now(): Date;
   random(): number;
   uid(): string;
   onChange(change: Change): void;
+  /** Answers SubjectAccessReviews; absent: everything is allowed (the fake has no RBAC). */
+  authorize?: Authorizer;
 }
 
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -104,6 +121,11 @@ export class Engine implements ClusterView {
   find(group: string, resource: string, namespace: string, name: string): Obj | undefined {
     const def = this.registry.byGroupResource(group, resource);
     return def ? this.store.get(def, def.namespaced ? namespace : "", name) : undefined;
+  }
+
+  /** authorize answers a SubjectAccessReview (everything allowed without an authorizer). */
+  authorize(a: AccessAttributes): { allowed: boolean; reason?: string } {
+    return this.opts.authorize ? this.opts.authorize(a) : { allowed: true };
   }
 
   /** emit stores a change for the controllers. */

@@ -17,7 +17,7 @@ import type { ResourceDef } from "./kinds/types.ts";
 import { listObjects } from "./listing.ts";
 import { RequestLog, type RequestInfo } from "./log.ts";
 import { mulberry32, uuidFrom } from "./random.ts";
-import { Engine, type Change } from "./rest.ts";
+import { Engine, type Authorizer, type Change } from "./rest.ts";
 import { parseRoute, type Route } from "./routing.ts";
 import { Store } from "./store.ts";
 import { WatchHub } from "./watch.ts";
@@ -40,6 +40,8 @@ export interface FakeApiServerOptions {
   logLimit?: number;
   /** how many changes a watch can resume from (default 10000; older: 410 Expired) */
   watchHistory?: number;
+  /** answers SubjectAccessReviews (default: everything allowed, as the fake has no RBAC) */
+  authorize?: Authorizer;
 }
 
 interface ListHelperOptions {
@@ -94,7 +96,7 @@ export function createFakeApiServer(options: FakeApiServerOptions = {}): FakeApi
   const registry = new Registry(options.customResources);
   const store = new Store();
   const observers: ((c: Change) => void)[] = [];
-  const engine = new Engine(registry, store, { now, random: rng, uid, onChange: (c) => observers.forEach((o) => o(c)) });
+  const engine = new Engine(registry, store, { now, random: rng, uid, onChange: (c) => observers.forEach((o) => o(c)), authorize: options.authorize });
   const ctl = new Controllers(engine, { serviceAccounts: options.serviceAccounts ?? true });
   observers.push((c) => ctl.observe(c));
   const hub = new WatchHub(store, options.watchHistory);

@@ -5,6 +5,7 @@ import { refreshInPlaceUpdates } from "../../../src/core/inplace-refresh.ts";
 import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
 import { brief, makeSet, NOW, pod, slotsOf } from "./helpers.ts";
+import { setView } from "../../../src/core/plan-context.ts";
 
 const tpl = (image: string, env?: unknown[]): PodTemplateSpec => ({ metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image, ...(env ? { env } : {}) }] } }) as PodTemplateSpec;
 const templates = new Map<string, PodTemplateSpec>([
@@ -21,7 +22,7 @@ function held(i: number, state: "running" | "terminating" = "running"): Pod {
   return p;
 }
 const run = (rollingUpdate: Record<string, unknown>, to: string, replicas: (Pod | undefined)[], o: { condemned?: Pod[]; rolling?: boolean; updateMin?: number } = {}) => {
-  const r = refreshInPlaceUpdates({ set: setWith(rollingUpdate), replicas: slotsOf(replicas), condemned: o.condemned ?? [], updateRevision: to, templates, updateMin: o.updateMin ?? 0, rolling: o.rolling ?? true, now: NOW });
+  const r = refreshInPlaceUpdates({ view: setView(setWith(rollingUpdate)), replicas: slotsOf(replicas), condemned: o.condemned ?? [], updateRevision: to, templates, updateMin: o.updateMin ?? 0, rolling: o.rolling ?? true, now: NOW });
   return { ...r, raw: r.actions, actions: brief(r.actions, true) };
 };
 

@@ -5,6 +5,7 @@ import { configMaps, events, namespaces, nodes, secrets, serviceAccounts, servic
 import { defineCustomResource, ordinalCustomResources, type CustomResourceSpec } from "./custom.ts";
 import { leases, mutatingWebhookConfigurations, validatingWebhookConfigurations } from "./misc.ts";
 import { pods } from "./pods.ts";
+import { podDisruptionBudgets, subjectAccessReviews } from "./policy.ts";
 import { persistentVolumeClaims } from "./pvcs.ts";
 import { apiVersionOf, type ResourceDef } from "./types.ts";
 
@@ -24,6 +25,8 @@ const BUILTIN_RESOURCES: readonly ResourceDef[] = [
   leases,
   mutatingWebhookConfigurations,
   validatingWebhookConfigurations,
+  podDisruptionBudgets,
+  subjectAccessReviews,
 ];
 
 /** Registry finds resource definitions. */
