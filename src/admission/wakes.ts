@@ -5,6 +5,7 @@ import { isObject } from "../validation/json.ts";
 import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from "../validation/names.ts";
 import { ordinalSetOf } from "./membership.ts";
 import type { AnnouncedResource, AnnouncedWrite } from "../objects/announced-write.ts";
+import type { Wake as BaseWake } from "../objects/wake.ts";
 import type { AdmissionRequest } from "./types.ts";
 
 /**
@@ -23,17 +24,10 @@ import type { AdmissionRequest } from "./types.ts";
 /** Why a set was woken: which kind of object changed. */
 type WakeReason = "set" | "scale" | "pod" | "pod-status" | "claim" | "imagelist";
 
-export interface Wake {
-  namespace: string;
-  /** The set's name; "" for a wake of the namespace's ImageLists (an ImageList or a puller pod changed). */
-  name: string;
+/** A wake an admission makes: the one wake type (objects/wake.ts), with why it was made. */
+export interface Wake extends BaseWake {
   reason: WakeReason;
-  /** The write this admission announces (a pod, claim or set by name), so a pass can tell whether it read it yet. */
-  write?: AnnouncedWrite;
 }
-
-/** wakeKey returns `namespace/name`, the key wakes are coalesced and rate-limited by. */
-export const wakeKey = (w: Pick<Wake, "namespace" | "name">): string => `${w.namespace}/${w.name}`;
 
 const labelsOf = (obj: unknown): Record<string, unknown> | undefined => {
   const labels: unknown = isObject(obj) && isObject(obj.metadata) ? obj.metadata.labels : undefined;

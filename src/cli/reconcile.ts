@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../kube/client.ts";
 import { jsonLogger, type Logger } from "../log/log.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
 import { runReconcile } from "../schedule/loop.ts";
 import { setting } from "../settings.ts";
 
@@ -21,14 +22,19 @@ export interface ReconcileFlags {
 export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {}): Promise<{ acquired: boolean; actions: number; errors: number }> {
   const out = f.out ?? ((l: string) => console.log(l));
   const env = process.env;
-  const result = await runReconcile(client, {
-    log: f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, setting(env, "LOG_LEVEL") ?? "info"),
+  const log = f.log ?? jsonLogger((l) => process.stderr.write(l + "\n"), {}, setting(env, "LOG_LEVEL") ?? "info");
+  // The stack every runtime builds (its actions are printed here, so its client is not wrapped again; no registration repair).
+  const stack = buildReconciler(client, { log, instrumented: true });
+  const started = Date.now();
+  const result = await runReconcile(stack.client, {
+    log,
     holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
     leaseNamespace: f.leaseNamespace ?? setting(env, "LEASE_NAMESPACE"),
     budgetMs: f.budgetMs ?? 50_000,
     maxPasses: f.untilIdle ? undefined : 1,
     namespace: f.namespace,
   });
+  stack.logInvocation(result.passes, (Date.now() - started) / 1000, { acquired: result.acquired });
   const actions = result.passes.flatMap((p) => p.sets.flatMap((s) => s.actions.map((a) => `${s.set}: ${a}`)));
   for (const a of actions) out(a);
   const errors = result.passes.flatMap((p) => p.sets.filter((s) => s.error).map((s) => `${s.set}: ${s.error}`));

@@ -14,16 +14,15 @@ import type { KubeObject } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
-import { instrumentClient } from "../metrics/instrument.ts";
-import { Metrics, recordRun, type MetricsState } from "../metrics/metrics.ts";
+import type { MetricsState } from "../metrics/metrics.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
 import type { SchedulerOptions, SetWake } from "../schedule/scheduler.ts";
-import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
-import { registrationRepair, type OrdinalSettings } from "../runtime-config.ts";
+import type { OrdinalSettings } from "../runtime-config.ts";
 import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
-import { wakeForwarder, type WakeForwarding } from "./wake-forward.ts";
+import { nodeReconciler } from "./reconciler.ts";
+import type { WakeForwarding } from "./wake-forward.ts";
 import { NamespaceGuard, ReadingTracker, type Reading } from "./namespace-guard.ts";
-import { watchCacheFrom } from "./watch-cache.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -67,24 +66,25 @@ export async function reconcileThreadMain(): Promise<number> {
   const log = jsonLogger((l) => console.error(l), { thread: "reconcile" }, setting(data.vars, "LOG_LEVEL") ?? "info");
   const cluster = clusterConfigFromEnv();
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
-  const metrics = new Metrics();
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
   const { settings } = data;
+  const counted = buildReconciler(raw, { settings, log });
   // Reads say which namespace they are of (the main thread blames it if this thread dies); a quarantined one is refused.
-  const guard = new NamespaceGuard(instrumentClient(raw, metrics, log), settings.leaseNamespace, log);
+  const guard = new NamespaceGuard(counted.client, settings.leaseNamespace, log);
   await guard.start(data.suspect);
-  const client = guard.guardedClient(instrumentClient(raw, metrics, log), (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread));
+  const stack = { ...counted, client: guard.guardedClient(counted.client, (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread)) };
+  const { metrics } = stack;
   let lastPost = 0;
-  const cache = watchCacheFrom(data.vars, raw, client, log, (w) => scheduler.wake(w), (set) => port.postMessage({ type: "set", set } satisfies FromThread));
-  const scheduler = new ShardSchedulers(client, {
-    ...data.scheduler,
-    ...(cache ? { cache } : {}),
+  const { loop: scheduler, cache } = nodeReconciler(stack, {
+    vars: data.vars,
+    watcher: raw,
     log,
     leaseNamespace: settings.leaseNamespace,
-    ...(data.forwarding ? { endpoint: data.forwarding.endpoint, forward: wakeForwarder(data.forwarding) } : {}),
-    beforePass: registrationRepair(client, settings, { log }),
-    onPass: (pass, seconds) => {
-      recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
+    scheduling: data.scheduler,
+    forwarding: data.forwarding,
+    shards: setting(data.vars, "RECONCILE_SHARDS"),
+    sighted: (set) => port.postMessage({ type: "set", set } satisfies FromThread),
+    onPass: (pass) => {
       const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));
       port.postMessage({ type: "pass", summary: { passes: [{ sets }] } } satisfies FromThread);
       if (Date.now() - lastPost >= 1000) {
@@ -92,7 +92,7 @@ export async function reconcileThreadMain(): Promise<number> {
         port.postMessage({ type: "metrics", state: metrics.state() } satisfies FromThread);
       }
     },
-  }, setting(data.vars, "RECONCILE_SHARDS"));
+  });
   const stopped = new Promise<void>((resolve) => {
     port.on("message", (m: ToThread) => {
       if (m.type === "wake") scheduler.wake(m.wake, m.forwarded);

@@ -16,25 +16,25 @@ import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
 import type { KubeClient, WatchClient } from "../kube/client.ts";
-import { watchCacheFrom } from "./watch-cache.ts";
 import { jsonLogger } from "../log/log.ts";
-import { ShardSchedulers } from "../schedule/shard-schedulers.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
+import { nodeReconciler } from "./reconciler.ts";
 import { checkSettings, setting, SettingError } from "../settings.ts";
 import { electionFor } from "../lease/elector.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
-import { appDepsFrom, registrationRepair, settingsFrom, type OrdinalSettings } from "../runtime-config.ts";
+import { appDepsFrom, settingsFrom, type OrdinalSettings } from "../runtime-config.ts";
 import { clientFor, clusterConfigFromEnv, tokenOf } from "./kubeconfig.ts";
 
 import type { Simulation } from "./simulation.ts";
 import { ensureServingCert, serviceHosts, type ServingCert } from "./serving-cert.ts";
 import { instrumentClient } from "../metrics/instrument.ts";
-import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf, recordRun } from "../metrics/metrics.ts";
+import { countIdentityRefusals, Metrics, metricsLogger, prometheusOf } from "../metrics/metrics.ts";
 import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
 import { registrationCheck } from "../webhook-config/registration-check.ts";
 import { warmAdmission } from "./warm-admission.ts";
-import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarder, wakeForwarding } from "./wake-forward.ts";
+import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarding } from "./wake-forward.ts";
 import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
 
 export interface ServeFlags {
@@ -203,21 +203,22 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
     cluster && heapMb > 0
       ? new ReconcileThread(log, heapMb, { vars, settings, scheduler: scheduling, forwarding }, { onPass: (summary) => void readiness.observe(summary), onSet: lookup.remember })
       : undefined;
-  const cache = thread ? undefined : watchCacheFrom(vars, watcher, client, log, (w) => loop.wake(w), lookup.remember);
-  const loop =
-    thread ??
-    new ShardSchedulers(client, {
-      ...scheduling,
-      ...(cache ? { cache } : {}),
-      log,
-      leaseNamespace: settings.leaseNamespace,
-      ...(forwarding ? { endpoint: forwarding.endpoint, forward: wakeForwarder(forwarding) } : {}),
-      beforePass: registrationRepair(client, settings, { log }),
-      onPass: (pass, seconds) => {
-        recordRun(metrics, { acquired: true, passes: [pass] }, seconds);
-        void readiness.observe({ passes: [pass] });
-      },
-    }, shards);
+  // Otherwise here: the stack every runtime builds (reconciler-stack.ts), counting in this thread's metrics.
+  const here = thread
+    ? undefined
+    : nodeReconciler(buildReconciler(client, { settings, log, metrics, instrumented: true }), {
+        vars,
+        watcher,
+        log,
+        leaseNamespace: settings.leaseNamespace,
+        scheduling,
+        forwarding,
+        shards,
+        sighted: lookup.remember,
+        onPass: (pass) => void readiness.observe({ passes: [pass] }),
+      });
+  const loop = thread ?? here!.loop;
+  const cache = here?.cache;
   const deps = appDepsFrom(settings);
   const app = createApp({
     ...deps,

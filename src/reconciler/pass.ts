@@ -50,22 +50,8 @@ export interface PassOptions {
   namespace?: string;
   /** Only this set (a hint from the webhook), in `namespace`: a targeted pass reads only its objects. */
   setName?: string;
-  /** Targeted pass: the writes its wakes announced; the result says which of them its reads did not include yet. */
-  awaiting?: readonly AnnouncedWrite[];
-  /**
-   * Targeted pass: the caller knows the namespace had no ImageLists (its last pass there read none,
-   * and no ImageList wake came since), so a set that does not opt in to `imagePrewarm` skips their
-   * list (its plan reads them only to pre-warm or to release what it pre-warmed). Only a hint: a
-   * stale one delays an ImageList's actuation to its own wake or the full pass, and writes nothing.
-   */
-  imageListsKnownNone?: boolean;
-  /**
-   * Targeted pass: the caller's last pass of this set found it (with claim templates or not), so
-   * its pods, revisions, claims (when it had templates) and ImageLists are read beside the set, not
-   * after it: one round trip fewer. Only a hint: a set found with templates it did not have then
-   * has its claims read after it; a set gone costs those reads once.
-   */
-  knownSet?: KnownSet;
+  /** Targeted pass: what its scheduler knows that saves reads or tells what to look for (src/schedule/model.ts gives them). */
+  hints?: PassHints;
   /**
    * Event recorder shared by the passes of its owner (an invocation, `ordinal serve`'s scheduler, a
    * shard runner): its memory combines their events as kube's correlator does (default: one for
@@ -86,7 +72,31 @@ export interface PassOptions {
    * (namespace-budget.ts; the runtime's, e.g. Node's objectBudgetFor(RECONCILE_HEAP_MB)). Default: no bound.
    */
   objectBudget?: number;
-  /** Targeted pass: the hinted set's orphan lookup, started when the watch saw it appear (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
+}
+
+/**
+ * What a targeted pass's scheduler knows, one object for both runtimes (the schedule model gives
+ * the first three, Node's scheduler adds an orphan lookup it started). Only hints: a stale one
+ * costs reads or latency, never a wrong write.
+ */
+export interface PassHints {
+  /** The writes its wakes announced; the result says which of them its reads did not include yet. */
+  awaiting?: readonly AnnouncedWrite[];
+  /**
+   * The namespace had no ImageLists (its last pass there read none, and no ImageList wake came
+   * since), so a set that does not opt in to `imagePrewarm` skips their list (its plan reads them
+   * only to pre-warm or to release what it pre-warmed). A stale one delays an ImageList's actuation
+   * to its own wake or the full pass, and writes nothing.
+   */
+  imageListsKnownNone?: boolean;
+  /**
+   * The last pass of this set found it (with claim templates or not, and the label keys it read),
+   * so its pods, revisions, claims (when it had templates) and ImageLists are read beside the set,
+   * not after it: one round trip fewer. A set found with templates it did not have then has its
+   * claims read after it; a set gone costs those reads once.
+   */
+  knownSet?: KnownSet;
+  /** The set's orphan lookup, started before its pass (src/schedule/orphan-lookups.ts); used when the selector is still the set's. */
   orphans?: OrphanLookup;
 }
 
@@ -120,12 +130,12 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.knownSet ? prefetch(client, ns, selector, o.knownSet, !o.imageListsKnownNone, o.objectBudget) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.hints?.knownSet ? prefetch(client, ns, selector, o.hints.knownSet, !o.hints.imageListsKnownNone, o.objectBudget) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
   // A hinted set that does not exist (gone, or a made-up name from a caller): one read, no more.
-  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.awaiting, { statefulsets: rawSets });
+  if (rawSets.length === 0 && o.setName) return withUnseen(result, o.hints?.awaiting, { statefulsets: rawSets });
   if (rawSets.length === 0 && !sharded) {
     // No sets here: ImageLists people wrote are still made so.
     let lists = inShard(await listImageLists(client, ns), o);
@@ -139,7 +149,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   // shard's only). Read beside the first namespace's pods, claims and revisions (one round trip
   // fewer before a targeted pass acts), or not at all for a targeted pass that needs none.
   const listNs = ns;
-  const skipLists = !!o.setName && !!o.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
+  const skipLists = !!o.setName && !!o.hints?.imageListsKnownNone && !rawSets.some(optsInToPrewarm);
   const listsRead = skipLists ? Promise.resolve([]) : (prefetched?.imageLists ?? listImageLists(client, listNs));
   const listsReady = quiet(listsRead.then((l) => indexObjects([], [], [], l))); // awaited below
   const events = o.events ?? new EventRecorder(client, o.log);
@@ -149,7 +159,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, events, storageClasses, prefetched }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, orphans: o.hints?.orphans, events, storageClasses, prefetched }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -194,7 +204,7 @@ async function reconcileNamespace(
   }
 }
 
-type NamespaceOptions = PassOptions & { events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
+type NamespaceOptions = PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
 
 /** reportUnplanned gives a set that is not planned a condition and an event (set-error.ts) and the pass's result a line; the pass goes on. */
 async function reportUnplanned(client: KubeClient, raw: KubeObject, reason: SetErrorReason, why: string, o: NamespaceOptions, result: PassResult): Promise<void> {
@@ -225,7 +235,7 @@ async function reconcileSlice(
   const early = namespace === o.namespace ? prefetched : undefined;
   const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, selector, group.sets, withClaims, early, budget), listsReady]);
   // A targeted pass says which of the writes its wakes announced it read too early to include.
-  withUnseen(result, o.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
+  withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
   const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
   const { events } = o;
   const parsedSets = new Map<string, StatefulSet>();

@@ -1,39 +1,36 @@
 import type { KubeClient } from "../kube/client.ts";
 import { errorFields, type Logger } from "../log/log.ts";
-import { earlierMs } from "../core/requeue.ts";
 import { DEFAULT_ELECTION, LeaderElector, type ElectionTiming } from "../lease/elector.ts";
 import { fencedClient } from "../lease/fence.ts";
 import { EventRecorder } from "../reconciler/events.ts";
 import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
-import { CACHED_GLOBAL_RATE, CACHED_NAMESPACE_RATE, CACHED_SET_RATE, WakeLimiter } from "./wake-limiter.ts";
 import { OrphanLookups } from "./orphan-lookups.ts";
-import type { AnnouncedWrite } from "../objects/announced-write.ts";
+import { wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
+import { Schedule } from "./model.ts";
+import { anyLanded, fullReportOf, setReportOf } from "./shells.ts";
 
 /**
  * ReconcileScheduler is Node's reconcile loop (`ordinal serve`): event-driven passes under a held
- * Lease. Still level-triggered and stateless (every pass lists what it plans from; a pass may die
- * anywhere), but it acts as soon as something happens:
- * - a wake (an admission the webhooks saw: src/admission/wakes.ts) schedules a targeted pass of
- *   its set after `coalesceMs` (15 ms; wakes meanwhile join it) and cuts any idle wait short; the pass reads
- *   only that set's objects (a set that does not exist: one read); per-set and global token buckets
- *   bound how often (wake-limiter.ts);
+ * Lease, a thin shell around the schedule model both runtimes share (model.ts: coalescing,
+ * rechecks, awaited writes, rate limits, what follows a pass). The shell owns the timers and the
+ * pass lock: it runs what the model says is due, when it is due, and tells the model what each
+ * pass found. Still level-triggered and stateless (every pass lists what it plans from; a pass may
+ * die anywhere). Node's own parts:
+ * - the watch cache (watch-cache.ts): targeted passes read its memory (the model's higher rates),
+ *   its changes are wakes `observed` already, and a webhook's wake of a write it covers is left to
+ *   the watch's own wake;
  * - a set the watch sees appear has its orphan lookup sent at once, by its stored selector
- *   (orphan-lookups.ts), so its first pass, which needs it before its first write, finds it done;
- * - a set's pass that acted is followed at once by another of that set; one that read before a
- *   write its wakes announced was stored (a wake comes from admission, before the write) is looked
- *   at again after 10, 50 and 250 ms (UNSEEN_MS) while it still does not see it; one that waits
- *   with nothing to do after wakes that announced no write (ImageLists) is looked at again after
- *   50 and 250 ms (RECHECK_MS); and each at its earliest requeueAfter (grace periods, minReadySeconds);
- * - a full pass of every set runs every `intervalMs` (the safety net for lost wakes), every
- *   `idleMs` while one is pending, at once while one acts;
+ *   (orphan-lookups.ts), so its first pass, which needs it before its first write, finds it done
+ *   (the pass's hints carry it);
+ * - a full pass of every set when the model says (every `intervalMs`; at once after the Lease is taken);
  * - the Lease is held and renewed as client-go does (elector.ts) on its own timer, and every write
  *   is fenced by it (fence.ts); passes re-check it between sets. With `shard`, the scheduler is
  *   one shard's (shard-schedulers.ts runs one per shard): its Lease is the shard's, its full
  *   passes cover the shard's namespaces. Either way it acts only while no reconciler Lease of
  *   another shard count is live (shard-leases.ts), looking before taking its own and after.
  * - a replica that does not lead forwards its wakes to the leader's endpoint, which the leader
- *   writes on the (shard's) Lease (src/node/wake-forward.ts); without one, they wait in its queue.
+ *   writes on the (shard's) Lease (src/node/wake-forward.ts); without one, they wait in its model.
  * Passes never overlap within the process (`passLock` makes that so across shards).
  * Its passes share one event recorder for the scheduler's life (kube's recorder is the process's),
  * so an OrderedReady scale-up's events are combined as kube's correlator does, across the targeted
@@ -50,12 +47,10 @@ export interface SchedulerOptions {
   budgetMs: number;
   /** What a pass may hold of one namespace (objects: src/reconciler/namespace-budget.ts); default: no bound. */
   objectBudget?: number;
-  /** Full passes this far apart while one is pending (ms). */
+  /** A set that waits (or whose pass failed) is looked at again this long after (ms): the model's waitingRecheckMs. */
   idleMs: number;
-  /** Wakes are gathered this long before their pass (ms). */
+  /** Wakes that announce no write are gathered this long before their pass (ms; default: the model's COALESCE_MS). */
   coalesceMs?: number;
-  /** A woken set that waits is looked at again after these delays (ms), one after the other. */
-  recheckMs?: readonly number[];
   election?: ElectionTiming;
   /** Local monotonic ms (default performance.now). */
   clock?: () => number;
@@ -94,64 +89,25 @@ export class PassLock {
   }
 }
 
-/** What a wake names (src/admission/wakes.ts): a set, or ("" name) the namespace's ImageLists; and the write it announces, if known. */
-export interface SetWake {
-  namespace: string;
-  name: string;
-  write?: AnnouncedWrite;
-  /** From the watch cache: the change is held already, so the woken pass sees it (no look again, no forwarding: every replica watches). */
-  observed?: boolean;
-  /**
-   * A set the watch cache saw appear (with `observed`): its selector as stored, so the orphans it
-   * may adopt are looked for before its first pass runs (OrphanLookups). Ignored on any other
-   * wake: a webhook's wake or a forwarded one carries names only (src/admission/wakes.ts).
-   */
-  selector?: string;
-}
-
-const wakeKey = (w: SetWake): string => `${w.namespace}/${w.name}`;
-
 /**
- * A wake comes from admission, before the write it announces is stored: a pass that finds nothing
- * to do may have read too early, so a waiting set is looked at again after 50 ms, then 250 ms.
+ * A wake as Node's scheduler takes it (objects/wake.ts); the watch cache's sighting of a new set
+ * (with `observed`) also carries its selector as stored, so the orphans it may adopt are looked for
+ * before its first pass runs (OrphanLookups). Ignored on any other wake (a webhook's or a
+ * forwarded one carries names only: src/admission/wakes.ts); the schedule model never reads it.
  */
-const RECHECK_MS = [50, 250] as const;
-
-/** A pass that did not see a write its wakes announced looks again after these delays (ms), one after the other. */
-const UNSEEN_MS = [10, 50, 250] as const;
-
-/** A wake the watch observed is gathered this long (ms) before its pass: the pass reads memory, so only bursts wait. */
-const OBSERVED_COALESCE_MS = 2;
-
-/** Announced writes kept per due set; beyond, its wakes count as announcing none (blind rechecks). */
-const MAX_AWAITED = 32;
-
-interface Due {
-  wake: SetWake;
-  at: number;
-  /** How many rechecks of a woken set's pass came before this one (0: the wake itself). */
-  recheck: number;
-  /** The writes its wakes announced that no pass has seen yet. */
-  awaiting: AnnouncedWrite[];
-  /** False when a wake announced no write (or too many): then a waiting pass is rechecked blindly. */
-  announced: boolean;
-}
+export type SetWake = Wake & { selector?: string };
 
 export class ReconcileScheduler {
-  private readonly due = new Map<string, Due>();
+  /** When each set and the next full pass are due (model.ts). */
+  private readonly schedule: Schedule;
   private readonly elector: LeaderElector;
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
-  private readonly limiter: WakeLimiter;
-  /** The limiter of passes that read the synced watch cache (no read requests): higher rates. */
-  private readonly cachedLimiter: WakeLimiter;
   private readonly client: KubeClient;
   /** What targeted passes read through: the watch cache's client when there is one. */
   private readonly targetClient: KubeClient;
   private readonly clock: () => number;
   private readonly now: () => Date;
-  private nextFull = 0;
-  private cursor: string | undefined;
   private stopped = false;
   private kick: (() => void) | undefined;
   private loops: Promise<unknown> | undefined;
@@ -181,12 +137,12 @@ export class ReconcileScheduler {
     this.elector = new LeaderElector(client, { namespace: o.leaseNamespace, holder: o.holder, name: shardLeaseName(o.shard?.index ?? 0, count), mayTakeFree: o.mayTakeFree, endpoint: o.endpoint, holderEndpoint: {} }, this.clock, this.now, timing);
     const others = new OtherCountLeases(client, o.leaseNamespace, count, this.clock, timing.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
-    this.limiter = new WakeLimiter(this.clock);
-    this.cachedLimiter = new WakeLimiter(this.clock, CACHED_SET_RATE, CACHED_GLOBAL_RATE, undefined, CACHED_NAMESPACE_RATE);
+    this.schedule = new Schedule({ shard: o.shard, intervalMs: o.intervalMs, waitingRecheckMs: o.idleMs, coalesceMs: o.coalesceMs }, this.clock);
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
     this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
     this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
-    this.orphans = new OrphanLookups(this.targetClient, this.clock, this.limiter);
+    // Within the rate limits of the passes (the set's namespace's and the global bucket).
+    this.orphans = new OrphanLookups(this.targetClient, this.clock, this.schedule.limiter);
     this.events = new EventRecorder(this.client, o.log);
     this.stopping = new Promise<void>((resolve) => (this.stopNow = resolve));
   }
@@ -210,21 +166,8 @@ export class ReconcileScheduler {
     if (w.observed && w.selector && this.acting()) this.orphans.start(w.namespace, w.name, w.selector);
     // A webhook's wake of a write this replica's mirror covers comes again from its watch (the holder decides: forwarded above).
     if (!w.observed && this.o.cache?.covers(w)) return;
-    const key = wakeKey(w);
-    const at = this.clock() + (w.observed ? OBSERVED_COALESCE_MS : (this.o.coalesceMs ?? 15));
-    const cur = this.due.get(key);
-    if (cur) {
-      noteWake(cur, w);
-      if (cur.at <= at) return;
-      cur.at = at;
-      cur.recheck = 0;
-    } else {
-      // Bounded: beyond this many distinct sets waiting for their pass, the full pass covers the rest.
-      if (this.due.size >= 10_000) return;
-      const d: Due = { wake: { namespace: w.namespace, name: w.name }, at, recheck: 0, awaiting: [], announced: true };
-      noteWake(d, w);
-      this.due.set(key, d);
-    }
+    const next = this.schedule.wake(w);
+    this.o.log.debug?.("wake", { set: wakeKey(w), dueInMs: next.at === undefined ? undefined : next.at - this.clock() });
     this.kick?.();
   }
 
@@ -317,7 +260,7 @@ export class ReconcileScheduler {
         if (leading && !this.releaseRequested && (await this.guard.confirm())) continue;
         if (this.acting() && !was) {
           this.o.log.info("lease acquired", { holder: this.o.holder, ...this.shardFields() });
-          this.nextFull = 0;
+          this.schedule.requestFullPass();
           this.kick?.();
         }
       } catch (e) {
@@ -354,33 +297,29 @@ export class ReconcileScheduler {
     clearTimeout(timer);
   }
 
+  /** passLoop runs what the model says is due (the full pass first, then the sets, earliest first) and idles until the next. */
   private async passLoop(): Promise<void> {
     while (!this.stopped) {
       const leading = this.acting();
-      const t = this.clock();
-      if (leading && t >= this.nextFull) {
+      if (leading && this.schedule.fullPassDue()) {
         await this.fullPass();
         continue;
       }
-      if (leading) {
-        const ready = [...this.due.values()].filter((d) => d.at <= t).sort((a, b) => a.at - b.at);
-        if (ready.length > 0) {
-          for (const d of ready) {
-            if (this.stopped || !this.acting()) break;
-            await this.targetedPass(d);
-          }
-          continue;
-        }
+      const ready = leading ? this.schedule.dueSets() : [];
+      for (const key of ready) {
+        if (this.stopped || !this.acting()) break;
+        await this.targetedPass(key);
       }
-      let next = leading ? this.nextFull : t + 1_000;
-      if (leading) for (const d of this.due.values()) next = Math.min(next, d.at);
-      await this.idle(next - t);
+      if (ready.length) continue;
+      const t = this.clock();
+      await this.idle((leading ? this.schedule.nextAt() : t + 1_000) - t);
     }
   }
 
-  /** fullPass passes over every set (resuming at the cursor) and sets when the next one is due. */
+  /** fullPass passes over every set (resuming where the last stopped) and tells the model. */
   private async fullPass(): Promise<void> {
     if (this.o.beforePass) await this.o.beforePass().catch((e: unknown) => this.o.log.warn("beforePass failed", errorFields(e)));
+    const { startAfter } = this.schedule.startFull();
     let started = this.clock();
     // The budget counts from when the pass starts, not from when it waited for another shard's.
     const pass = await this.run(() => {
@@ -388,57 +327,27 @@ export class ReconcileScheduler {
       return reconcilePass(this.client, {
         now: this.now,
         log: this.o.log,
-        startAfter: this.cursor,
+        startAfter,
         shard: this.o.shard,
         objectBudget: this.o.objectBudget,
         events: this.events,
         shouldStop: () => this.stopped || !this.acting() || this.clock() - started >= this.o.budgetMs,
       });
     });
-    const t = this.clock();
-    if (!pass) {
-      this.nextFull = t + this.o.idleMs;
-      return;
-    }
-    this.cursor = pass.cursor;
-    const pause = pass.cursor !== undefined || pass.actionCount > 0 ? 0 : pass.pending ? Math.min(this.o.idleMs, pass.requeueAfterMs ?? Infinity) : this.o.intervalMs;
-    this.nextFull = t + pause;
+    this.schedule.finishFull(pass && fullReportOf(pass));
   }
 
-  /** targetedPass passes over the due set (when its buckets allow) and schedules what follows it. */
-  private async targetedPass(d: Due): Promise<void> {
-    const key = wakeKey(d.wake);
-    const wait = (this.o.cache?.synced() ? this.cachedLimiter : this.limiter).take(key, d.wake.namespace);
-    if (wait > 0) {
-      d.at = this.clock() + wait;
-      return;
-    }
-    this.due.delete(key);
-    const { namespace, name } = d.wake;
-    const awaiting = d.announced && d.awaiting.length ? d.awaiting : undefined;
+  /** targetedPass looks at a due set as the model says (wait for its rate, probe its awaited writes, or pass it) and tells the model what the pass found. */
+  private async targetedPass(key: string): Promise<void> {
+    const { namespace, name } = wakeOfKey(key);
+    let start = this.schedule.start(key, this.o.cache?.synced() ?? false);
+    if (start?.kind === "probe") start = this.schedule.probed(key, await anyLanded(this.targetClient, namespace, start.writes));
+    if (start?.kind !== "pass") return;
     const orphans = name ? this.orphans.take(namespace, name) : undefined;
-    const pass = await this.run(() =>
-      reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, awaiting, events: this.events, shouldStop: () => !this.acting(), objectBudget: this.o.objectBudget, ...(orphans ? { orphans } : {}) }),
-    );
-    const again = this.due.get(key);
-    if (again) {
-      // Woken again meanwhile: that pass also looks for what this one did not see.
-      for (const w of pass?.unseenWrites ?? []) noteWrite(again, w);
-      if (!d.announced) again.announced = false;
-      return;
-    }
-    if (!pass) return; // failed (logged; the full pass retries)
-    const t = this.clock();
-    const unseen = pass.unseenWrites ?? [];
-    let after: number | undefined;
-    let recheck = d.recheck + 1;
-    if (pass.actionCount > 0) {
-      after = 0;
-      recheck = 0;
-    } else if (unseen.length) after = UNSEEN_MS[d.recheck];
-    else if (pass.pending && !d.announced) after = (this.o.recheckMs ?? RECHECK_MS)[d.recheck];
-    after = earlierMs(after, pass.requeueAfterMs);
-    if (after !== undefined) this.due.set(key, { wake: d.wake, at: t + after, recheck, awaiting: unseen, announced: d.announced });
+    const hints = orphans ? { ...start.hints, orphans } : start.hints;
+    const pass = await this.run(() => reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints, events: this.events, shouldStop: () => !this.acting(), objectBudget: this.o.objectBudget }));
+    const next = this.schedule.finish(key, pass && setReportOf(pass, name, !this.acting()));
+    this.o.log.debug?.("set passed", { set: key, actions: pass?.actionCount, next: next.why, inMs: next.at === undefined ? undefined : next.at - this.clock() });
   }
 
   /** run runs a pass and reports it; a failed pass is logged and returns undefined. */
@@ -460,15 +369,4 @@ export class ReconcileScheduler {
       return undefined;
     }
   }
-}
-
-/** noteWake notes what a wake announces; one the watch observed announces nothing to wait for (its pass reads it already). */
-function noteWake(d: Due, w: SetWake): void {
-  if (!w.observed) noteWrite(d, w.write);
-}
-
-/** noteWrite adds a wake's announced write to what its due pass looks for; a wake that announced none (or one too many) makes the set's rechecks blind. */
-function noteWrite(d: Due, w: AnnouncedWrite | undefined): void {
-  if (!w || d.awaiting.length >= MAX_AWAITED) d.announced = false;
-  else if (!d.awaiting.some((a) => a.resource === w.resource && a.name === w.name && a.operation === w.operation && a.resourceVersion === w.resourceVersion)) d.awaiting.push(w);
 }

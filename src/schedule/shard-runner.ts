@@ -4,34 +4,20 @@ import { DEFAULT_ELECTION, LeaderElector } from "../lease/elector.ts";
 import { EventRecorder } from "../reconciler/events.ts";
 import { fencedClient } from "../lease/fence.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
-import { reconcilePass, shardOf, type KnownSet, type PassResult } from "../reconciler/pass.ts";
-import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../objects/announced-write.ts";
-import { R } from "../kube/resources.ts";
-import {
-  afterFullPass,
-  afterSetPass,
-  awaitingAlso,
-  dueAt,
-  emptySchedule,
-  MAX_DUE_SETS,
-  nextAlarmAt,
-  nextLookMs,
-  probesFirst,
-  recheckAfterMs,
-  UNSEEN_RECHECK_MS,
-  withDue,
-  wokenBy,
-  type ShardSchedule,
-  type WokenSet,
-} from "./wake-schedule.ts";
+import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
+import { wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
+import { Schedule, type ScheduleSnapshot } from "./model.ts";
+import { anyLanded, fullReportOf, setReportOf } from "./shells.ts";
+import { COALESCE_MS, WORKER_WAITING_RECHECK_MS } from "./tables.ts";
 
 /**
  * ShardRunner is the single writer of one shard of namespaces (the Worker's Durable Object per
- * shard; any runtime with a store and an alarm can host it). Wakes are queued per set and served
- * by one drain at a time: a targeted pass per woken set, at once; a set woken again while queued
- * is passed once (wakes coalesce, so a caller cannot multiply passes). Its schedule (per set: when
- * to look again; the next full pass) lives in the store, and after each drain the alarm is set for
- * the earliest of them. The cluster's Lease is taken before acting and held while active, as
+ * shard; any runtime with a store and an alarm can host it): a thin shell around the schedule model
+ * both runtimes share (model.ts: coalescing, rechecks, awaited writes, rate limits, what
+ * follows a pass). The shell owns the storage and the alarm: a wake is noted in the model, waits
+ * its coalescing time and is served by one drain at a time (a set woken again while due is passed
+ * once, so a caller cannot multiply passes); the model's snapshot (per set: when to look again;
+ * the next full pass) lives in the store, and after each drain the alarm is set for the earliest. The cluster's Lease is taken before acting and held while active, as
  * `ordinal serve` holds it (elector.ts, client-go's leader election): renewed once per
  * RENEW_EVERY_MS while the shard works, never released per pass, so hinted passes write no Lease;
  * another holder's Lease is taken over only once this object has seen it unrenewed for its whole
@@ -42,17 +28,10 @@ import {
 
 /** What a shard keeps between invocations (a Durable Object's storage and alarm). */
 export interface ShardStore {
-  load(): Promise<ShardSchedule | undefined>;
-  save(s: ShardSchedule): Promise<void>;
+  load(): Promise<ScheduleSnapshot | undefined>;
+  save(s: ScheduleSnapshot): Promise<void>;
   /** setAlarm asks to be woken (`alarm()`) at epoch ms `at`. */
   setAlarm(at: number): Promise<void>;
-}
-
-/** A set to pass, or a namespace's ImageLists (`name` ""); and the write its admission announces, if known. */
-export interface ShardWake {
-  namespace: string;
-  name: string;
-  write?: AnnouncedWrite;
 }
 
 export interface ShardRunnerOptions {
@@ -75,70 +54,30 @@ export interface ShardRunnerOptions {
   now?: () => Date;
   /** Local monotonic ms the Lease's expiry and renewals are judged by (default performance.now). */
   clock?: () => number;
-  /**
-   * A wake that announces no write waits this long before its pass (ms; default WAKE_COALESCE_MS):
-   * the write is stored meanwhile, and wakes meanwhile join it. One that announces its write does
-   * not wait: its pass tells whether it read the write, and looks again UNSEEN_RECHECK_MS[0] later if not.
-   */
+  /** A wake that announces no write waits this long before its pass (ms; default: the model's COALESCE_MS). */
   coalesceMs?: number;
+  /** After each drain (an invocation: a wake's, an alarm's, a tick's), with the passes it ran and its wall seconds (the Worker's counters and log line). */
+  onDrain?: (passes: PassResult[], seconds: number) => void;
+  /** Waits `ms` (a wake's coalescing time; default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The Lease is renewed when the last renewal is this old: the timing `ordinal serve`'s elector uses. */
 export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
-/** How long after a wake whose set was not found yet (the admitted write not stored) to look again. */
-const MISSING_RECHECK_MS = 250;
-
-/**
- * A wake comes from admission, before the write it announces is stored: the pass of one that does
- * not say which write waits this long first (as Node's scheduler, 15 ms), so it rarely reads the
- * state before the write (bench:latency --worker-only: the pass 17 ms after a kubelet's status
- * admission read the old status, and the step waited for the 50 ms recheck's pass).
- */
-const WAKE_COALESCE_MS = 25;
-
-/** A recheck reads at most this many awaited objects by name before it passes the set or waits more. */
-const MAX_PROBES = 3;
-
-/** The resource each kind of announced write is read from. */
-const PROBED: Record<AnnouncedResource, (typeof R)[keyof typeof R]> = { pods: R.pods, persistentvolumeclaims: R.pvcs, statefulsets: R.statefulSets };
-
-/** At most this many distinct sets wait in the queue; more bring the full pass forward. */
-const MAX_QUEUED = 1_000;
-
-/** shardKey returns the schedule key of a wake: `namespace/name`. */
-const shardKey = (w: ShardWake): string => `${w.namespace}/${w.name}`;
-
-const fromKey = (key: string): ShardWake => {
-  const i = key.indexOf("/");
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-};
 
 export class ShardRunner {
-  private readonly queued = new Set<string>();
-  private fullPassQueued = false;
-  /**
-   * Woken sets (and sets whose pass wrote): how many rechecks of their wakes were passed since, and
-   * the writes those wakes announced that no pass read yet (wake-schedule.ts: recheckAfterMs).
-   */
-  private readonly woken = new Map<string, WokenSet>();
-  /**
-   * Namespaces whose last targeted pass read no ImageList, with no ImageList wake and no full pass
-   * since: a targeted pass there skips their list for a set that does not pre-warm (pass.ts).
-   * In memory, bounded; only a hint (a lost ImageList wake delays its actuation to the full pass).
-   */
-  private readonly noImageLists = new Set<string>();
-  /** Sets its last targeted pass found, and whether with claim templates: the next reads its namespace beside the set (pass.ts knownSet). In memory, bounded. */
-  private readonly knownSets = new Map<string, KnownSet>();
-  private draining: Promise<void> | undefined;
-  private schedule: ShardSchedule | undefined;
+  /** The schedule model, built from the store's snapshot on the first event of this instance. */
+  private schedule: Schedule | undefined;
+  private draining: Promise<boolean> | undefined;
   private readonly elector: LeaderElector;
   /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
   private readonly client: KubeClient;
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
   private readonly now: () => Date;
+  private readonly sleep: (ms: number) => Promise<void>;
   /**
    * The events of every drain (events.ts): its memory, the object's while it stays in memory,
    * combines them across drains as kube's correlator does (each drain still ends with the counts
@@ -148,6 +87,7 @@ export class ShardRunner {
 
   constructor(private readonly o: ShardRunnerOptions) {
     this.now = o.now ?? (() => new Date());
+    this.sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     const clock = o.clock ?? (() => performance.now());
     // Lives as long as the object: expiry is judged by what this object saw across its lifetime.
     const name = shardLeaseName(o.shard.index, o.shard.count);
@@ -158,29 +98,24 @@ export class ShardRunner {
     this.guard = new OtherCountGuard(others, this.elector, o.log, { shard: o.shard.index }, clock, DEFAULT_ELECTION.retryPeriodMs);
   }
 
-  /** inShard is true when the namespace belongs to this runner's shard. */
-  inShard(namespace: string): boolean {
-    return shardOf(namespace, this.o.shard.count) === this.o.shard.index;
-  }
-
   /**
-   * wake queues a targeted pass of the wake's set and resolves once the queue was drained (that
-   * pass and any queued meanwhile), or at once for a namespace of another shard.
+   * wake notes the wake in the model, waits its coalescing time and resolves once its set was
+   * passed (with whatever else was due), or at once for a namespace of another shard.
    */
-  async wake(w: ShardWake): Promise<void> {
-    if (!this.inShard(w.namespace)) {
+  async wake(w: Wake): Promise<void> {
+    const schedule = await this.loaded();
+    const key = wakeKey(w);
+    const next = schedule.wake(w);
+    if (next.why === "another shard") {
       this.o.log.warn("wake for another shard ignored", { namespace: w.namespace, shard: this.o.shard.index });
       return;
     }
-    const key = shardKey(w);
-    this.o.log.debug?.("wake", { set: key, queued: this.queued.has(key), write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
-    this.markWoken(key, w.write);
-    if (w.name === "") this.noImageLists.delete(w.namespace);
-    const coalesceMs = w.write ? 0 : (this.o.coalesceMs ?? WAKE_COALESCE_MS);
-    if (coalesceMs > 0 && !this.queued.has(key)) await new Promise((resolve) => setTimeout(resolve, coalesceMs));
-    if (this.queued.size >= MAX_QUEUED && !this.queued.has(key)) this.fullPassQueued = true;
-    else this.queued.add(key);
-    await this.drainUntil(() => !this.queued.has(key) && !this.fullPassQueued);
+    const waitMs = (next.at ?? 0) - this.now().getTime();
+    this.o.log.debug?.("wake", { set: key, dueInMs: waitMs, write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
+    // Its coalescing time, at most; a set due later (a recheck, a Lease held elsewhere) is the alarm's.
+    if (waitMs > COALESCE_MS) return;
+    if (waitMs > 0) await this.sleep(waitMs);
+    await this.drainUntil(() => !schedule.isDue(key));
   }
 
   /**
@@ -189,45 +124,41 @@ export class ShardRunner {
    * wake announced waits at most one tick.
    */
   async poke(): Promise<void> {
-    this.fullPassQueued = true;
+    (await this.loaded()).requestFullPass();
     await this.alarm();
   }
 
-  /** alarm runs what the schedule says is due (sets, the full pass) and sets the next alarm. */
+  /** alarm runs what the model says is due (sets, the full pass) and sets the next alarm. */
   async alarm(): Promise<void> {
-    const s = await this.loaded();
-    const due = dueAt(s, this.now().getTime());
-    for (const key of due.sets) {
-      if (this.queued.size < MAX_QUEUED) this.queued.add(key);
-      else this.fullPassQueued = true;
-    }
-    if (due.fullPass) this.fullPassQueued = true;
-    await this.drainUntil(() => this.queued.size === 0 && !this.fullPassQueued);
+    const schedule = await this.loaded();
+    await this.drainUntil(() => schedule.dueSets().length === 0 && !schedule.fullPassDue());
     // Nothing was due (an early or repeated alarm): the alarm a handler ran is gone, set it again.
-    await this.o.store.setAlarm(Math.max(nextAlarmAt(await this.loaded()), this.now().getTime()));
+    await this.o.store.setAlarm(Math.max(schedule.nextAt(), this.now().getTime()));
   }
 
-  /** drainUntil runs drains until `done` (a wake may come in while a drain finishes). */
+  /** drainUntil runs drains until `done` (a wake may come in while a drain finishes), at most while a drain makes progress. */
   private async drainUntil(done: () => boolean): Promise<void> {
     while (!done()) {
       this.draining ??= this.drain().finally(() => (this.draining = undefined));
-      await this.draining;
+      if (!(await this.draining)) return;
     }
   }
 
-  /** loaded returns the schedule, read from the store once per instance. */
-  private async loaded(): Promise<ShardSchedule> {
-    this.schedule ??= (await this.o.store.load()) ?? emptySchedule();
+  /** loaded returns the model, built from the store's snapshot once per instance. */
+  private async loaded(): Promise<Schedule> {
+    if (this.schedule) return this.schedule;
+    const snapshot = await this.o.store.load();
+    this.schedule ??= new Schedule({ shard: this.o.shard, intervalMs: this.o.intervalMs, waitingRecheckMs: WORKER_WAITING_RECHECK_MS, coalesceMs: this.o.coalesceMs }, () => this.now().getTime(), snapshot);
     return this.schedule;
   }
 
   /**
-   * drain passes the queued sets (and the full pass when queued) until the queue is empty or the
-   * budget is spent; what is left is due at once (the alarm takes it up), then the schedule is
-   * saved and the alarm set. The queue is always empty afterwards.
+   * drain runs what is due (woken sets first, then the full pass) until nothing is or the budget is
+   * spent; what is left stays due (the alarm takes it up), then the snapshot is saved and the alarm
+   * set. Returns false when it stopped with work left (budget spent, Lease held elsewhere).
    */
-  private async drain(): Promise<void> {
-    let s = await this.loaded();
+  private async drain(): Promise<boolean> {
+    const s = await this.loaded();
     const { client } = this;
     const { log } = this.o;
     const startedAt = this.now().getTime();
@@ -236,145 +167,67 @@ export class ShardRunner {
     const budgetSpent = () => requestsSpent() || this.now().getTime() - startedAt >= this.o.budgetMs;
     // A pass also stops between sets once the Lease may have lapsed (its writes would be refused).
     const spent = () => budgetSpent() || !this.acting();
+    let finished = true;
+    const passes: PassResult[] = [];
     try {
-      while (this.fullPassQueued || this.queued.size > 0) {
-        if (budgetSpent()) break;
+      for (;;) {
+        const [key] = s.dueSets();
+        if (key === undefined && !s.fullPassDue()) break;
+        if (budgetSpent()) return (finished = false);
         if (!(await this.holdLease())) {
           log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
           // The holder does the work meanwhile; this shard looks again when its elector may try
-          // again (RENEW_EVERY_MS: the Lease may have expired by then), with its queue due then.
-          const retry = this.now().getTime() + Math.max(1, this.elector.msUntilRenew(), this.guard.msUntilLook());
-          s = { ...s, due: Object.fromEntries(Object.entries(s.due).map(([k, t]) => [k, Math.max(t, retry)])), nextFullPassAt: Math.max(s.nextFullPassAt, retry) };
-          for (const key of this.queued) s = withDue(s, key, retry, true);
-          this.queued.clear();
-          this.fullPassQueued = false;
-          break;
+          // again (RENEW_EVERY_MS: the Lease may have expired by then), with what is due then.
+          s.deferAll(this.now().getTime() + Math.max(1, this.elector.msUntilRenew(), this.guard.msUntilLook()));
+          return (finished = false);
         }
         // Woken sets first: a full pass over a large shard may spend the whole budget, and one
-        // left unfinished is due again at once, so a wake queued behind it would wait for the
-        // whole sweep (a watch-driven controller serves its queue, not its resync, first).
-        if (this.queued.size > 0) {
-          const [key] = this.queued;
-          this.queued.delete(key);
-          s = await this.setPass(s, key, spent);
-          continue;
-        }
-        this.fullPassQueued = false;
-        s = await this.fullPass(s, spent);
+        // left unfinished is due again at once, so a wake behind it would wait for the whole
+        // sweep (a watch-driven controller serves its queue, not its resync, first).
+        const r = key !== undefined ? await this.setPass(s, key, spent) : await this.fullPass(s, spent);
+        if (r) passes.push(r);
       }
+      return true;
     } finally {
-      // Whatever is still queued (budget spent) is due at once: the alarm goes on with it.
-      const t = this.now().getTime();
-      for (const key of this.queued) s = withDue(s, key, t, true);
-      if (this.fullPassQueued) s = { ...s, nextFullPassAt: t };
-      this.queued.clear();
-      this.fullPassQueued = false;
-      this.schedule = s;
       await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
-      await this.o.store.save(s);
-      await this.o.store.setAlarm(Math.max(nextAlarmAt(s), t));
+      await this.o.store.save(s.snapshot());
+      await this.o.store.setAlarm(Math.max(s.nextAt(), this.now().getTime()));
+      if (!finished) log.debug?.("drain stopped with work left", { shard: this.o.shard.index });
+      this.o.onDrain?.(passes, (this.now().getTime() - startedAt) / 1000);
     }
   }
 
-  /** markWoken starts the rechecks of a wake of `key` announcing `write` (bounded: beyond MAX_DUE_SETS woken sets, a new one gets none). */
-  private markWoken(key: string, write: AnnouncedWrite | undefined): void {
-    if (this.woken.size < MAX_DUE_SETS || this.woken.has(key)) this.woken.set(key, wokenBy(this.woken.get(key), write));
-  }
-
-  /** setPass runs a targeted pass of one set (or a namespace's ImageLists) and returns the schedule after it. */
-  private async setPass(s: ShardSchedule, key: string, shouldStop: () => boolean): Promise<ShardSchedule> {
-    const w = fromKey(key);
-    const woken = this.woken.get(key);
-    if (woken && w.name && probesFirst(woken, this.now().getTime()) && !(await this.anyLanded(w.namespace, woken.awaiting))) {
-      // Not stored yet: one GET per awaited object instead of a pass; looked at again soon.
-      const soon = UNSEEN_RECHECK_MS[woken.recheck];
-      if (soon !== undefined) {
-        this.woken.set(key, { ...woken, recheck: woken.recheck + 1 });
-        const at = Math.min(this.now().getTime() + soon, woken.passAt ?? Infinity);
-        return withDue(s, key, at);
-      }
-    }
-    this.woken.delete(key);
-    const awaiting = woken?.awaiting.length ? woken.awaiting : undefined;
-    let r: PassResult;
+  /** setPass looks at one due set (or a namespace's ImageLists) as the model says and tells it what the pass found. */
+  private async setPass(s: Schedule, key: string, shouldStop: () => boolean): Promise<PassResult | undefined> {
+    const { namespace, name } = wakeOfKey(key);
+    let start = s.start(key);
+    // Not stored yet? One GET per awaited object instead of a pass; looked at again soon if not.
+    if (start?.kind === "probe") start = s.probed(key, await anyLanded(this.client, namespace, start.writes));
+    if (start?.kind !== "pass") return undefined;
+    let r: PassResult | undefined;
     try {
-      const imageListsKnownNone = this.noImageLists.has(w.namespace);
-      const knownSet = this.knownSets.get(key);
-      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace: w.namespace, setName: w.name || undefined, awaiting, imageListsKnownNone, knownSet, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints: start.hints, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
-      return afterSetPass(s, key, { actionCount: 0, pending: true }, this.now().getTime());
     }
-    if (!r.seenSet) this.knownSets.delete(key);
-    else if (this.knownSets.size < MAX_DUE_SETS || this.knownSets.has(key)) this.knownSets.set(key, r.seenSet);
-    if (r.imageListCount === 0 && this.noImageLists.size < MAX_DUE_SETS) this.noImageLists.add(w.namespace);
-    else if (r.imageListCount) this.noImageLists.delete(w.namespace);
-    const outcome = { actionCount: r.actionCount, pending: r.pending, requeueAfterMs: r.requeueAfterMs };
-    const unseen = r.unseenWrites ?? [];
-    this.o.log.debug?.("set passed", { set: key, recheck: woken?.recheck, unseen: unseen.length || undefined, ...outcome });
-    // A wake that came during this pass (it is queued) starts its rechecks afresh, and its pass also
-    // looks for what this one did not read: this pass's state must not override it.
-    const meanwhile = this.woken.get(key);
-    if (meanwhile) this.woken.set(key, awaitingAlso(meanwhile, unseen));
-    // Writes made, or the budget ran out before the set: again at once (in this drain, or the alarm's).
-    if (outcome.actionCount > 0 || (r.pending && shouldStop())) {
-      // Its own writes wake nothing: the pass after them reads them (and what this one did not read yet).
-      if (!meanwhile && outcome.actionCount > 0) this.woken.set(key, { recheck: 0, awaiting: unseen, announced: woken?.announced ?? true });
-      else if (!meanwhile && woken) this.woken.set(key, woken);
-      this.queued.add(key);
-      return withDue(s, key, undefined);
-    }
-    const soon = woken && !meanwhile ? recheckAfterMs(woken, unseen) : undefined;
-    // A wake comes from admission, before the write it announces is stored: a set not found yet is
-    // looked at again while its announced create (or update) is not read, or once, MISSING_RECHECK_MS
-    // later, after a wake that did not say (a set that is really gone costs one more read).
-    if (w.name && r.sets.length === 0) {
-      if (!woken || meanwhile) return withDue(s, key, undefined);
-      const missingMs = unseen.length ? soon : !woken.announced && woken.recheck === 0 ? MISSING_RECHECK_MS : undefined;
-      if (missingMs === undefined) return withDue(s, key, undefined);
-      this.woken.set(key, { recheck: unseen.length ? woken.recheck + 1 : Infinity, awaiting: unseen, announced: woken.announced });
-      return withDue(s, key, this.now().getTime() + missingMs);
-    }
-    // A woken set is looked at again soon (recheckAfterMs), whether it waits or not: its pass may
-    // have read the pod status, the template or the deletion before the wake's write was stored.
-    if (soon !== undefined && woken) {
-      const later = nextLookMs(outcome);
-      this.woken.set(key, { recheck: woken.recheck + 1, awaiting: unseen, announced: woken.announced, passAt: later === undefined ? undefined : this.now().getTime() + later });
-    }
-    return afterSetPass(s, key, outcome, this.now().getTime(), soon);
+    const next = s.finish(key, r && setReportOf(r, name, shouldStop()));
+    this.o.log.debug?.("set passed", { set: key, actions: r?.actionCount, next: next.why, inMs: next.at === undefined ? undefined : next.at - this.now().getTime() });
+    return r;
   }
 
-  /** anyLanded returns true when one of the awaited writes (the first few) shows on its object, read by name; a failed read counts as landed (the pass then looks). */
-  private async anyLanded(namespace: string, awaiting: readonly AnnouncedWrite[]): Promise<boolean> {
-    for (const write of awaiting.slice(0, MAX_PROBES)) {
-      try {
-        if (writeLanded(write, await this.client.get(PROBED[write.resource], namespace, write.name))) return true;
-      } catch {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** fullPass passes every set of the shard (from the cursor on) and returns the schedule after it. */
-  private async fullPass(s: ShardSchedule, shouldStop: () => boolean): Promise<ShardSchedule> {
-    const { client } = this;
+  /** fullPass passes every set of the shard (from the cursor on) and tells the model. */
+  private async fullPass(s: Schedule, shouldStop: () => boolean): Promise<PassResult | undefined> {
     const { log } = this.o;
     if (this.o.beforeFullPass) await this.o.beforeFullPass().catch((e) => log.warn("before the full pass", { error: String(e) }));
-    // The safety net for a lost ImageList wake too: targeted passes read the ImageLists again after it.
-    this.noImageLists.clear();
-    let r: PassResult;
+    const { startAfter } = s.startFull();
+    let r: PassResult | undefined;
     try {
-      r = await reconcilePass(client, { now: this.now, log, shard: this.o.shard, startAfter: s.cursor, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(this.client, { now: this.now, log, shard: this.o.shard, startAfter, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
     } catch (e) {
       log.warn("full pass failed", { shard: this.o.shard.index, error: e instanceof Error ? e.message : String(e) });
-      return { ...s, nextFullPassAt: this.now().getTime() + this.o.intervalMs };
     }
-    const sets = r.sets.map((x) => ({ set: x.set, outcome: { actionCount: x.actions.length, pending: x.waiting || x.error !== undefined, requeueAfterMs: x.requeueAfterMs } }));
-    const after = afterFullPass(s, sets, r.cursor, this.now().getTime(), this.o.intervalMs);
-    // Sets that made writes are passed again at once, as targeted passes.
-    for (const x of sets) if (x.outcome.actionCount > 0) this.queued.add(x.set);
-    return after;
+    s.finishFull(r && fullReportOf(r));
+    return r;
   }
 
   /**

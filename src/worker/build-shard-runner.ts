@@ -7,7 +7,8 @@ import { isAnnouncedWrite } from "../admission/wakes.ts";
 import { jsonLogger } from "../log/log.ts";
 import type { AnnouncedWrite } from "../objects/announced-write.ts";
 import { ShardRunner, type ShardStore } from "../schedule/shard-runner.ts";
-import { registrationRepair, settingsFrom } from "../runtime-config.ts";
+import { settingsFrom } from "../runtime-config.ts";
+import { buildReconciler } from "../reconciler-stack.ts";
 import { clientFor, varsOf, type Env } from "./env.ts";
 import { workerReconcileSettingsFrom } from "./settings.ts";
 
@@ -27,13 +28,16 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     log.warn("shard retired: RECONCILE_SHARDS is lower now", { shards: w.shards });
     return "retired";
   }
-  const client = clientFor(env);
-  if (!client) {
+  const raw = clientFor(env);
+  if (!raw) {
     log.warn("no cluster configured (KUBE_API_URL); nothing to reconcile");
     return undefined;
   }
+  // The stack every runtime builds: the counted client, registration repair, and each drain's
+  // `reconcile invocation done` line with the counters Node serves at /metrics.
+  const stack = buildReconciler(raw, { settings: s, log });
   return new ShardRunner({
-    client,
+    client: stack.client,
     store,
     log,
     shard: { index, count: w.shards },
@@ -42,7 +46,8 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     intervalMs: w.intervalMs,
     budgetMs: w.budgetMs,
     maxRequests: w.maxSubrequests,
-    beforeFullPass: index === 0 ? registrationRepair(client, s, { log }) : undefined,
+    beforeFullPass: index === 0 ? stack.beforeFullPass : undefined,
+    onDrain: (passes, seconds) => stack.logInvocation(passes, seconds),
   });
 }
 

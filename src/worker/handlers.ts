@@ -8,7 +8,8 @@
 import { lookupStatefulSetWith } from "../admission/lookup.ts";
 import { mayDeletePodWith } from "../admission/delete-access.ts";
 import { createApp } from "../http/app.ts";
-import { wakeKey, type Wake } from "../admission/wakes.ts";
+import type { Wake } from "../admission/wakes.ts";
+import { wakeKey } from "../objects/wake.ts";
 import { jsonLogger } from "../log/log.ts";
 import { shardOf } from "../reconciler/pass.ts";
 import { appDepsFrom, settingsFrom } from "../runtime-config.ts";

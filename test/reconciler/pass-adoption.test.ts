@@ -169,7 +169,7 @@ describe("a set that owns no revision lists its namespace by its own selector", 
     await lookup.found;
     fake.seed(setManifest({ replicas: 1, policy: "Parallel" }));
     requests();
-    const r = await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", orphans: lookup });
+    const r = await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", hints: { orphans: lookup } });
     expect(requests().filter((q) => q.includes("labelSelector=app%3Dweb"))).toEqual([]);
     expect(r.sets[0].actions.filter((a) => /^(adoptPod|adoptRevision|createPod|createRevision)/.test(a))).toEqual(["adoptPod web-0", `adoptRevision ${rev.metadata!.name!}`]);
   });
@@ -182,7 +182,7 @@ describe("a set that owns no revision lists its namespace by its own selector", 
       const { fake, client, requests } = setup();
       fake.seed(setManifest({ replicas: 1 }));
       requests();
-      await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", orphans: lookup as OrphanLookup });
+      await reconcilePass(client, { now: () => NOW, log: silentLogger, namespace: "default", setName: "web", hints: { orphans: lookup as OrphanLookup } });
       expect(requests().filter((q) => q.includes("labelSelector=app%3Dweb"))).toHaveLength(2);
     }
   });

@@ -192,14 +192,14 @@ describe("a targeted pass's ImageList read", () => {
     const lists = () => fake.log.count({ verb: "list", resource: "imagelists" });
     expect((await pass({ namespace: "default", setName: "web" })).imageListCount).toBe(0);
     fake.log.clear();
-    const skipped = await pass({ namespace: "default", setName: "web", imageListsKnownNone: true });
+    const skipped = await pass({ namespace: "default", setName: "web", hints: { imageListsKnownNone: true } });
     expect([lists(), skipped.imageListCount]).toEqual([0, undefined]);
     // A set that pre-warms reads them whatever the caller knows (it writes them).
     const strategy = { updateStrategy: { type: "RollingUpdate", rollingUpdate: { imagePrewarm: { parallelism: 1 } } } };
     fake.seed(setManifest({ name: "warm", replicas: 1, spec: strategy }));
     seedList("node-a", [OLD]);
     fake.log.clear();
-    expect((await reconcilePass(client, { now: () => new Date(), log: silentLogger, namespace: "default", setName: "warm", imageListsKnownNone: true })).imageListCount).toBe(1);
+    expect((await reconcilePass(client, { now: () => new Date(), log: silentLogger, namespace: "default", setName: "warm", hints: { imageListsKnownNone: true } })).imageListCount).toBe(1);
     expect(lists()).toBe(1);
   });
 });
@@ -210,7 +210,7 @@ describe("a targeted pass of a set its caller knows (knownSet)", () => {
     const { fake, now } = setup();
     fake.seed(setManifest({ name: "web", replicas: 1, claims: ["data"] }));
     const { events, client } = delayed(fake);
-    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: true, labelKeys: ["app"] } });
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", hints: { knownSet: { withClaims: true, labelKeys: ["app"] } } });
     const setDone = events.indexOf("done statefulsets");
     for (const path of ["pods", "controllerrevisions", "persistentvolumeclaims", "imagelists"]) expect(events.indexOf(`send ${path}`), path).toBeLessThan(setDone);
     // The prefetched pods kept the selector's key: used, not read again (the second list is the new set's orphan lookup).
@@ -226,7 +226,7 @@ describe("a targeted pass of a set its caller knows (knownSet)", () => {
     fake.seed(setManifest({ name: "web", replicas: 1 }));
     await reconcilePass(client, { now, log: silentLogger });
     fake.log.clear();
-    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false, labelKeys: [] } });
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", hints: { knownSet: { withClaims: false, labelKeys: [] } } });
     expect(fake.log.count({ verb: "list", resource: "pods" })).toBe(2);
     expect(r.sets[0].actions.filter((a) => a.startsWith("releasePod"))).toEqual([]);
     expect(r.seenSet).toEqual({ withClaims: false, labelKeys: ["app"] });
@@ -236,9 +236,9 @@ describe("a targeted pass of a set its caller knows (knownSet)", () => {
     const { fake, now } = setup();
     fake.seed(setManifest({ name: "web", replicas: 1, claims: ["data"] }));
     const { client } = delayed(fake);
-    await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false } });
+    await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", hints: { knownSet: { withClaims: false } } });
     fake.log.clear();
-    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", knownSet: { withClaims: false } });
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", hints: { knownSet: { withClaims: false } } });
     expect(fake.log.count({ verb: "list", resource: "persistentvolumeclaims" })).toBe(1);
     expect(r.actionCount).toBe(0); // its claim data-web-0 was seen: nothing created again
   });

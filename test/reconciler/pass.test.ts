@@ -74,9 +74,9 @@ describe("reconcilePass", () => {
     const created = { resource: "pods", name: "web-0", operation: "CREATE" } as const;
     const notYetCreated = { resource: "persistentvolumeclaims", name: "data-web-9", operation: "CREATE" } as const;
     const deleted = { resource: "pods", name: "web-7", operation: "DELETE", resourceVersion: "3" } as const;
-    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", awaiting: [stored, pending, created, notYetCreated, deleted] });
+    const r = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web", hints: { awaiting: [stored, pending, created, notYetCreated, deleted] } });
     expect(r.unseenWrites).toEqual([pending, notYetCreated]);
-    const gone = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "db", awaiting: [{ resource: "statefulsets", name: "db", operation: "CREATE" }, pending] });
+    const gone = await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "db", hints: { awaiting: [{ resource: "statefulsets", name: "db", operation: "CREATE" }, pending] } });
     // The set is not stored yet (one read): its create is unseen; its pods are not looked at.
     expect(gone.unseenWrites).toEqual([{ resource: "statefulsets", name: "db", operation: "CREATE" }]);
     expect((await reconcilePass(client, { now, log: silentLogger, namespace: "default", setName: "web" })).unseenWrites).toBeUndefined();

@@ -11,6 +11,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { ReconcileScheduler, type SetWake } from "../../src/schedule/scheduler.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
+import { UNSEEN_RECHECK_MS } from "../../src/schedule/tables.ts";
 import { KubeletPlayer } from "../../src/sim/kubelet.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -102,19 +103,21 @@ describe("ReconcileScheduler", () => {
     expect(w.passes()).toBe(1);
   });
 
-  it("a wake whose announced write is not stored yet: the set is looked at again soon, a bounded number of times, and acts once it is", async () => {
+  it("a wake whose announced write is not stored yet: the set is looked at again soon, a bounded number of times (reading only the pod), and acts once it is", async () => {
     const w = await waitingOnWeb0();
+    const probes = () => w.requests.filter((r) => r.startsWith("GET /api/v1/namespaces/default/pods/web-0")).length;
     const rv = w.web0().metadata!.resourceVersion!;
     w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: rv } });
-    // Never stored (refused later, say): the wake's pass and three looks (10, 50, 250 ms), then no more.
-    await vi.waitFor(() => expect(w.passes()).toBe(4), { timeout: 10_000 });
+    // Never stored (refused later, say): the wake's pass, a look per UNSEEN_RECHECK_MS step that
+    // reads only web-0 (the schedule model's probe), the last one a pass; then no more.
+    await vi.waitFor(() => expect([w.passes(), probes()]).toEqual([2, UNSEEN_RECHECK_MS.length - 1]), { timeout: 15_000 });
     await new Promise((r) => setTimeout(r, 600));
-    expect(w.passes()).toBe(4);
-    // Stored after the wake's pass read (as the set's look that follows starts): that look sees web-0 Ready and creates web-1.
+    expect([w.passes(), probes()]).toEqual([2, UNSEEN_RECHECK_MS.length - 1]);
+    // Stored after the wake's pass read (as the set's first look starts): that look sees the write, passes the set, and creates web-1.
     const ready = { ...w.web0(), status: { phase: "Running", conditions: [...(w.web0().status?.conditions ?? []), { type: "Ready", status: "True" }] } };
     let looks = 0;
     w.fake.onRequest((r) => {
-      if (r.method === "GET" && r.resource === "statefulsets" && ++looks === 2) w.fake.put(ready);
+      if (r.method === "GET" && r.resource === "statefulsets" && ++looks === 1) setTimeout(() => w.fake.put(ready), 0);
     });
     w.scheduler.wake({ namespace: "default", name: "web", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: w.web0().metadata!.resourceVersion! } });
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0", "web-1"]), { timeout: 10_000 });

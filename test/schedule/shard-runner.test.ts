@@ -5,7 +5,8 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/schedule/shard-runner.ts";
-import { UNSEEN_RECHECK_MS, WAITING_RECHECK_MS, WOKEN_RECHECK_MS, type ShardSchedule } from "../../src/schedule/wake-schedule.ts";
+import { BLIND_RECHECK_MS as WOKEN_RECHECK_MS, UNSEEN_RECHECK_MS, WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/schedule/tables.ts";
+import type { ScheduleSnapshot as ShardSchedule } from "../../src/schedule/model.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { setManifest } from "../support/fixtures.ts";
 
@@ -37,6 +38,8 @@ function world(o: { maxRequests?: number; count?: number; index?: number; coales
     now: clock.now,
     clock: () => t,
     coalesceMs: o.coalesceMs ?? 0,
+    // A wake's coalescing time passes on this clock too (and in real time, for writes a test schedules meanwhile).
+    sleep: (ms) => new Promise((resolve) => setTimeout(() => resolve(clock.advance(ms)), ms)),
   });
   const pods = () => fake.list<Pod>("/api/v1/namespaces/default/pods").map((p) => p.metadata!.name);
   return { fake, runner, stored, clock, pods };
@@ -109,13 +112,14 @@ describe("ShardRunner.wake", () => {
     expect(w.pods()).toEqual(["web-0", "web-1"]);
   });
 
-  it("a wake's pass waits coalesceMs first: a status write stored just after its admission is seen by that pass, not a recheck", async () => {
+  it("a wake's pass waits its coalescing time first: a status write stored just after its admission is seen by that pass, not a recheck", async () => {
     const w = world({ coalesceMs: 20 });
     await w.runner.wake(web);
     expect(w.pods()).toEqual(["web-0"]);
-    // The kubelet's status write is admitted (the wake) and stored 1 ms later.
+    // The kubelet's status write is admitted (the wake, announcing it: ANNOUNCED_COALESCE_MS) and stored 1 ms later.
+    const write = statusWrite(w.fake, "web-0");
     setTimeout(() => markReady(w.fake, "web-0"), 1);
-    await w.runner.wake(web);
+    await w.runner.wake(write);
     expect(w.pods()).toEqual(["web-0", "web-1"]);
   });
 
@@ -143,6 +147,7 @@ describe("ShardRunner.wake", () => {
     for (let i = 0; i < 11; i++) {
       await w.runner.wake(web);
       markReady(w.fake, `web-${i}`);
+      w.clock.advance(100); // a kubelet step: the set's rate limit refills
     }
     const events = w.fake.list<{ reason: string; message: string; count: number }>("/api/v1/namespaces/default/events").filter((e) => e.reason === "SuccessfulCreate");
     // Before, a recorder per drain: 11 Events of count 1, none combined. Each drain writes the counts it saw.
@@ -303,30 +308,38 @@ describe("ShardRunner and the writes wakes announce", () => {
     await w.runner.wake(webCreated); // found: remembered
     w.fake.remove("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
     w.fake.log.clear();
-    await w.runner.wake(web); // read beside the set: its pods, claims, revisions too
+    // Each wake announces a write of its own (a blind one on a set already blind would add nothing).
+    const podDelete = (rv: string) => ({ ...web, write: { resource: "pods" as const, name: "web-0", operation: "DELETE" as const, resourceVersion: rv } });
+    await w.runner.wake(podDelete("1")); // read beside the set: its pods, claims, revisions too
     expect(w.fake.log.count({ verb: "list" })).toBeGreaterThan(1);
     w.fake.log.clear();
-    await w.runner.wake(web);
+    await w.runner.wake(podDelete("2"));
     expect(w.fake.log.entries.map((e) => `${e.verb} ${e.resource}`)).toEqual(["list statefulsets"]);
   });
 
   it("a targeted pass of a set that does not pre-warm skips the ImageLists once a pass there read none, until an ImageList wake or a full pass", async () => {
     const w = world();
+    // A kubelet's status write, stored: each wake announces a write of its own, which its pass reads.
+    const stored = (fake: typeof w.fake, name: string) => {
+      const write = statusWrite(fake, name);
+      fake.put(fake.get<Pod>(`/api/v1/namespaces/default/pods/${name}`)!);
+      return write;
+    };
     const imageListLists = () => w.fake.log.count({ verb: "list", resource: "imagelists" });
-    await w.runner.wake(web); // reads them: none
+    await w.runner.wake(webCreated); // reads them: none
     w.fake.log.clear();
-    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    await w.runner.wake(stored(w.fake, "web-0"));
     expect(imageListLists()).toBe(0);
     await w.runner.wake({ namespace: "default", name: "" }); // an ImageList changed
     w.fake.log.clear();
-    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    await w.runner.wake(stored(w.fake, "web-0"));
     expect(imageListLists()).toBe(1);
     w.fake.log.clear();
-    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    await w.runner.wake(stored(w.fake, "web-0"));
     expect(imageListLists()).toBe(0);
     await w.runner.poke(); // the full pass reads them all
     w.fake.log.clear();
-    await w.runner.wake(statusWrite(w.fake, "web-0"));
+    await w.runner.wake(stored(w.fake, "web-0"));
     expect(imageListLists()).toBe(1);
   });
 });

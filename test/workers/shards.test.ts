@@ -7,7 +7,8 @@ import { abortAllDurableObjects, createExecutionContext, env, listDurableObjectI
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { WAITING_RECHECK_MS, type ShardSchedule } from "../../src/schedule/wake-schedule.ts";
+import { WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/schedule/tables.ts";
+import type { ScheduleSnapshot as ShardSchedule } from "../../src/schedule/model.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
