@@ -49,7 +49,7 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
       );
       return 1;
     }
-    const state = rolloutState(set, await podsOf(client, set));
+    const state = rolloutState(set, await podsOf(client, set), ctx.now());
     if (state.message !== last) ctx.out((last = state.message));
     if (state.done) return 0;
     if (!warned && o.watch) {

@@ -11,6 +11,7 @@ import {
   WAITING_FOR_CLAIM_REASON,
 } from "../objects/constants.ts";
 import { wholeSeconds } from "./inplace-state.ts";
+import { withoutRefusal } from "./create-refusal.ts";
 import { claimsBehind } from "./claim-update.ts";
 import { isRolloutComplete, type ProgressFacts } from "./rollout-progress.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
@@ -50,6 +51,10 @@ export interface RolloutFacts {
   progress?: ProgressFacts;
   /** Appended to the deadline's event: the rollback done, or why none (rollback.ts). */
   rollback?: string;
+  /** What holds a rollout under way when it does not go away by waiting (blocker.ts: lasting): said in the Progressing message. */
+  blocker?: string;
+  /** Whether a pod is a replica that does not exist: a ReplicaFailure naming one that exists, or is not wanted, is removed (create-refusal.ts). */
+  refusalMissing?: (pod: string) => boolean;
 }
 
 /**
@@ -68,6 +73,7 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const lag = complete ? claimsBehind(set, status.volumeClaims) : undefined;
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;
+  const waitingOn = facts.blocker ? `; waiting on: ${facts.blocker}`.slice(0, 1100) : "";
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
@@ -80,8 +86,8 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
     next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RollingUpdate", `${progress}, all ready; ${words}`));
   } else if (complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "RolloutComplete", `${progress}, all ready`));
   else if (exceeded) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", DEADLINE_EXCEEDED_REASON, `StatefulSet ${id} has timed out progressing: ${exceeded}`));
-  else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted`));
-  else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", scaling ? "Scaling" : "RollingUpdate", progress));
+  else if (type === "OnDelete" && !scaling) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", "WaitingForPodDeletion", `${progress}: OnDelete updates a pod when it is deleted${waitingOn}`));
+  else next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "True", scaling ? "Scaling" : "RollingUpdate", `${progress}${waitingOn}`));
 
   const progressing = next.get(PROGRESSING_CONDITION);
   if (progressing && facts.progress && !complete) progressing.lastUpdateTime = facts.progress.lastUpdateTime;
@@ -148,7 +154,7 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
     merged.push(n ? stamp(n) : p);
   }
   for (const [type, c] of next) if (!prev.some((p) => p.type === type)) merged.push(stamp(c));
-  return { conditions: merged, events };
+  return { conditions: facts.refusalMissing ? withoutRefusal(merged, facts.refusalMissing) : merged, events };
 }
 
 /**

@@ -94,6 +94,16 @@ function isInPlaceUpdateDone(pod: Pod, state: InPlaceUpdateState): boolean {
   return Object.keys(state.oldImageIDs).every((name) => containerUpdated(pod, name, state));
 }
 
+/**
+ * awaitsOnlyGate is true when the pod's in-place update is done on the node (every changed
+ * container runs the new image and is ready) and only Ordinal's own step is missing: the gate
+ * True, after which the pod is Ready. The progress deadline counts such a pod as updated and Ready.
+ */
+export function awaitsOnlyGate(pod: Pod): boolean {
+  const state = readInPlaceState(pod);
+  return !!state && state.revision !== "" && state.revision === getPodRevision(pod) && isInPlaceUpdateDone(pod, state);
+}
+
 /** gateAction returns the pods/status write that sets the InPlaceUpdateReady condition (merged by type: the pod's other conditions are left alone). */
 export function gateAction(pod: Pod, status: "True" | "False", reason: string, message: string, now: Date): Action {
   const cond: PodCondition = { type: INPLACE_READY_CONDITION, status, reason, message, lastTransitionTime: wholeSeconds(now) as unknown as Date };

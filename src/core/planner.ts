@@ -14,6 +14,7 @@ import { planRollingUpdate } from "./rolling-update.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
 import { checkProgress } from "./progress-deadline.ts";
+import { isMissingReplica, rolloutBlocker } from "./blocker.ts";
 import { earlierMs } from "./requeue.ts";
 import { planRollback } from "./rollback.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
@@ -84,20 +85,32 @@ export function plan(input: PlanInput): Plan {
   const observed = countReplicas(pods.owned, revisions.currentName, revisions.updateName, set.spec.minReadySeconds, now);
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
-  const progress = checkProgress(set, observed, revisions.updateName, pods.owned, now);
-  const rollback = progress?.exceeded ? planRollback(set, revisions) : undefined;
+  const sync = deleting ? undefined : syncReplicas(ctx, pods.owned, observed);
+  const claims = claimReport(ctx, pods.owned);
+  // What holds the rollout, named once: the deadline's event, the Progressing message (blocker.ts).
+  const blocker = rolloutBlocker(set, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound });
+  const progress = checkProgress(set, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status });
+  const rollback = progress?.exceeded ? planRollback(set, revisions, blocker) : undefined;
   const rollbackActions = rollback && "actions" in rollback ? rollback.actions : [];
   // A rollback replaces this pass's pod writes: they would only move pods towards the failed revision.
-  const synced: Omit<PhaseResult, "halt"> =
-    deleting || rollbackActions.length ? { actions: rollbackActions, counts: observed, waiting: rollbackActions.length > 0 } : syncReplicas(ctx, pods.owned, observed);
+  const synced: Omit<PhaseResult, "halt"> = !sync || rollbackActions.length ? { actions: rollbackActions, counts: observed, waiting: rollbackActions.length > 0 } : sync;
   const rollbackNote = rollback && "refused" in rollback ? rollback.refused : rollbackActions.length ? `rolled back to revision ${revisions.currentName}` : "";
-  const claims = claimReport(ctx, pods.owned);
   const status = planStatus(
     set,
     synced.counts,
     revisions,
     pods.owned,
-    { paused: ctx.strategy.paused, blocked: synced.blocked ?? [], held: synced.held ?? [], progress, rollback: rollbackNote, claimRefusals: claims.refused, claimWaits: claims.unbound },
+    {
+      paused: ctx.strategy.paused,
+      blocked: synced.blocked ?? [],
+      held: synced.held ?? [],
+      progress,
+      rollback: rollbackNote,
+      claimRefusals: claims.refused,
+      claimWaits: claims.unbound,
+      blocker: blocker.lasting ? blocker.words : undefined,
+      refusalMissing: (pod) => isMissingReplica(set, ctx.range, pods.owned, pod),
+    },
     now,
     claims.status,
   );
@@ -117,6 +130,7 @@ export function plan(input: PlanInput): Plan {
       conditions: status.status.conditions,
       volumeClaims: claims.status,
       claims: ctx.claims,
+      now,
     },
     monotonic: ctx.monotonic,
   };

@@ -43,15 +43,23 @@ export const getPodRevision = (pod: Pod): string => pod.metadata?.labels?.[REVIS
 
 /** Container waiting reasons that do not go away by waiting (a bad image, a crash loop, a bad config). */
 const FAILING_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"]);
+const PULL_REASONS = new Set(["ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
 
 /**
  * failingContainer returns the first container (init containers first) whose waiting reason does
- * not go away by waiting, as "container NAME REASON: message"; undefined when none is.
+ * not go away by waiting, in a person's words — "container app: image app:9 cannot be pulled
+ * (ErrImagePull: …)", "container app is crashing (CrashLoopBackOff: …)", "container app cannot
+ * start (CreateContainerConfigError: …)" —; undefined when none is.
  */
 export function failingContainer(pod: Pod): string | undefined {
+  const images = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, c.image]));
   for (const cs of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
     const waiting = cs.state?.waiting;
-    if (waiting?.reason && FAILING_REASONS.has(waiting.reason)) return `container ${cs.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}`;
+    if (!waiting?.reason || !FAILING_REASONS.has(waiting.reason)) continue;
+    const why = `(${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""})`;
+    if (PULL_REASONS.has(waiting.reason)) return `container ${cs.name}: image ${images.get(cs.name) ?? cs.image} cannot be pulled ${why}`;
+    if (waiting.reason === "CrashLoopBackOff") return `container ${cs.name} is crashing ${why}`;
+    return `container ${cs.name} cannot start ${why}`;
   }
   return undefined;
 }

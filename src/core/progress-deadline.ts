@@ -1,11 +1,11 @@
 import type { Pod } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
+import type { StatefulSet, VolumeClaimStatus } from "../api/statefulset.ts";
 import { DEADLINE_EXCEEDED_REASON, PROGRESSING_CONDITION } from "../objects/constants.ts";
-import { getOrdinal, nameOf } from "../objects/names.ts";
-import { wasNeverReady } from "./healing.ts";
+import { rolloutBlocker, type Blocker } from "./blocker.ts";
 import { isInPlaceUpdating, timeMs, wholeSeconds } from "./inplace-state.ts";
+import { awaitsOnlyGate } from "./inplace-update.ts";
 import { isHeldByHook } from "./lifecycle.ts";
-import { failingContainer, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
+import { getPodRevision, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import { ordinalRange } from "../objects/ordinal-range.ts";
 import { splitReplicas } from "./replicas.ts";
 import type { ReplicaCounts } from "./status.ts";
@@ -14,19 +14,41 @@ import { updateStrategyOf } from "./update-strategy.ts";
 
 /**
  * The progress deadline (Deployment's spec.progressDeadlineSeconds, for a StatefulSet): a rollout
- * that goes that long without progress — no pod newly updated and Ready — is reported as
- * Progressing=False, reason ProgressDeadlineExceeded, naming the pod that holds it and why
- * (rollback.ts may then roll it back). All of it is read from the cluster: the clock is the
- * Progressing condition's lastUpdateTime, which moves to `now` when a rollout starts (a new update
- * revision, a resume, a rollout after a completed one) and whenever status.updatedReadyReplicas
- * grows past the stored count or status.replicas moves toward spec.replicas (a scale). A
- * scale-down whose kept replicas are done has no clock (onlyCondemnedLeft). A paused rollout has
+ * that goes that long without progress is reported as Progressing=False, reason
+ * ProgressDeadlineExceeded, naming what holds it (blocker.ts; rollback.ts may then roll it back).
+ * All of it is read from the cluster: the clock is the Progressing condition's lastUpdateTime,
+ * which moves to `now` when a rollout starts (a new update revision, a resume, a rollout after a
+ * completed one) and whenever the pass sees progress (progressSeen).
+ *
+ * Safety first when Ordinal is late (a lost wake, a delayed alarm, a restart): the deadline is
+ * judged only after the pass has counted what the cluster already shows, and time spent waiting
+ * for Ordinal itself never counts against the rollout:
+ *  - progress is what the cluster shows, not only what the last status said: a pod whose in-place
+ *    update is done on the node (only Ordinal's own gate is missing) counts as updated and Ready, a
+ *    pod at the update revision Ready since the last progress counts, a claim grown counts;
+ *  - when the next step is Ordinal's own (blocker.ts: kind "ordinal" — a pod to create, an
+ *    in-place step to take, the next pod to update) nothing is judged and the clock starts afresh:
+ *    the pass that takes the step sees it first, so a pod created, patched or deleted late still
+ *    gets its whole deadline;
+ *  - a pod's time starts no earlier than when Ordinal acted on it (its creation at the update
+ *    revision, its in-place update, its deletion): the pass that restarted the clock may have died
+ *    before it wrote the status;
+ *  - a refused create is judged only once it was refused again at or after the deadline (the
+ *    pass that finds an old refusal tries again first).
+ * A scale-down whose kept replicas are done has no clock (onlyCondemnedLeft). A paused rollout has
  * no clock (resuming starts a fresh one), as a paused Deployment's. Neither has one while a
- * lifecycle hook holds a pod (lifecycle.ts: isHeldByHook): the rollout then waits on another controller (a drain, a registry), which says
- * nothing about the new revision, and a rollback would only undo a release that may be sound; the
- * first pass after the hold starts a fresh clock (the Progressing condition written meanwhile has
- * no lastUpdateTime). Kruise's CloneSet lets its clock run (it only reports; it has no rollback).
+ * lifecycle hook holds a pod (lifecycle.ts: isHeldByHook): the rollout then waits on another
+ * controller (a drain, a registry), which says nothing about the new revision, and a rollback would
+ * only undo a release that may be sound; the first pass after the hold starts a fresh clock (the
+ * Progressing condition written meanwhile has no lastUpdateTime). Kruise's CloneSet lets its clock
+ * run (it only reports; it has no rollback).
  */
+
+/** What the pass knows besides the pods: what holds the rollout (computed here when absent) and status.volumeClaims as this pass counts them. */
+export interface ProgressContext {
+  blocker?: Blocker;
+  volumeClaims?: readonly VolumeClaimStatus[];
+}
 
 /** Progressing reasons of a rollout under way: its clock carries over from one pass to the next. */
 const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDeletion", DEADLINE_EXCEEDED_REASON]);
@@ -35,29 +57,56 @@ const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDelet
  * checkProgress returns the deadline's facts for the set at `now`, or undefined when there is no
  * clock: no progressDeadlineSeconds, the rollout is paused or complete, a lifecycle hook holds a
  * pod, the set is being deleted.
- * `observed` are the counts before this pass's writes; `pods` the set's pods (to name the holder).
+ * `observed` are the counts before this pass's writes; `pods` the set's pods.
  */
-export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date): ProgressFacts | undefined {
+export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date, more: ProgressContext = {}): ProgressFacts | undefined {
   const seconds = set.spec.progressDeadlineSeconds;
   if (!seconds || set.metadata.deletionTimestamp != null) return undefined;
   if (updateStrategyOf(set).paused) return undefined;
   if (isRolloutComplete(set, observed) || onlyCondemnedLeft(set, pods, updateRevision)) return undefined;
   const prev = set.status?.conditions?.find((c) => c.type === PROGRESSING_CONDITION);
   const running = prev?.reason !== undefined && RUNNING_REASONS.has(prev.reason) && set.status?.updateRevision === updateRevision;
-  const exceeded = () => `no pod newly updated and Ready for ${seconds}s: ${holdingPod(set, pods, updateRevision, now)}`;
+  const wasExceeded = running && prev?.reason === DEADLINE_EXCEEDED_REASON;
+  const blocker = more.blocker ?? rolloutBlocker(set, pods, updateRevision, now);
+  const exceeded = () => `no pod newly updated and Ready for ${seconds}s: ${blocker.words}`;
   // A hold stops the clock, but does not clear a deadline already exceeded at this revision.
-  if (pods.some((p) => isHeldByHook(set, p))) {
-    return running && prev?.reason === DEADLINE_EXCEEDED_REASON ? { lastUpdateTime: prev.lastUpdateTime ?? wholeSeconds(now), exceeded: exceeded() } : undefined;
-  }
+  if (pods.some((p) => isHeldByHook(set, p))) return wasExceeded ? { lastUpdateTime: prev?.lastUpdateTime ?? wholeSeconds(now), exceeded: exceeded() } : undefined;
   const since = running ? timeMs(prev?.lastUpdateTime) : NaN;
-  // Progress: a pod newly updated and Ready, or (a scale) a pod gone or created toward spec.replicas.
-  const stored = set.status?.replicas ?? observed.replicas;
-  const towardReplicas = Math.abs(observed.replicas - set.spec.replicas) < Math.abs(stored - set.spec.replicas);
-  const progressed = observed.updatedReadyReplicas > (set.status?.updatedReadyReplicas ?? 0) || towardReplicas;
-  const lastUpdateTime = Number.isNaN(since) || progressed ? wholeSeconds(now) : (prev?.lastUpdateTime ?? wholeSeconds(now));
-  const due = timeMs(lastUpdateTime) + seconds * 1000;
+  if (Number.isNaN(since) || progressSeen(set, observed, updateRevision, pods, since, more.volumeClaims)) return { lastUpdateTime: wholeSeconds(now), requeueAfterMs: seconds * 1000 };
+  const lastUpdateTime = prev?.lastUpdateTime ?? wholeSeconds(now);
+  if (wasExceeded) return { lastUpdateTime, exceeded: exceeded() };
+  // Waiting for Ordinal's own step: that time never counts, the clock starts afresh (the pass that
+  // takes the step sees it first, so a pod created, patched or deleted late gets its whole deadline).
+  if (blocker.kind === "ordinal") return { lastUpdateTime: wholeSeconds(now), requeueAfterMs: seconds * 1000 };
+  // A pod's time starts no earlier than Ordinal's step on it (the status that restarted the clock may be lost).
+  const acted = blocker.sinceMs ?? NaN;
+  const due = (Number.isNaN(acted) ? since : Math.max(since, acted)) + seconds * 1000;
   if (now.getTime() < due) return { lastUpdateTime, requeueAfterMs: due - now.getTime() };
+  // A create refused before the deadline, not tried since: this pass tries again before judging.
+  if (blocker.kind === "refused" && !((blocker.lastRefusedMs ?? 0) >= due)) return { lastUpdateTime, requeueAfterMs: seconds * 1000 };
   return { lastUpdateTime, exceeded: exceeded() };
+}
+
+/**
+ * progressSeen is true when the cluster shows progress since the last look (the stored status
+ * and `sinceMs`, the last progress): more pods updated and Ready than the status says — counting
+ * a pod whose in-place update is done on the node and waits only for Ordinal's gate (awaitsOnlyGate)
+ * —, a pod at the update revision Ready since the last progress, the pods moved toward
+ * spec.replicas (a scale), or a claim grown (status.volumeClaims: more claims at the template's
+ * size, or done resizing).
+ */
+function progressSeen(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], sinceMs: number, volumeClaims: readonly VolumeClaimStatus[] | undefined): boolean {
+  const stored = set.status;
+  const atUpdate = pods.filter((p) => getPodRevision(p) === updateRevision && !isTerminating(p));
+  const finishing = atUpdate.filter(awaitsOnlyGate).length;
+  if (observed.updatedReadyReplicas + finishing > (stored?.updatedReadyReplicas ?? 0)) return true;
+  const storedReplicas = stored?.replicas ?? observed.replicas;
+  if (Math.abs(observed.replicas - set.spec.replicas) < Math.abs(storedReplicas - set.spec.replicas)) return true;
+  if (atUpdate.some((p) => !isInPlaceUpdating(p) && isRunningAndReady(p) && timeMs(podReadyCondition(p)?.lastTransitionTime) >= sinceMs)) return true;
+  return (volumeClaims ?? []).some((v) => {
+    const before = stored?.volumeClaims?.find((b) => b.volumeClaimName === v.volumeClaimName);
+    return !!before && (v.compatibleReplicas > before.compatibleReplicas || v.compatibleReadyReplicas > before.compatibleReadyReplicas);
+  });
 }
 
 /**
@@ -75,38 +124,4 @@ function onlyCondemnedLeft(set: StatefulSet, pods: readonly Pod[], updateRevisio
     readyReplicas: kept.filter(isRunningAndReady).length,
     updatedReplicas: kept.filter((p) => getPodRevision(p) === updateRevision).length,
   });
-}
-
-/**
- * holdingPod returns which pod holds the rollout and why: the lowest ordinal that is not available
- * among the pods at the update revision, else among the others; "every pod is available" when
- * none is unavailable (then the rollout waits on a pod to be created or deleted).
- */
-export function holdingPod(set: StatefulSet, pods: readonly Pod[], updateRevision: string, now: Date): string {
-  const unavailable = pods.filter((p) => !isRunningAndAvailable(p, set.spec.minReadySeconds, now) || isTerminating(p) || isInPlaceUpdating(p));
-  const byOrdinal = (a: Pod, b: Pod) => getOrdinal(nameOf(a)) - getOrdinal(nameOf(b));
-  const updated = unavailable.filter((p) => getPodRevision(p) === updateRevision).sort(byOrdinal);
-  const pod = updated[0] ?? unavailable.sort(byOrdinal)[0];
-  return pod ? `pod ${nameOf(pod)} ${whyUnavailable(pod, set.spec.minReadySeconds)}`.slice(0, 1024) : "every pod is available";
-}
-
-/**
- * whyUnavailable returns, in words, why a pod is not available: terminating, a failing container
- * (ErrImagePull, CrashLoopBackOff…), an in-place update not finished, not scheduled, never Ready
- * since it started, not Ready, or Ready for less than minReadySeconds.
- */
-export function whyUnavailable(pod: Pod, minReadySeconds: number): string {
-  if (isTerminating(pod)) return "is terminating";
-  const failing = failingContainer(pod);
-  if (failing) return failing;
-  if (isInPlaceUpdating(pod)) return "has an in-place update that has not finished";
-  const scheduled = pod.status?.conditions?.find((c) => c.type === "PodScheduled");
-  if (scheduled?.status === "False") return `is not scheduled${scheduled.message ? `: ${scheduled.message}` : ""}`;
-  if (!isRunningAndReady(pod)) {
-    const phase = pod.status?.phase ?? "not created";
-    const ready = podReadyCondition(pod);
-    const detail = ready?.message ? `: ${ready.message}` : "";
-    return wasNeverReady(pod) ? `was never Ready (${phase})${detail}` : `is not Ready (${phase})${detail}`;
-  }
-  return `has been Ready for less than minReadySeconds (${minReadySeconds}s)`;
 }

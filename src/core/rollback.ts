@@ -6,6 +6,7 @@ import { escapePathSegment } from "../objects/json-diff.ts";
 import { canonicalJson } from "./hash.ts";
 import { revisionTemplate, type SetRevisions } from "./revisions.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
+import type { Blocker } from "./blocker.ts";
 
 /**
  * Automatic rollback (spec.updateStrategy.rollingUpdate.rollbackOnFailure): once a rollout has
@@ -54,16 +55,19 @@ export type RollbackDecision = { actions: Action[] } | { refused: string };
 /**
  * planRollback returns the rollback of a set whose rollout exceeded its deadline, or why there is
  * none: rollbackOnFailure is not set, the strategy is OnDelete or paused, the set is at one
- * revision (nothing to go back to), the failing revision was rolled back from before (a person
+ * revision (nothing to go back to), what holds the rollout is not the new revision's own doing
+ * (`blocker`, blocker.ts: a pod of an older revision that never gets Ready, a claim — never roll
+ * back a release nothing says is bad), the failing revision was rolled back from before (a person
  * re-applied it: never twice), or the last fully available revision itself failed once.
  */
-export function planRollback(set: StatefulSet, revisions: SetRevisions): RollbackDecision {
+export function planRollback(set: StatefulSet, revisions: SetRevisions, blocker?: Blocker): RollbackDecision {
   const strategy = updateStrategyOf(set);
   if (!strategy.rollbackOnFailure || strategy.paused) return { refused: "" };
   const from = revisions.updateName;
   const to = revisions.currentName;
   const failed = failedRevisions(set);
   if (from === to) return { refused: `not rolled back: no earlier fully available revision than ${from}` };
+  if (blocker && !blocker.release) return { refused: `not rolled back: what holds the rollout is not revision ${from}'s own pods` };
   if (failed.includes(from)) return { refused: `not rolled back: revision ${from} was rolled back from before (${FAILED_REVISIONS_ANNOTATION}) and was applied again` };
   if (failed.includes(to)) return { refused: `not rolled back: the last fully available revision ${to} failed before` };
   const template = revisionTemplate(revisions.current);

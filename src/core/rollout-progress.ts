@@ -10,7 +10,7 @@ import { updateStrategyOf } from "./update-strategy.ts";
 export interface ProgressFacts {
   /** When the rollout last made progress (RFC 3339, whole seconds): Progressing's lastUpdateTime. */
   lastUpdateTime: string;
-  /** Set once the deadline has passed: the pod holding the rollout and why (for the condition and event). */
+  /** Set once the deadline has passed: what holds the rollout (blocker.ts; for the condition and event). */
   exceeded?: string;
   /** Milliseconds until the deadline falls due, while it has not (the plan's requeueAfter). */
   requeueAfterMs?: number;

@@ -10,6 +10,7 @@ import { claimsBehind } from "./claim-update.ts";
 import { CLAIMS_WAIT_WORDS } from "./conditions.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
 import { failedRevisions } from "./rollback.ts";
+import { rolloutBlocker } from "./blocker.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
@@ -32,8 +33,11 @@ export interface RolloutState {
  * still terminating (after a scale-down: status.replicas above spec.replicas, or a pod deleting),
  * and pods a lifecycle hook holds (condition LifecycleHookHeld: waiting, not stuck); under
  * OnPodRollingUpdate, claims behind their templates (naming those not Bound yet: waiting, not stuck).
+ * What a rollout waits on is named by the one rule the Progressing condition and the deadline's
+ * event use (blocker.ts): a create the apiserver refused fails the rollout as a failing pod does
+ * (after `--stuck-after`); pods not ready name the first and why. `now` judges minReadySeconds.
  */
-export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
+export function rolloutState(set: StatefulSet, pods: Pod[], now: Date): RolloutState {
   const s = set.status;
   const strategy = updateStrategyOf(set);
   if (strategy.type !== "RollingUpdate") {
@@ -49,6 +53,8 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
   const held = s.conditions?.find((c) => c.type === LIFECYCLE_HELD_CONDITION && c.status === "True");
   if (held) return { done: false, message: `rollout of ${set.metadata.name} waits on a lifecycle hook: ${held.message ?? ""}`.trim() };
   const updateRevision = s.updateRevision;
+  const blocker = rolloutBlocker(set, pods, updateRevision ?? "", now);
+  if (blocker.kind === "refused") return { done: false, blocked: "failing", message: blocker.words };
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;
     const failing = failingContainer(p);
@@ -62,7 +68,8 @@ export function rolloutState(set: StatefulSet, pods: Pod[]): RolloutState {
     blocked: "paused",
     message: `rollout of ${set.metadata.name} is paused (spec.updateStrategy.rollingUpdate.paused); resume it with: ordinal rollout resume ${set.metadata.name}${set.metadata.namespace ? ` -n ${set.metadata.namespace}` : ""}`,
   });
-  if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready...` };
+  const why = blocker.pod ? ` (${blocker.words})` : "";
+  if (ready < replicas) return paused && s.updateRevision !== s.currentRevision ? pausedState() : { done: false, message: `Waiting for ${replicas - ready} pods to be ready${why}...` };
   // A scale-down is not complete while a condemned pod still terminates (nor is any change).
   const terminating = Math.max(pods.filter(isTerminating).length, (s.replicas ?? 0) - replicas);
   if (terminating > 0) return { done: false, message: `Waiting for ${terminating} pods to terminate...` };

@@ -1,5 +1,7 @@
 import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import { countCompatibleClaims } from "./claim-update.ts";
+import { withRefusal, type CreateRefusal } from "./create-refusal.ts";
+import { REPLICA_FAILURE_CONDITION } from "../objects/constants.ts";
 import { getOrdinal, nameOf } from "../objects/names.ts";
 import type { Condition, StatefulSet, StatefulSetStatus, VolumeClaimStatus } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
@@ -142,6 +144,8 @@ export interface StatusBasis {
   volumeClaims?: VolumeClaimStatus[];
   /** The set's claims by name before any write: a created pod's claims count in volumeClaims (statusAfter). */
   claims?: ReadonlyMap<string, PersistentVolumeClaim>;
+  /** The plan's `now`: when a create refused by this pass was refused (create-refusal.ts). */
+  now?: Date;
 }
 
 /**
@@ -151,9 +155,11 @@ export interface StatusBasis {
  * of replicas, any deleted pod out of its revision, an expanded claim into its template's
  * compatibleReplicas (not yet ready: its capacity follows), as upstream adjusts its status while it acts. When every
  * planned write was done it equals the plan's status; after a failure it is the status to write
- * anyway (upstream always writes the status it computed).
+ * anyway (upstream always writes the status it computed). A create the apiserver refused
+ * (`refused`) goes into the ReplicaFailure condition, and one that named a pod created now leaves
+ * it (create-refusal.ts).
  */
-export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[]): StatefulSetStatus {
+export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly Action[], refused?: CreateRefusal): StatefulSetStatus {
   const c = { ...basis.observed };
   const volumeClaims = basis.volumeClaims?.map((v) => ({ ...v }));
   const claims = new Map(basis.claims);
@@ -178,6 +184,13 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
   }
   const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount, volumeClaims);
   if (basis.conditions) status.conditions = basis.conditions;
+  // A create the apiserver refused is remembered for the next pass; one created since is forgotten.
+  const created = done.flatMap((a) => (a.type === "createPod" ? [nameOf(a.pod)] : []));
+  if (refused || status.conditions?.some((x) => x.type === REPLICA_FAILURE_CONDITION)) {
+    const conditions = withRefusal(status.conditions ?? [], refused, created, basis.now ?? new Date(0));
+    if (conditions.length) status.conditions = conditions;
+    else delete status.conditions;
+  }
   return status;
 }
 

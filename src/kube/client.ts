@@ -150,6 +150,18 @@ export const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.co
 export const isAlreadyExists = (e: unknown): boolean => e instanceof ApiError && e.code === 409 && e.reason === "AlreadyExists";
 
 /**
+ * isCreateRefusal is true when the apiserver refused a create for a reason a person must act on: the
+ * request is invalid (400, 422), forbidden (403: RBAC, a quota, a webhook's deny) or a webhook
+ * could not be called (500 "failed calling webhook"). A conflict, throttling or the apiserver's own
+ * transient trouble is not: the next pass tries again, and that wait is Ordinal's.
+ */
+export function isCreateRefusal(e: unknown): e is ApiError {
+  if (!(e instanceof ApiError)) return false;
+  if (e.code === 400 || e.code === 403 || e.code === 422) return true;
+  return e.code === 500 && /failed calling webhook/i.test(e.message);
+}
+
+/**
  * isDisruptionBudgetRefusal is true for the eviction subresource's 429 when a PodDisruptionBudget
  * allows no disruption now (or the disruption controller has not processed it yet): a Status with
  * a cause of type DisruptionBudget, "Cannot evict pod as it would violate the pod's disruption

@@ -54,7 +54,7 @@ export async function startSimulation(log: Logger, o: { stepMs?: number; print?:
       await kubelet.step();
       const pods = (await kubeletClient.list<Pod>(R.pods, "default")).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
       const set = await kubeletClient.get<StatefulSet>(R.statefulSets, "default", "web");
-      const state = rolloutState(StatefulSetSchema.parse(set), pods);
+      const state = rolloutState(StatefulSetSchema.parse(set), pods, new Date());
       const line = `web: ${state.message} [${pods
         .map((p) => `${p.metadata!.name} ${p.metadata?.deletionTimestamp ? "Terminating" : isRunningAndReady(p) ? "Ready" : (p.status?.phase ?? "?")} ${p.spec!.containers[0].image} ${getPodRevision(p)}`)
         .join(", ")}]`;

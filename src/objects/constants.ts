@@ -18,6 +18,12 @@ export const PAUSED_CONDITION = "Paused";
 export const INPLACE_BLOCKED_CONDITION = "InPlaceUpdateBlocked";
 /** True while a claim that volumeClaimUpdateStrategy OnPodRollingUpdate should grow cannot be expanded (its StorageClass). */
 export const VOLUME_EXPANSION_BLOCKED_CONDITION = "VolumeExpansionBlocked";
+/**
+ * True while the apiserver refuses to create a replica's pod or claim (Deployment's ReplicaFailure,
+ * reason FailedCreate): the executor writes it from the refusal's message, so the next pass (and
+ * `ordinal rollout status`) can name the blocker from the cluster (core/create-refusal.ts).
+ */
+export const REPLICA_FAILURE_CONDITION = "ReplicaFailure";
 /** Progressing's reason once spec.progressDeadlineSeconds passed without progress (Deployment's word). */
 export const DEADLINE_EXCEEDED_REASON = "ProgressDeadlineExceeded";
 /** Progressing's reason when the rollout is done but for claims to grow that are not Bound yet (read by rollout status). */

@@ -4,9 +4,10 @@ import type { StatefulSet } from "../api/statefulset.ts";
 import { assertNever, type Action } from "../core/actions.ts";
 import type { Plan } from "../core/planner.ts";
 import { statusAfter, statusChanged, withEvictionsWaiting } from "../core/status.ts";
+import type { CreateRefusal } from "../core/create-refusal.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
-import { ApiError, isAlreadyExists, isConflict, isDisruptionBudgetRefusal, type KubeClient } from "../kube/client.ts";
+import { ApiError, isAlreadyExists, isConflict, isCreateRefusal, isDisruptionBudgetRefusal, type KubeClient } from "../kube/client.ts";
 import { FAILED_REVISIONS_ANNOTATION, INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
@@ -43,6 +44,8 @@ export interface Execution {
   /** Writes refused by Ordinal's webhook because the reconciler is not who it expects, and the first such refusal. */
   identityRefusals: number;
   identityRefusal?: IdentityRefusal;
+  /** The first pod or claim create the apiserver refused (written into the status: core/create-refusal.ts). */
+  createRefusal?: CreateRefusal;
 }
 
 type Unit = Action[];
@@ -66,6 +69,7 @@ export async function executePlan(
     const failure = failureEvent(a, nameOf(set), error);
     if (failure) events.record(set, "Warning", failure.reason, failure.message);
     if (a.type === "createPod" && isAlreadyExists(e)) ex.unseenPods.push(nameOf(a.pod));
+    if ((a.type === "createPod" || a.type === "createClaim") && isCreateRefusal(e)) ex.createRefusal ??= a.type === "createPod" ? { pod: nameOf(a.pod), message: e.message } : { pod: a.pod, claim: nameOf(a.claim), message: e.message };
     if (a.type === "deletePod" && isDisruptionBudgetRefusal(e)) ex.evictionsWaiting.push(`pod ${a.name}: ${budgetWords(e)}`);
     ex.error ??= error;
     return error;
@@ -113,7 +117,7 @@ export async function executePlan(
   // Pre-warm writes never hold the set's pods back; what they wrote goes to the pass's index.
   for (const a of plan.actions) if (a.type === "writeImageList") await run(a);
 
-  const status = withEvictionsWaiting(statusAfter(set, plan.basis, ex.done), ex.evictionsWaiting);
+  const status = withEvictionsWaiting(statusAfter(set, plan.basis, ex.done, ex.createRefusal), ex.evictionsWaiting);
   if (statusChanged(set.status, status)) await run({ type: "updateStatus", status });
   return ex;
 }

@@ -2,6 +2,7 @@ import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../api/k8s.
 import type { ImageList } from "../api/imagelist.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/client.ts";
 import { R } from "../kube/resources.ts";
+import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { LIST_PAGE_SIZE } from "./pass-groups.ts";
 import { labelKeys, projectClaim, projectPod, projectRevision, selectedLabelKeys } from "../objects/projection.ts";
 import { ReadBudget } from "./namespace-budget.ts";
@@ -96,4 +97,59 @@ export async function listImageLists(client: KubeClient, ns: string | undefined)
     if (isNotFound(e)) return [];
     throw e;
   }
+}
+
+/**
+ * A namespace's objects are read in slices of its sets once they are many (issue 35: what a pass
+ * holds follows a slice, not the namespace): each slice's pods, claims and revisions are listed by
+ * a selector naming its sets (`ordinal.dev/statefulset in (…)`), planned, and let go before the
+ * next. A slice expects at most SLICE_OBJECTS objects (a set counts 1 + replicas × (1 + claim
+ * templates), replicas as written) and its selector is at most SLICE_SELECTOR_CHARS long (a URL
+ * stays within 16 KB). The cost: the apiserver filters the namespace's labelled objects once per
+ * slice. A namespace below SLICE_OBJECTS, or a targeted pass, is read at once as before.
+ */
+export const SLICE_OBJECTS = 5_000;
+const SLICE_SELECTOR_CHARS = 12_000;
+
+/** A label value the apiserver accepts (a set named otherwise cannot be named in a selector: its namespace is read at once). */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** expectedObjects returns how many objects a (raw) set is expected to have: 1 + replicas × (1 + claim templates), replicas capped at SLICE_OBJECTS. */
+function expectedObjects(set: KubeObject): number {
+  const spec = (set.spec ?? {}) as { replicas?: unknown; volumeClaimTemplates?: unknown };
+  const replicas = typeof spec.replicas === "number" && spec.replicas >= 0 ? Math.min(spec.replicas, SLICE_OBJECTS) : 1;
+  const templates = Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates.length : 0;
+  return 1 + replicas * (1 + templates);
+}
+
+/** A slice of a namespace's sets and the selector that reads their objects. */
+export interface ReadSlice {
+  sets: KubeObject[];
+  selector: string;
+}
+
+/** readSlices returns the slices a namespace's sets are read in (in their order): one, with `selector`, unless they expect more than SLICE_OBJECTS objects. */
+export function readSlices(sets: KubeObject[], selector: string): ReadSlice[] {
+  const names = sets.map((s) => s.metadata?.name ?? "");
+  const total = sets.reduce((n, s) => n + expectedObjects(s), 0);
+  if (selector !== SET_NAME_LABEL || total <= SLICE_OBJECTS || !names.every((n) => n.length <= 63 && LABEL_VALUE.test(n))) return [{ sets, selector }];
+  const slices: ReadSlice[] = [];
+  let cut: KubeObject[] = [];
+  let objects = 0;
+  let chars = 0;
+  const close = () => {
+    if (cut.length) slices.push({ sets: cut, selector: `${SET_NAME_LABEL} in (${cut.map((s) => s.metadata?.name ?? "").join(",")})` });
+    cut = [];
+    objects = chars = 0;
+  };
+  for (const s of sets) {
+    const n = expectedObjects(s);
+    const len = (s.metadata?.name ?? "").length + 1;
+    if (cut.length && (objects + n > SLICE_OBJECTS || chars + len > SLICE_SELECTOR_CHARS)) close();
+    cut.push(s);
+    objects += n;
+    chars += len;
+  }
+  close();
+  return slices;
 }

@@ -13,8 +13,8 @@ import { writeLanded, type AnnouncedResource, type AnnouncedWrite } from "../obj
 import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
+import { listImageLists, prefetch, quiet, readNamespace, readSlices, type Prefetched } from "./pass-reads.ts";
 import { inSlices, NamespaceSetAside, overBudgetMessage, type ReadBudget } from "./namespace-budget.ts";
-import { listImageLists, prefetch, quiet, readNamespace, type Prefetched } from "./pass-reads.ts";
 import { selectedLabelKeys } from "../objects/projection.ts";
 
 export { shardOf } from "./pass-groups.ts";
@@ -67,9 +67,9 @@ export interface PassOptions {
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
   /**
-   * At most this many managed objects (pods, claims, revisions) of one namespace are held at once:
-   * a namespace with more is reconciled in slices of its sets, a set with more is set aside
-   * (namespace-budget.ts; the runtime's, e.g. Node's objectBudgetFor(RECONCILE_HEAP_MB)). Default: no bound.
+   * At most this many managed objects (pods, claims, revisions) of one namespace's read slice are
+   * held at once: a slice with more is halved, a set with more is set aside (namespace-budget.ts;
+   * the runtime's, e.g. Node's objectBudgetFor(RECONCILE_HEAP_MB)). Default: no bound.
    */
   objectBudget?: number;
 }
@@ -176,10 +176,15 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
 }
 
 /**
- * reconcileNamespace reconciles one namespace's sets within the pass's object budget
- * (namespace-budget.ts): all of them from one read when their objects fit, else in slices of its
- * sets, a set over the budget alone set aside; a namespace its runtime set aside (quarantined) is
- * reported on its sets and skipped. Returns the sets it parsed.
+ * reconcileNamespace reconciles one namespace's sets, a read slice at a time (pass-reads.ts:
+ * readSlices; one slice unless the namespace is large): it lists the slice's managed pods, claims
+ * and revisions, projected as they stream in, plans and executes its sets, and lets them go before
+ * the next. What a pass holds is one slice's objects, so its peak heap follows the largest slice,
+ * not the cluster's nor a namespace's; and no slice holds more than the pass's object budget (a
+ * slice over it is halved, a set over it alone set aside: namespace-budget.ts). A namespace its
+ * runtime set aside (quarantined) is reported on its sets and skipped. Returns the parsed sets that
+ * opt in to pre-warm (the ImageList actuator reads their pull secrets; it reads any other it needs).
+ * ImageLists written go to the pass's store (`listsReady`).
  */
 async function reconcileNamespace(
   client: KubeClient,
@@ -189,19 +194,41 @@ async function reconcileNamespace(
   o: NamespaceOptions,
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
+  const { namespace } = group;
+  const slices = readSlices(group.sets, selector);
+  const early = namespace === o.namespace && slices.length === 1 ? o.prefetched : undefined;
+  const parsedSets = new Map<string, StatefulSet>();
   const unplanned = (raw: KubeObject, reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
+  /** readAndPlan reads the objects of `sets` by `sel` (kept by `budget`), then plans and executes them. */
+  const readAndPlan = async (sets: KubeObject[], sel: string, budget: ReadBudget | undefined, first: boolean) => {
+    // Claims are only ever looked up by a template's name: a slice whose sets have no template needs none.
+    const withClaims = sets.some((s) => hasClaimTemplates(s));
+    const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, sel, sets, withClaims, first ? early : undefined, budget), listsReady]);
+    // A targeted pass says which of the writes its wakes announced it read too early to include.
+    withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
+    const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
+    try {
+      await reconcileSlice(client, sets, index, o, result, parsedSets);
+    } finally {
+      for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
+    }
+    return new Map<string, never>();
+  };
   try {
-    return await inSlices(group.sets, selector, o.objectBudget, {
-      slice: (sets, sel, budget, first) => reconcileSlice(client, { namespace: group.namespace, sets }, sel, listsReady, o, result, first ? o.prefetched : undefined, budget),
-      setAside: (raw, e) => unplanned(raw, "OverBudget", overBudgetMessage(e)),
-      stopped: () => result.cursor !== undefined,
-      ownSelector: selector !== MANAGED_SELECTOR,
-    });
+    for (const slice of slices) {
+      await inSlices(slice.sets, slice.selector, o.objectBudget, {
+        slice: readAndPlan,
+        setAside: (raw, e) => unplanned(raw, "OverBudget", overBudgetMessage(e)),
+        stopped: () => result.cursor !== undefined,
+        ownSelector: slice.selector !== MANAGED_SELECTOR,
+      });
+      if (result.cursor !== undefined) break;
+    }
   } catch (e) {
     if (!(e instanceof NamespaceSetAside)) throw e;
     for (const raw of group.sets) await unplanned(raw, "NamespaceQuarantined", e.message);
-    return new Map();
   }
+  return parsedSets;
 }
 
 type NamespaceOptions = PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
@@ -213,71 +240,51 @@ async function reportUnplanned(client: KubeClient, raw: KubeObject, reason: SetE
   await o.events.flush(o.now());
 }
 
-/**
- * reconcileSlice lists the managed pods, claims and revisions of the slice's namespace (by
- * `selector`, each kept by `budget`; a targeted pass's `early` reads when given), plans and
- * executes its sets, and returns the sets it parsed. What it read is garbage once it returns: a
- * pass holds one slice's objects at a time. ImageLists written go to `lists` (the pass's store).
- */
+/** reconcileSlice plans and executes the slice's sets with its objects (`index`); false when the pass stopped (its cursor set). */
 async function reconcileSlice(
   client: KubeClient,
-  group: NamespaceGroup,
-  selector: string,
-  listsReady: Promise<PassIndex>,
+  sets: readonly KubeObject[],
+  index: PassIndex,
   o: NamespaceOptions,
   result: PassResult,
-  prefetched: Prefetched | undefined,
-  budget: ReadBudget | undefined,
-): Promise<Map<string, StatefulSet>> {
-  const { namespace } = group;
-  // Claims are only ever looked up by a template's name: a namespace whose sets have no template needs none.
-  const withClaims = group.sets.some((s) => hasClaimTemplates(s));
-  const early = namespace === o.namespace ? prefetched : undefined;
-  const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, selector, group.sets, withClaims, early, budget), listsReady]);
-  // A targeted pass says which of the writes its wakes announced it read too early to include.
-  withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
-  const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
+  parsedSets: Map<string, StatefulSet>,
+): Promise<boolean> {
   const { events } = o;
-  const parsedSets = new Map<string, StatefulSet>();
-  try {
-    for (const raw of group.sets) {
-      await o.beforeSet?.();
-      if (o.shouldStop?.()) {
-        result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
-        result.pending = true;
-        return parsedSets;
-      }
-      const id = setId(raw);
-      const parsed = StatefulSetSchema.safeParse(raw);
-      // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
-      const setError = (reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
-      if (!parsed.success) {
-        await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
-        continue;
-      }
-      parsedSets.set(id, parsed.data);
-      let r: Awaited<ReturnType<typeof reconcileSet>>;
-      try {
-        r = await reconcileSet(client, parsed.data, index, o, events);
-      } catch (e) {
-        if (!(e instanceof PlanFailed)) throw e;
-        await setError("PlanFailed", e.message);
-        continue;
-      }
-      result.sets.push(r.result);
-      result.actionCount += r.done;
-      if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
-      const after = r.result.requeueAfterMs;
-      if (after !== undefined) {
-        result.pending = true;
-        result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
-      }
-      await events.flush(o.now());
+  for (const raw of sets) {
+    await o.beforeSet?.();
+    if (o.shouldStop?.()) {
+      result.cursor = result.sets.length ? result.sets[result.sets.length - 1].set : o.startAfter;
+      result.pending = true;
+      return false;
     }
-    return parsedSets;
-  } finally {
-    for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
+    const id = setId(raw);
+    const parsed = StatefulSetSchema.safeParse(raw);
+    // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
+    const setError = (reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
+    if (!parsed.success) {
+      await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
+      continue;
+    }
+    if (optsInToPrewarm(raw)) parsedSets.set(id, parsed.data);
+    let r: Awaited<ReturnType<typeof reconcileSet>>;
+    try {
+      r = await reconcileSet(client, parsed.data, index, o, events);
+    } catch (e) {
+      if (!(e instanceof PlanFailed)) throw e;
+      await setError("PlanFailed", e.message);
+      continue;
+    }
+    result.sets.push(r.result);
+    result.actionCount += r.done;
+    if (r.result.waiting || r.result.error || r.done > 0) result.pending = true;
+    const after = r.result.requeueAfterMs;
+    if (after !== undefined) {
+      result.pending = true;
+      result.requeueAfterMs = earlierMs(result.requeueAfterMs, after);
+    }
+    await events.flush(o.now());
   }
+  return true;
 }
 
 /**

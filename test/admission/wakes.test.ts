@@ -16,6 +16,8 @@ const setsResource = { group: "apps.ordinal.dev", version: "v1", resource: "stat
 const claim = (labels: Record<string, string>) => ({ metadata: { name: "data-web-0", namespace: "default", labels } });
 /** readyPod returns pod web-0 as the kubelet reports it Ready. */
 const readyPod = () => ({ ...pod(), status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } });
+/** withContainer returns pod web-0 Ready whose container `c` reports `status` (the kubelet's containerStatuses). */
+const withContainer = (status: Record<string, unknown>) => ({ ...readyPod(), status: { ...readyPod().status, containerStatuses: [{ name: "c", restartCount: 1, ...status }] } });
 const withRv = <T extends { metadata?: object }>(o: T, resourceVersion: string): T => ({ ...o, metadata: { ...o.metadata, resourceVersion } });
 const puller = { metadata: { name: "pull-x", namespace: "default", labels: { [PULLER_LABEL]: "true" } } };
 
@@ -28,6 +30,9 @@ describe("wakeOf: which set an admission wakes", () => {
     ["a set's status (someone else's write): none", { kind: osts, subResource: "status", operation: "UPDATE", name: "web", object: sampleSet(), oldObject: sampleSet() }, undefined],
     ["a managed pod's create", { name: "web-0", object: pod() }, { namespace: "default", name: "web", reason: "pod", write: { resource: "pods", name: "web-0", operation: "CREATE" } }],
     ["a managed pod's status, in the pod's namespace", { ...node, namespace: "ns-of-request", operation: "UPDATE", subResource: "status", name: "web-0", object: readyPod(), oldObject: withRv(pod(), "12") }, { namespace: "default", name: "web", reason: "pod-status", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "12" } }],
+    // Issue 34: the kubelet's writes after an in-place restart change only containerStatuses.
+    ["a managed pod's status that changes only containerStatuses (a new imageID after an in-place restart)", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: withContainer({ imageID: "sim://img:2", image: "img:2", ready: true, state: { running: { startedAt: "2026-11-21T12:00:02Z" } } }), oldObject: withRv(withContainer({ imageID: "sim://img:1", image: "img:1", ready: true, state: { running: { startedAt: "2026-11-21T11:00:00Z" } } }), "14") }, { namespace: "default", name: "web", reason: "pod-status", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "14" } }],
+    ["a managed pod's status that changes only containerStatuses (CrashLoopBackOff)", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: withContainer({ imageID: "sim://img:2", image: "img:2", ready: false, state: { waiting: { reason: "CrashLoopBackOff" } } }), oldObject: withRv(withContainer({ imageID: "sim://img:2", image: "img:2", ready: false, state: { running: { startedAt: "2026-11-21T12:00:02Z" } } }), "15") }, { namespace: "default", name: "web", reason: "pod-status", write: { resource: "pods", name: "web-0", operation: "UPDATE", resourceVersion: "15" } }],
     ["a managed pod's status that changes only what no plan reads (an IP): none", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: { ...readyPod(), status: { ...readyPod().status, podIP: "10.0.0.9" } }, oldObject: readyPod() }, undefined],
     ["a managed pod's status written again unchanged: none", { ...node, operation: "UPDATE", subResource: "status", name: "web-0", object: readyPod(), oldObject: readyPod() }, undefined],
     ["a managed pod's delete", { operation: "DELETE", name: "web-0", oldObject: withRv(pod(), "13") }, { namespace: "default", name: "web", reason: "pod", write: { resource: "pods", name: "web-0", operation: "DELETE", resourceVersion: "13" } }],

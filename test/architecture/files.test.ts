@@ -1,13 +1,15 @@
 /**
  * The file rules of src/: no two files import each other, directly or around a circle (the
  * folder test sees circles between folders only; a circle inside a folder hides which file is the
- * base and which builds on it).
+ * base and which builds on it), and no source file is over MAX_LINES lines (a file that grew past
+ * it holds more than one job: split it by job). Nothing is exempt.
  */
 import { readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { describeTangles, importsOf, sourceFiles, SRC, tangles, type Graph } from "./source-graph.ts";
 
+const MAX_LINES = 400;
 const files = sourceFiles(SRC);
 
 /** fileGraph returns each file of src/ (relative to src/) -> the files of src/ it imports. */
@@ -28,6 +30,11 @@ function fileGraph(): Graph {
 describe("src/ files", () => {
   it("import each other without a circle", () => {
     expect(describeTangles(fileGraph()), "the file imported from below belongs lower: move the shared piece to a file both may import").toEqual([]);
+  });
+
+  it(`are at most ${MAX_LINES} lines long`, () => {
+    const long = files.map((f) => [relative(SRC, f), readFileSync(f, "utf8").split("\n").length - 1] as const).filter(([, n]) => n > MAX_LINES);
+    expect(long.map(([f, n]) => `${f}: ${n} lines`)).toEqual([]);
   });
 
   it("the circle finder sees a circle of files through a type import", () => {

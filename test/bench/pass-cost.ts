@@ -292,6 +292,7 @@ export async function runPassCostBench(): Promise<void> {
   }
   if (after[10_000]) console.log(`  linearity: 10,000 sets cost ${(after[10_000].cpuMs / after[1000].cpuMs).toFixed(1)}× the 1,000-set CPU (target ≤ 12×)`);
   if (large) await (await import("./shard-cost.ts")).runShardCostBench();
+  if (large) await (await import("./namespace-heap.ts")).runNamespaceHeapBench();
 
   console.log("== issue 8: 1,000 sets × 10 pods, plus 10,000 unrelated pods (half in the sets' namespace)");
   {

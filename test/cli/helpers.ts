@@ -12,10 +12,11 @@ export const webSet = (name = "web", replicas = 3) => setManifest({ name, replic
 
 /** cliWorld returns a context over a fresh fake apiserver; `files` are what the commands can read (ctx.io); `unreadyImages` never become Ready (a broken release). */
 export function cliWorld(files: Record<string, string> = {}, o: { unreadyImages?: (image: string) => boolean } = {}) {
-  const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
-  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   let t = Date.parse("2026-11-21T12:00:00Z");
   const now = () => new Date(t);
+  // The apiserver's clock is the reconciler's and the kubelet's (a cluster's machines keep one time).
+  const fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"], now });
+  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const kubelet = new KubeletPlayer(client, { namespace: "default", now, unreadyImages: o.unreadyImages });
   const out: string[] = [];
   const err: string[] = [];

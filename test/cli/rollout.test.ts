@@ -18,7 +18,9 @@ describe("ordinal rollout status", () => {
     await w.fake.seed(webSet());
     expect(await main(["rollout", "status", "web"], w.ctx)).toBe(0);
     expect(w.out[0]).toBe("Waiting for statefulset spec update to be observed...");
-    expect(w.out).toContain("Waiting for 3 pods to be ready...");
+    // Each wait names the pod it waits on and why (core/blocker.ts).
+    expect(w.out).toContain("Waiting for 3 pods to be ready (pod web-0 was never Ready (Pending))...");
+    expect(w.out).toContain("Waiting for 2 pods to be ready (pod web-2 is not created yet: Ordinal creates it next)...");
     expect(w.out.at(-1)).toMatch(/^statefulset rolling update complete 3 pods at revision web-\w+\.\.\.$/);
     const set = await getWeb(w);
     expect(set.status!.readyReplicas).toBe(3);

@@ -104,6 +104,9 @@ describe("calculateSettle", () => {
   it.each<[string, StatefulSet, Pod, boolean, LifecycleTransition]>([
     ["Updating, update done, hook not all back: Updated", withHooks(undefined, HOOK), podWith({ labels: drained, state: "Updating" }), true, { kind: "enter", state: "Updated" }],
     ["Updating, update done, hook all back: Normal", withHooks(undefined, HOOK), podWith({ labels: hooked, finalizers: ["example.io/keep"], state: "Updating" }), true, { kind: "enter", state: "Normal" }],
+    // Issue 34: Normal only when ALL of the hook is back; one of its two holders back is Updated.
+    ["Updating, update done, only the hook's label back (not its finalizer): Updated, never Normal", withHooks(undefined, HOOK), podWith({ labels: hooked, state: "Updating" }), true, { kind: "enter", state: "Updated" }],
+    ["Updating, update done, only the hook's finalizer back (not its label): Updated, never Normal", withHooks(undefined, HOOK), podWith({ labels: drained, finalizers: ["example.io/keep"], state: "Updating" }), true, { kind: "enter", state: "Updated" }],
     ["Updating, update still under way (state annotation)", withHooks(undefined, HOOK), podWith({ state: "Updating", inPlaceState: true }), true, { kind: "none" }],
     ["Updating, gate still False", withHooks(undefined, HOOK), podWith({ state: "Updating", gate: ["False", "StartInPlaceUpdate"] }), true, { kind: "none" }],
     ["Updating with a lifecycle but no inPlaceUpdate hook: Updated (as Kruise)", withHooks(HOOK), podWith({ state: "Updating" }), true, { kind: "enter", state: "Updated" }],

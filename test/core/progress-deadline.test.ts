@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { checkProgress, holdingPod, whyUnavailable } from "../../src/core/progress-deadline.ts";
+import { checkProgress } from "../../src/core/progress-deadline.ts";
+import { rolloutBlocker, whyUnavailable } from "../../src/core/blocker.ts";
 import type { ReplicaCounts } from "../../src/core/status.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { newPod, newSet } from "../support/fixtures.ts";
@@ -146,14 +147,14 @@ describe("checkProgress", () => {
   });
 });
 
-describe("holdingPod and whyUnavailable", () => {
+describe("rolloutBlocker and whyUnavailable", () => {
   const set = rolling({});
   const failing = (reason: string, message?: string) => (p: Pod) => {
     p.status!.containerStatuses = [{ name: "app", ready: false, restartCount: 3, image: "img:2", imageID: "", state: { waiting: { reason, message } } }];
   };
   it.each<[string, (p: Pod) => void, string]>([
-    ["a bad image", failing("ErrImagePull", "pull access denied"), "pod web-2 container app: ErrImagePull: pull access denied"],
-    ["a crash loop", failing("CrashLoopBackOff"), "pod web-2 container app: CrashLoopBackOff"],
+    ["a bad image", failing("ErrImagePull", "pull access denied"), "pod web-2 container app: image img:2 cannot be pulled (ErrImagePull: pull access denied)"],
+    ["a crash loop", failing("CrashLoopBackOff"), "pod web-2 container app is crashing (CrashLoopBackOff)"],
     ["never Ready", () => {}, "pod web-2 was never Ready (Running)"],
     ["never Ready, with the kubelet's message", (p) => (p.status!.conditions![0].message = "containers with unready status: [app]"), "pod web-2 was never Ready (Running): containers with unready status: [app]"],
     ["Ready before, not now", (p) => (p.status!.conditions![0].lastTransitionTime = "2026-11-21T12:05:00Z" as unknown as Date), "pod web-2 is not Ready (Running)"],
@@ -162,22 +163,109 @@ describe("holdingPod and whyUnavailable", () => {
       p.status!.conditions!.push({ type: "PodScheduled", status: "False", message: "0/3 nodes are available" });
     }, "pod web-2 is not scheduled: 0/3 nodes are available"],
     ["terminating", (p) => (p.metadata!.deletionTimestamp = T0 as unknown as Date), "pod web-2 is terminating"],
-    ["an in-place update holds it", (p) => (p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: "{}" }), "pod web-2 has an in-place update that has not finished"],
+    ["an in-place update holds it", (p) => (p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: "{}" }), "pod web-2 has an in-place update that has not finished (the kubelet has not restarted its containers with the new images)"],
   ])("%s", (_, stuck, want) => {
-    expect(holdingPod(set, pods(set, stuck), "web-b", at(60))).toBe(want);
+    expect(rolloutBlocker(set, pods(set, stuck), "web-b", at(60)).words).toBe(want);
   });
 
   it("prefers a pod at the update revision, then the lowest ordinal", () => {
     const old = newPod(set, 0, "web-a", "running");
     const updated = [newPod(set, 2, "web-b", "running"), newPod(set, 1, "web-b", "running")];
-    expect(holdingPod(set, [old, ...updated], "web-b", at(60))).toMatch(/^pod web-1 /);
-    expect(holdingPod(set, [newPod(set, 1, "web-a", "running"), old], "web-b", at(60))).toMatch(/^pod web-0 /);
-    expect(holdingPod(set, [newPod(set, 0, "web-a")], "web-b", at(60))).toBe("every pod is available");
+    expect(rolloutBlocker(set, [old, ...updated], "web-b", at(60)).words).toMatch(/^pod web-1 /);
+    expect(rolloutBlocker(set, [newPod(set, 1, "web-a", "running"), old], "web-b", at(60)).words).toMatch(/^pod web-0 /);
+    expect(rolloutBlocker(set, [newPod(set, 0, "web-a")], "web-b", at(60)).words).toBe("pod web-1 is not created yet: Ordinal creates it next");
+    expect(rolloutBlocker(set, [0, 1, 2].map((i) => newPod(set, i, "web-a")), "web-b", at(60))).toEqual({ kind: "ordinal", pod: "", words: "no pod is unavailable: the next step is Ordinal's" });
   });
 
   it("Ready for less than minReadySeconds", () => {
     const slow = newSet({ spec: { minReadySeconds: 30, progressDeadlineSeconds: 60 } });
     expect(whyUnavailable(newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z"), 30)).toBe("has been Ready for less than minReadySeconds (30s)");
-    expect(holdingPod(slow, [newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z")], "web-b", at(60))).toBe("pod web-0 has been Ready for less than minReadySeconds (30s)");
+    expect(rolloutBlocker(slow, [newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z")], "web-b", at(60)).words).toBe("pod web-0 has been Ready for less than minReadySeconds (30s)");
+  });
+});
+
+describe("rolloutBlocker: one rule names what holds the rollout, and whether the next step is Ordinal's (issue 34)", () => {
+  const set = rolling({});
+  const ready3 = (s: StatefulSet, rev = "web-b") => [0, 1, 2].map((i) => newPod(s, i, rev));
+  const refused = (s: StatefulSet, pod: string) => {
+    s.status!.conditions = [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", lastTransitionTime: T0, lastUpdateTime: "2026-11-21T12:00:30Z", message: `create of pod ${pod} refused: exceeded quota: pods` }];
+    return s;
+  };
+  it("a refused create of a missing replica, with the apiserver's message and when it was last refused", () => {
+    const s = refused(rolling({}), "web-2");
+    expect(rolloutBlocker(s, ready3(s).slice(0, 2), "web-b", at(60))).toEqual({ kind: "refused", pod: "web-2", words: "create of pod web-2 refused: exceeded quota: pods", release: true, lasting: true, lastRefusedMs: Date.parse("2026-11-21T12:00:30Z") });
+  });
+  it("a refusal of a pod that exists since, or is no replica any more, blocks nothing", () => {
+    const s = refused(rolling({}), "web-2");
+    expect(rolloutBlocker(s, ready3(s), "web-b", at(60)).kind).toBe("ordinal");
+    const gone = refused(rolling({}), "web-7");
+    expect(rolloutBlocker(gone, ready3(gone), "web-b", at(60)).kind).toBe("ordinal");
+  });
+  it("Running but not Ready: names the readiness gate that is not True", () => {
+    const gated = pods(set, (p) => {
+      p.spec!.readinessGates = [{ conditionType: "example.io/lb" }];
+      p.status!.conditions!.push({ type: "example.io/lb", status: "False", reason: "Pending", message: "target not registered" });
+    });
+    expect(rolloutBlocker(set, gated, "web-b", at(60))).toMatchObject({ kind: "pod", words: "pod web-2 was never Ready (Running): readiness gate example.io/lb is False (Pending: target not registered)" });
+  });
+  it("Running but not Ready: names the container whose readiness probe does not pass", () => {
+    const unready = pods(set, (p) => (p.status!.containerStatuses = [{ name: "app", image: "img:2", imageID: "id", ready: false, restartCount: 0, state: { running: { startedAt: T0 as unknown as Date } } }]));
+    expect(rolloutBlocker(set, unready, "web-b", at(60)).words).toBe("pod web-2 was never Ready (Running): container app is running but not ready (its readiness probe does not pass)");
+  });
+  it("a lifecycle hook holding a pod: what it waits for another controller to remove", () => {
+    const hooked = rolling({}, { spec: { lifecycle: { preDelete: { labelsHandler: { "example.io/drain": "true" } } } } });
+    const ps = ready3(hooked);
+    ps[1].metadata!.labels = { ...ps[1].metadata!.labels, "ordinal.dev/lifecycle-state": "PreparingDelete", "example.io/drain": "true" };
+    expect(rolloutBlocker(hooked, ps, "web-b", at(60))).toMatchObject({ kind: "hook", pod: "web-1", words: "pod web-1 is held in PreparingDelete by a lifecycle hook until another controller removes label example.io/drain=true" });
+  });
+  it("claims waiting or refused, and InPlaceOnly, when every pod is available", () => {
+    expect(rolloutBlocker(set, ready3(set), "web-b", at(60), { claimWaits: ["claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is"] })).toMatchObject({ kind: "claim", words: "claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is" });
+    expect(rolloutBlocker(set, ready3(set), "web-b", at(60), { blocked: ["pod web-2: /spec/containers/0/env"] })).toMatchObject({ kind: "blocked" });
+  });
+  it("OnDelete: a pod at the old revision waits for a person to delete it", () => {
+    const onDelete = rolling({}, { spec: { updateStrategy: { type: "OnDelete" } } });
+    expect(rolloutBlocker(onDelete, ready3(onDelete, "web-a"), "web-b", at(60))).toMatchObject({ kind: "person", pod: "web-0" });
+  });
+  it.each<[string, (p: Pod) => void, string]>([
+    ["a failed pod (Ordinal replaces it)", (p) => (p.status!.phase = "Failed"), "pod web-2 has failed: Ordinal replaces it next"],
+    [
+      "the gate False and the images not changed yet",
+      (p) => p.status!.conditions!.push({ type: "InPlaceUpdateReady", status: "False", reason: "StartInPlaceUpdate" }),
+      "pod web-2 is out of traffic for its in-place update: Ordinal has yet to change its images",
+    ],
+  ])("Ordinal's own next step: %s", (_, stuck, words) => {
+    const ps = pods(set, (p) => {
+      p.status!.conditions = p.status!.conditions!.filter((c) => c.type !== "InPlaceUpdateReady");
+      stuck(p);
+    });
+    expect(rolloutBlocker(set, ps, "web-b", at(60))).toEqual({ kind: "ordinal", pod: "web-2", words });
+  });
+});
+
+describe("checkProgress judges only after counting what the cluster shows (issue 34)", () => {
+  /** The rollout stuck since T0 as in pods(), but web-2 is missing: its create refused at `lastRefused` (seconds after T0), or not tried. */
+  const missingWeb2 = (lastRefused?: number) => {
+    const set = rolling({});
+    if (lastRefused !== undefined)
+      set.status!.conditions!.push({ type: "ReplicaFailure", status: "True", reason: "FailedCreate", lastTransitionTime: T0, lastUpdateTime: at(lastRefused).toISOString(), message: "create of pod web-2 refused: exceeded quota" });
+    return { set, pods: pods(set).slice(0, 2) };
+  };
+  it("a replica no pass created yet is Ordinal's own step: never judged, the clock starts afresh", () => {
+    const { set, pods: ps } = missingWeb2();
+    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
+  });
+  it("a create refused before the deadline and not tried since: this pass tries again before judging", () => {
+    const { set, pods: ps } = missingWeb2(30);
+    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 60_000 });
+  });
+  it("a create refused again at or after the deadline: exceeded, naming the refusal", () => {
+    const { set, pods: ps } = missingWeb2(60);
+    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(61))).toEqual({ lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: create of pod web-2 refused: exceeded quota" });
+  });
+  it("a pod's time starts no earlier than Ordinal's step on it: created at the update revision 50 s after the last progress, it is judged 60 s after its creation", () => {
+    const set = rolling({});
+    const ps = pods(set, (p) => (p.metadata!.creationTimestamp = at(50) as unknown as Date));
+    expect(checkProgress(set, counts(), "web-b", ps, at(100))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 10_000 });
+    expect(checkProgress(set, counts(), "web-b", ps, at(110))?.exceeded).toMatch(/pod web-2 was never Ready/);
   });
 });

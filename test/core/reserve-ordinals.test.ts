@@ -46,6 +46,14 @@ describe("plan: reserveOrdinals", () => {
     expect(summary(planWith(set, {}).actions).filter((s) => s.startsWith("create"))).toEqual([`create web-7@${rev}`, `create web-9@${rev}`]);
   });
 
+  it("a reserved range straddling ordinals.start (start 2, reserve \"1-3\") still reserves 2 and 3 (issue 34)", () => {
+    const set = makeSet({ podManagementPolicy: "Parallel", replicas: 2, ordinals: { start: 2 }, reserveOrdinals: ["1-3"] });
+    const rev = revisionOf(set).metadata!.name!;
+    expect(summary(planWith(set, {}).actions).filter((s) => s.startsWith("create"))).toEqual([`create web-4@${rev}`, `create web-5@${rev}`]);
+    // Pods at 2 and 3 (made before the reservation) are condemned.
+    expect(summary(planWith(set, { 2: "ready", 3: "ready", 4: "ready", 5: "ready" }).actions)).toEqual(["delete web-3 (scaleDown)", "delete web-2 (scaleDown)"]);
+  });
+
   it("OrderedReady: creates the next ordinal first, then deletes the reserved pod once all are Ready", () => {
     const set = makeSet({ reserveOrdinals: [1], persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Delete" } });
     const rev = revisionOf(set).metadata!.name!;

@@ -3,14 +3,15 @@
  * which only reports, and how the next plan heals the pods left at the failed revision.
  */
 import { describe, expect, it } from "vitest";
-import type { ControllerRevision, Pod } from "../../src/api/k8s.ts";
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import type { Action } from "../../src/core/actions.ts";
 import { plan } from "../../src/core/planner.ts";
 import { failedRevisions, templatePatch } from "../../src/core/rollback.ts";
 import { revisionTemplate } from "../../src/core/revisions.ts";
-import { FAILED_REVISIONS_ANNOTATION } from "../../src/objects/constants.ts";
-import { newPod, newSet, revisionOf } from "../support/fixtures.ts";
+import { FAILED_REVISIONS_ANNOTATION, INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
+import { writeInPlaceState } from "../../src/core/inplace-state.ts";
+import { newClaim, newPod, newSet, revisionOf } from "../support/fixtures.ts";
 import { brief } from "./phases/helpers.ts";
 
 const T0 = "2026-11-21T12:00:00Z";
@@ -142,6 +143,74 @@ describe("the deadline in the planner", () => {
     expect(brief(next.actions)).toContain(deletion);
     expect(progressing(rolledBack, next)).toMatchObject({ status: "True", reason: "RollingUpdate", lastUpdateTime: "2026-11-21T12:01:01Z" });
     expect(next.requeueAfterMs).toBe(60_000);
+  });
+});
+
+describe("the deadline is judged after counting what the cluster shows (issue 34: never roll back a good release)", () => {
+  /**
+   * An in-place rollout from img:1 to img:2 whose last progress was at T0 (60 s deadline): web-2's
+   * images were patched at T0+1 (state annotation, gate False); the kubelet restarted its container
+   * with img:2 at T0+2 and it is ready. No pass ran since: only Ordinal's own step (the gate) is missing.
+   */
+  function finishedOnNode(ready = true) {
+    const s = stuckRollout({ rollingUpdate: { podUpdatePolicy: "InPlaceIfPossible" } });
+    const r2 = s.r2.metadata!.name!;
+    const web2 = newPod(s.set, 2, r2, "running", T0);
+    web2.spec!.containers[0].image = "img:2";
+    web2.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: writeInPlaceState({ revision: r2, updateTime: "2026-11-21T12:00:01Z", oldImageIDs: { c: "id-1" }, images: { c: "img:2" } }) };
+    web2.status!.conditions = [
+      { type: "Ready", status: "False", reason: "ReadinessGatesNotReady", lastTransitionTime: "2026-11-21T12:00:01Z" as unknown as Date },
+      { type: "InPlaceUpdateReady", status: "False", reason: "StartInPlaceUpdate", lastTransitionTime: "2026-11-21T12:00:00Z" as unknown as Date },
+    ];
+    web2.status!.containerStatuses = [{ name: "c", image: "img:2", imageID: "id-2", ready, restartCount: 1, started: true, state: { running: { startedAt: "2026-11-21T12:00:02Z" as unknown as Date } } }];
+    return { ...s, pods: [s.pods[0], s.pods[1], web2] };
+  }
+
+  it("a pass long after the deadline finds the update done on the node: progress (fresh clock), the gate opened, nothing rolled back", () => {
+    const s = finishedOnNode();
+    const p = plan({ set: s.set, pods: s.pods, claims: [], revisions: s.revisions, now: at(90) });
+    expect(brief(p.actions).some((a) => a.startsWith("rollbackTemplate"))).toBe(false);
+    expect(events(p.actions)).toEqual([]);
+    expect(p.actions.some((a) => a.type === "setPodCondition" && a.name === "web-2" && a.conditions.some((c) => c.type === "InPlaceUpdateReady" && c.status === "True"))).toBe(true);
+    expect(progressing(s.set, p)).toMatchObject({ status: "True", reason: "RollingUpdate", lastUpdateTime: "2026-11-21T12:01:30Z" });
+  });
+
+  it("the same pod whose new container is not ready is the release's own failure: the deadline holds", () => {
+    const s = finishedOnNode(false);
+    const p = plan({ set: s.set, pods: s.pods, claims: [], revisions: s.revisions, now: at(90) });
+    expect(brief(p.actions).some((a) => a.startsWith("rollbackTemplate"))).toBe(true);
+    expect(progressing(s.set, p)?.message).toMatch(/pod web-2 has an in-place update that has not finished/);
+  });
+
+  it("a pod at the update revision Ready since the last progress counts, though the stored count already says as many (one went down meanwhile)", () => {
+    const s = stuckRollout();
+    s.set.status!.updatedReadyReplicas = 1;
+    const r2 = s.r2.metadata!.name!;
+    const pods = [newPod(s.set, 0, s.r1.metadata!.name!, "running", "2026-11-21T12:00:30Z"), newPod(s.set, 1, s.r1.metadata!.name!), newPod(s.set, 2, r2, "ready", "2026-11-21T12:00:40Z")];
+    const p = plan({ set: s.set, pods, claims: [], revisions: s.revisions, now: at(90) });
+    expect(brief(p.actions).some((a) => a.startsWith("rollbackTemplate"))).toBe(false);
+    expect(progressing(s.set, p)).toMatchObject({ status: "True", lastUpdateTime: "2026-11-21T12:01:30Z" });
+  });
+
+  it("a pod to recreate that no pass created (the pass that deleted it died): Ordinal's own step, never judged; the pass that creates it starts the clock", () => {
+    const s = stuckRollout();
+    const p = plan({ set: s.set, pods: s.pods.slice(0, 2), claims: [], revisions: s.revisions, now: at(600) });
+    expect(brief(p.actions)).toContain("createPod web-2");
+    expect(brief(p.actions).some((a) => a.startsWith("rollbackTemplate"))).toBe(false);
+    expect(progressing(s.set, p)).toMatchObject({ status: "True", reason: "RollingUpdate", lastUpdateTime: "2026-11-21T12:10:00Z" });
+  });
+
+  it("a claim grown since the last look (status.volumeClaims) is progress", () => {
+    const s = stuckRollout({ spec: { volumeClaimTemplates: [{ metadata: { name: "www" }, spec: { resources: { requests: { storage: "1Gi" } } } }] } });
+    s.set.status!.volumeClaims = [{ volumeClaimName: "www", compatibleReplicas: 3, compatibleReadyReplicas: 1 }];
+    const bound = (i: number) => ({ ...newClaim(s.set, i), spec: { resources: { requests: { storage: "1Gi" } } }, status: { phase: "Bound", capacity: { storage: "1Gi" } } }) as PersistentVolumeClaim;
+    const mount = (p: Pod, i: number) => ((p.spec!.volumes = [{ name: "www", persistentVolumeClaim: { claimName: `www-web-${i}` } }]), p);
+    const pods = s.pods.map(mount);
+    const grown = plan({ set: s.set, pods, claims: [0, 1, 2].map(bound), revisions: s.revisions, now: at(90) });
+    expect(progressing(s.set, grown)).toMatchObject({ status: "True", lastUpdateTime: "2026-11-21T12:01:30Z" });
+    s.set.status!.volumeClaims = [{ volumeClaimName: "www", compatibleReplicas: 3, compatibleReadyReplicas: 3 }];
+    const same = plan({ set: s.set, pods, claims: [0, 1, 2].map(bound), revisions: s.revisions, now: at(90) });
+    expect(progressing(s.set, same)).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
 import { followedRevision, rolledBackFrom, rolloutState } from "../../src/core/rollout-state.ts";
-import { setManifest } from "../support/fixtures.ts";
+import { NOW, setManifest } from "../support/fixtures.ts";
 
 const webSet = () => setManifest({ name: "web", replicas: 3, container: "nginx", image: "nginx:1.25" });
 
@@ -25,7 +25,7 @@ describe("rolloutState", () => {
   const partitioned = (partition: number, more: Record<string, unknown> = {}) => ({ updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition, ...more } } });
   it.each([
     ["not observed", base({}, { observedGeneration: 1 }), [], { done: false, message: "Waiting for statefulset spec update to be observed..." }],
-    ["pods not ready", base({}, { readyReplicas: 1 }), [], { done: false, message: "Waiting for 2 pods to be ready..." }],
+    ["pods not ready", base({}, { readyReplicas: 1 }), [], { done: false, message: "Waiting for 2 pods to be ready (pod web-0 is not created yet: Ordinal creates it next)..." }],
     ["rolling", base(), [], rolling],
     ["complete", base({}, { currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
     ["scaled down, a condemned pod still terminating", base({}, { replicas: 4, currentRevision: "web-b", currentReplicas: 3, updatedReplicas: 3 }), [], { done: false, message: "Waiting for 1 pods to terminate..." }],
@@ -42,12 +42,12 @@ describe("rolloutState", () => {
     ["partition not reached, paused", base(partitioned(1, { paused: true })), [], { done: false, blocked: "paused", message: pausedMessage }],
     ["paused", base({ updateStrategy: paused }), [], { done: false, blocked: "paused", message: pausedMessage }],
     ["paused while pods are not ready", base({ updateStrategy: paused }, { readyReplicas: 2 }), [], { done: false, blocked: "paused", message: pausedMessage }],
-    ["paused with nothing to roll, pods not ready", base({ updateStrategy: paused }, { readyReplicas: 2, currentRevision: "web-b" }), [], { done: false, message: "Waiting for 1 pods to be ready..." }],
+    ["paused with nothing to roll, pods not ready", base({ updateStrategy: paused }, { readyReplicas: 2, currentRevision: "web-b" }), [], { done: false, message: "Waiting for 1 pods to be ready (pod web-0 is not created yet: Ordinal creates it next)..." }],
     ["paused with nothing to roll", base({ updateStrategy: paused }, { currentRevision: "web-b", currentReplicas: 3 }), [], { done: true, message: "statefulset rolling update complete 3 pods at revision web-b..." }],
-    ["bad image", base(), [failingPod("ImagePullBackOff")], { done: false, blocked: "failing", message: "pod web-2 container nginx: ImagePullBackOff" }],
-    ["bad image, with the kubelet's message", base(), [waitingPod("ErrImagePull", { message: "not found" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: ErrImagePull: not found" }],
-    ["failing init container", base(), [waitingPod("CrashLoopBackOff", { init: true })], { done: false, blocked: "failing", message: "pod web-2 container nginx: CrashLoopBackOff" }],
-    ["failing pod at the old revision", base(), [failingPod("ImagePullBackOff"), waitingPod("CrashLoopBackOff", { revision: "web-a" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: ImagePullBackOff" }],
+    ["bad image", base(), [failingPod("ImagePullBackOff")], { done: false, blocked: "failing", message: "pod web-2 container nginx: image x cannot be pulled (ImagePullBackOff)" }],
+    ["bad image, with the kubelet's message", base(), [waitingPod("ErrImagePull", { message: "not found" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: image x cannot be pulled (ErrImagePull: not found)" }],
+    ["failing init container", base(), [waitingPod("CrashLoopBackOff", { init: true })], { done: false, blocked: "failing", message: "pod web-2 container nginx is crashing (CrashLoopBackOff)" }],
+    ["failing pod at the old revision", base(), [failingPod("ImagePullBackOff"), waitingPod("CrashLoopBackOff", { revision: "web-a" })], { done: false, blocked: "failing", message: "pod web-2 container nginx: image x cannot be pulled (ImagePullBackOff)" }],
     ["only the old revision's pod fails", base(), [waitingPod("CrashLoopBackOff", { revision: "web-a" })], rolling],
     ["waiting, not failing", base(), [failingPod("ContainerCreating"), failingPod("PodInitializing")], rolling],
     ["pod without status, container without state", base(), [{ metadata: { name: "web-1", labels: { "controller-revision-hash": "web-b" } } }, { metadata: { name: "web-2", labels: { "controller-revision-hash": "web-b" } }, status: { containerStatuses: [{ name: "nginx", ready: true, restartCount: 0, image: "x", imageID: "" }] } }], rolling],
@@ -60,10 +60,11 @@ describe("rolloutState", () => {
     ["Progressing False because paused", base({ updateStrategy: paused }, { conditions: [{ type: "Progressing", status: "False", reason: "Paused" }] }), [], { done: false, blocked: "paused", message: pausedMessage }],
     ["OnDelete", base({ updateStrategy: { type: "OnDelete" } }), [], { done: true, message: "rollout status is only available for RollingUpdate strategy type (web is OnDelete)" }],
   ])("%s", (_name, set, pods, want) => {
-    expect(rolloutState(set, pods as never)).toEqual(want);
+    expect(rolloutState(set, pods as never, NOW)).toEqual(want);
   });
   it.each(["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"])("%s blocks the rollout", (reason) => {
-    expect(rolloutState(base(), [failingPod(reason)] as never)).toEqual({ done: false, blocked: "failing", message: `pod web-2 container nginx: ${reason}` });
+    const words = reason === "CrashLoopBackOff" ? ` is crashing (${reason})` : /Image/.test(reason) ? `: image x cannot be pulled (${reason})` : ` cannot start (${reason})`;
+    expect(rolloutState(base(), [failingPod(reason)] as never, NOW)).toEqual({ done: false, blocked: "failing", message: `pod web-2 container nginx${words}` });
   });
 });
 
@@ -93,7 +94,7 @@ describe("rolloutState with volumeClaimUpdateStrategy OnPodRollingUpdate (issue 
       { done: false, blocked: "stuck", message: "rollout of web is stuck: VolumeExpansionBlocked ExpansionNotAllowed: claim data-web-2: …" },
     ],
   ])("%s", (_, s, want) => {
-    expect(rolloutState(s, [])).toEqual(want);
+    expect(rolloutState(s, [], NOW)).toEqual(want);
   });
 });
 

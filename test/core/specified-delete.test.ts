@@ -65,3 +65,24 @@ describe("plan: a pod labelled ordinal.dev/specified-delete", () => {
     expect(p.waiting).toBe(true);
   });
 });
+
+describe("plan: a chosen pod already in PreparingDelete (a preDelete hook held it) while the rollout is paused (issue 34)", () => {
+  const DRAIN = "example.io/drain";
+  const hooked = (paused: boolean) => makeSet({ lifecycle: { preDelete: { labelsHandler: { [DRAIN]: "true" } } }, updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused } } });
+  /** web-1 chosen, moved to PreparingDelete when the rollout ran, its hook label now `drain` (another controller released it: "false"). */
+  const planPreparing = (paused: boolean, drain: string) => {
+    const set = hooked(paused);
+    const rev = revisionOf(set).metadata!.name!;
+    const pods = [0, 1, 2].map((i) => pod(set, i, rev, "ready"));
+    pods[1].metadata!.labels = { ...pods[1].metadata!.labels, [SPECIFIED_DELETE_LABEL]: "true", "ordinal.dev/lifecycle-state": "PreparingDelete", [DRAIN]: drain };
+    return plan({ set, pods, claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [revisionOf(set)], now: NOW });
+  };
+  it("is not deleted while paused, even once its hook is released", () => {
+    expect(summary(planPreparing(true, "false").actions).filter((x) => x.startsWith("delete"))).toEqual([]);
+    expect(summary(planPreparing(true, "true").actions).filter((x) => x.startsWith("delete"))).toEqual([]);
+  });
+  it("resumed, the released pod is deleted (and not before its hook lets go)", () => {
+    expect(summary(planPreparing(false, "false").actions).filter((x) => x.startsWith("delete"))).toEqual(["delete web-1 (specifiedDelete)"]);
+    expect(summary(planPreparing(false, "true").actions).filter((x) => x.startsWith("delete"))).toEqual([]);
+  });
+});

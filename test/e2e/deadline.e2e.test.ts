@@ -69,7 +69,7 @@ describe("rollbackOnFailure on the real apiserver", () => {
     const exceeded = evs.filter((e) => e.reason === "ProgressDeadlineExceeded");
     expect(exceeded).toHaveLength(1);
     expect(exceeded[0].type).toBe("Warning");
-    expect(exceeded[0].message).toMatch(/has timed out progressing: no pod newly updated and Ready for 4s: pod web-\d container nginx: (ErrImagePull|ImagePullBackOff)/);
+    expect(exceeded[0].message).toMatch(/has timed out progressing: no pod newly updated and Ready for 4s: pod web-\d container nginx: image \S+ cannot be pulled \((ErrImagePull|ImagePullBackOff)/);
     expect(exceeded[0].message).toContain(`rolled back to revision ${before}`);
     const rolledBack = evs.filter((e) => e.reason === "RolledBack");
     expect(rolledBack.map((e) => e.message)).toEqual([`StatefulSet ${ns}/web rolled back from revision ${failed} (ProgressDeadlineExceeded) to revision ${before}, the last fully available; ${failed} is recorded in ${FAILED_REVISIONS_ANNOTATION}`]);
@@ -113,6 +113,6 @@ describe("progressDeadlineSeconds without rollback", () => {
     expect(progressing(set)).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
     const status = spawnSync("node", ["src/cli/bin.mjs", "rollout", "status", "web", "-n", ns], { env: { ...process.env, KUBECONFIG: env.KUBECONFIG, KUBE_API_URL: "", KUBE_TOKEN: "" }, encoding: "utf8" });
     expect(status.status).toBe(1);
-    expect(status.stdout + status.stderr).toMatch(/rollout of web is stuck: Progressing ProgressDeadlineExceeded: StatefulSet \S+\/web has timed out progressing: .*pod web-2 container nginx: (ErrImagePull|ImagePullBackOff)/);
+    expect(status.stdout + status.stderr).toMatch(/rollout of web is stuck: Progressing ProgressDeadlineExceeded: StatefulSet \S+\/web has timed out progressing: .*pod web-2 container nginx: image \S+ cannot be pulled \((ErrImagePull|ImagePullBackOff)/);
   });
 });

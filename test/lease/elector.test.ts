@@ -15,20 +15,25 @@ const PATH = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/ordinal-recon
 function world() {
   const fake = createFakeApiServer({ namespaces: ["default", NS] });
   let leaseWrites = 0;
+  /** How long (ms of the clock) the apiserver takes to answer a Lease write: a slow apiserver. */
+  let writeDelayMs = 0;
+  let t = 0;
   const client = createKubeClient({
     baseUrl: "https://fake",
     sleep: async () => {},
     maxAttempts: 1,
     fetch: async (input, init) => {
-      if ((init?.method ?? "GET") !== "GET") leaseWrites++;
-      return fake.fetch(input, init);
+      const write = (init?.method ?? "GET") !== "GET";
+      if (write) leaseWrites++;
+      const res = await fake.fetch(input, init);
+      if (write) t += writeDelayMs;
+      return res;
     },
   });
-  let t = 0;
   const clock = () => t;
   /** Each elector has its own wall clock; `skewMs` sets one far off from the others. */
   const elector = (holder: string, skewMs = 0) => new LeaderElector(client, { namespace: NS, holder }, clock, () => new Date(Date.parse("2026-11-21T12:00:00Z") + t + skewMs));
-  return { fake, elector, advance: (ms: number) => void (t += ms), writes: () => leaseWrites, holder: () => fake.get<Lease>(PATH)?.spec?.holderIdentity };
+  return { fake, elector, advance: (ms: number) => void (t += ms), slowWrites: (ms: number) => void (writeDelayMs = ms), now: () => t, writes: () => leaseWrites, holder: () => fake.get<Lease>(PATH)?.spec?.holderIdentity };
 }
 
 describe("LeaderElector", () => {
@@ -81,6 +86,22 @@ describe("LeaderElector", () => {
     const a = w.elector("a");
     await a.tryAcquireOrRenew();
     w.advance(19_999);
+    expect(a.isLeader()).toBe(true);
+    w.advance(1);
+    expect(a.isLeader()).toBe(false);
+  });
+
+  it("a renewal counts from when it was sent, not answered: a slow apiserver (8 s to answer) does not stretch the renew deadline (issue 34)", async () => {
+    const w = world();
+    const a = w.elector("a");
+    await a.tryAcquireOrRenew();
+    w.advance(10_000);
+    w.slowWrites(8_000);
+    expect(await a.tryAcquireOrRenew()).toBe(true);
+    expect(w.now()).toBe(18_000);
+    // Sent at 10 s: it acts until 30 s (10 + 20), not 38 s; the next renewal is due at 20 s.
+    expect(a.msUntilRenew()).toBe(2_000);
+    w.advance(11_999);
     expect(a.isLeader()).toBe(true);
     w.advance(1);
     expect(a.isLeader()).toBe(false);

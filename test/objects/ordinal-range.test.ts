@@ -39,6 +39,8 @@ describe("ordinalRange", () => {
     ["Kruise's comment: start 2, replicas 4, reserve [1, 3]", { replicas: 4, ordinals: { start: 2 }, reserveOrdinals: [1, 3] }, [2, 4, 5, 6]],
     ["a range and an int, out of order and overlapping", { replicas: 3, reserveOrdinals: ["2-4", 0, 3] }, [1, 5, 6]],
     ["reserved below start changes nothing", { replicas: 2, ordinals: { start: 10 }, reserveOrdinals: ["0-9"] }, [10, 11]],
+    // Issue 34: a range straddling start still reserves its part at or above start.
+    ["a range straddling start: start 2, reserve \"1-3\" reserves 2 and 3", { replicas: 3, ordinals: { start: 2 }, reserveOrdinals: ["1-3"] }, [4, 5, 6]],
     ["reserved beyond the replicas changes nothing", { replicas: 2, reserveOrdinals: [100] }, [0, 1]],
     ["no replicas", { replicas: 0, reserveOrdinals: [0] }, []],
   ])("%s", (_, spec, want) => {
@@ -46,6 +48,12 @@ describe("ordinalRange", () => {
     expect(want.map((_, i) => ordinalAt(r, i))).toEqual(want);
     expect(want.map((o) => offsetOf(r, o))).toEqual(want.map((_, i) => i));
     expect(r.end).toBe(want.length ? want[want.length - 1] + 1 : r.start);
+  });
+
+  it("a range straddling start (start 2, reserve \"1-3\"): 2 and 3 are reserved, 1 is below start", () => {
+    const r = ordinalRange({ replicas: 2, ordinals: { start: 2 }, reserveOrdinals: ["1-3"] });
+    expect([1, 2, 3, 4].map((o) => isReserved(r, o))).toEqual([false, true, true, false]);
+    expect([1, 2, 3, 4, 5].map((o) => offsetOf(r, o))).toEqual([undefined, undefined, undefined, 0, 1]);
   });
 
   it("costs the spans, not the ordinals they reserve", () => {
@@ -62,14 +70,17 @@ describe("ordinalRange", () => {
     let x = seed;
     const rand = (n: number) => {
       x = (x * 1103515245 + 12345) % 2147483648;
-      return x % n;
+      // The high bits: the low bits of this generator repeat with a short period (x % 2 alternates).
+      return Math.floor(x / 65536) % n;
     };
     for (let run = 0; run < 500; run++) {
+      const start = rand(4);
       const spec: OrdinalSpec = {
         replicas: rand(12),
-        ordinals: { start: rand(4) },
+        ordinals: { start },
+        // Entries near start too, so ranges straddling it (start 2, "1-3") come up often (issue 34).
         reserveOrdinals: Array.from({ length: rand(5) }, () => {
-          const lo = rand(20);
+          const lo = rand(2) ? rand(20) : Math.max(0, start - 2 + rand(4));
           return rand(2) ? lo : `${lo}-${lo + rand(4)}`;
         }),
       };

@@ -5,51 +5,9 @@
  * reports.
  */
 import { describe, expect, it } from "vitest";
-import type { Pod } from "../../src/api/k8s.ts";
-import type { StatefulSet } from "../../src/api/statefulset.ts";
-import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
-import { silentLogger } from "../../src/log/log.ts";
 import { FAILED_REVISIONS_ANNOTATION } from "../../src/objects/constants.ts";
-import { runReconcile } from "../../src/schedule/loop.ts";
-import { KubeletPlayer } from "../../src/sim/kubelet.ts";
-import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
-import { setManifest } from "../support/fixtures.ts";
-
-const BAD = "img:bad";
-
-async function cluster(spec: Record<string, unknown>, o: { policy?: "OrderedReady" | "Parallel"; bad?: "pull" | "unready" } = {}) {
-  let clock = Date.parse("2026-11-27T01:00:00Z");
-  const now = () => new Date(clock);
-  const fake = createFakeApiServer({ now, namespaces: ["default", "ordinal-system"] });
-  const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {} });
-  const isBad = (image: string) => image === BAD;
-  const kubelet = new KubeletPlayer(client, { namespace: "default", now, ...(o.bad === "unready" ? { unreadyImages: isBad } : { pullFails: isBad }) });
-  await client.create(R.statefulSets, "default", setManifest({ replicas: 3, policy: o.policy, spec: { progressDeadlineSeconds: 10, ...spec } }));
-  const get = async () => (await client.get<StatefulSet>(R.statefulSets, "default", "web"))!;
-  const pods = async () => await client.list<Pod>(R.pods, "default");
-  let requeues: (number | undefined)[] = [];
-  /** step: one reconcile pass, then one kubelet step, then a second passes. */
-  const step = async () => {
-    const r = await runReconcile(client, { log: silentLogger, holder: "t", leaseNamespace: "ordinal-system", budgetMs: 60_000, idleMs: 0, maxPasses: 1, now, sleep: async () => {} });
-    requeues.push(...r.passes.map((p) => p.requeueAfterMs));
-    await kubelet.step();
-    clock += 1000;
-  };
-  const allReadyAt = async (image: string) => {
-    const ps = await pods();
-    return ps.length === 3 && ps.every((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0].image === image && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
-  };
-  for (let i = 0; i < 15 && !(await allReadyAt("img:1")); i++) await step();
-  expect(await allReadyAt("img:1")).toBe(true);
-  for (let i = 0; i < 3; i++) await step();
-  requeues = [];
-  const setImage = (image: string) => client.patch(R.statefulSets, "default", "web", { spec: { template: { spec: { containers: [{ name: "c", image }] } } } }, "merge");
-  const progressing = async () => (await get()).status?.conditions?.find((c) => c.type === "Progressing");
-  return { client, step, get, pods, allReadyAt, setImage, progressing, requeues: () => requeues, events: () => client.list<{ reason?: string; message?: string }>(R.events, "default") };
-}
-
-const rolling = (rollingUpdate: Record<string, unknown>) => ({ updateStrategy: { type: "RollingUpdate", rollingUpdate } });
+import { BAD, cluster, rolling } from "./deadline-world.ts";
 
 describe("progress deadline and rollbackOnFailure through passes", () => {
   it.each<[string, Record<string, unknown>, "OrderedReady" | "Parallel", "pull" | "unready"]>([
@@ -80,9 +38,36 @@ describe("progress deadline and rollbackOnFailure through passes", () => {
     expect(reasons).toContain("ProgressDeadlineExceeded");
     expect(reasons.filter((r) => r === "RolledBack")).toHaveLength(1);
     const exceeded = (await c.events()).find((e) => e.reason === "ProgressDeadlineExceeded")!;
-    expect(exceeded.message).toMatch(bad === "pull" ? /pod web-[12] container c: (ErrImagePull|ImagePullBackOff)/ : /pod web-2 was never Ready/);
+    expect(exceeded.message).toMatch(bad === "pull" ? /pod web-[12] container c: image img:bad cannot be pulled \((ErrImagePull|ImagePullBackOff)/ : /pod web-2 was never Ready/);
     // The deadline woke the set: some pass asked to be looked at again within the 10 s deadline.
     expect(c.requeues().some((ms) => ms !== undefined && ms > 0 && ms <= 10_000)).toBe(true);
+  });
+
+  it("a good in-place release the kubelet finished while no pass ran is not rolled back by a pass that comes after the deadline (issue 34)", async () => {
+    const c = await cluster(rolling({ rollbackOnFailure: true, podUpdatePolicy: "InPlaceIfPossible" }));
+    await c.setImage("img:2");
+    // Passes (no kubelet, one second apart) until one patches web-2's image in place.
+    const patched = async () => (await c.pods()).some((p) => p.spec?.containers[0].image === "img:2");
+    for (let i = 0; i < 5 && !(await patched()); i++) {
+      await c.pass();
+      c.advance(1000);
+    }
+    expect(await patched()).toBe(true);
+    // The kubelet restarts the container with the new image (two status writes); no pass is woken.
+    await c.kubelet.step();
+    c.advance(500);
+    await c.kubelet.step();
+    const web2 = (await c.pods()).find((p) => p.metadata?.name === "web-2")!;
+    expect(web2.status?.containerStatuses?.[0]).toMatchObject({ image: "img:2", ready: true });
+    // The next pass comes after the 10 s deadline: only Ordinal's own step (the gate) was missing.
+    c.advance(12_000);
+    await c.pass();
+    expect((await c.get()).spec.template.spec.containers[0].image).toBe("img:2");
+    expect((await c.get()).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION]).toBeUndefined();
+    expect((await c.events()).map((e) => e.reason)).not.toContain("ProgressDeadlineExceeded");
+    for (let i = 0; i < 30 && !(await c.allReadyAt("img:2")); i++) await c.step();
+    expect(await c.allReadyAt("img:2")).toBe(true);
+    expect((await c.get()).metadata.annotations?.[FAILED_REVISIONS_ANNOTATION]).toBeUndefined();
   });
 
   it("never rolls back twice for one revision: the failed template applied again stays, reported", async () => {

@@ -196,6 +196,22 @@ describe("executePlan: one action of each kind", () => {
     expect(fake.get(`${REVS}/${na}`)).toBeUndefined();
   });
 
+  it("expandClaim carries the claim's uid as precondition: a claim deleted and made again since the plan read it is not grown (issue 34)", async () => {
+    const { fake, exec, recorded, uid } = setup({ claims: 1 });
+    const path = `${NS}/persistentvolumeclaims/www-web-0`;
+    const storage = () => fake.get<PersistentVolumeClaim>(path)!.spec!.resources!.requests!.storage;
+    // Bound, of a class that allows expansion: a claim the apiserver lets grow.
+    fake.seed({ apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "grows" }, provisioner: "x.io/p", allowVolumeExpansion: true });
+    const read = fake.get<PersistentVolumeClaim>(path)!;
+    fake.put({ ...read, spec: { ...read.spec, storageClassName: "grows" }, status: { phase: "Bound", capacity: { storage: "1Gi" } } });
+    const ex = await exec([{ type: "expandClaim", name: "www-web-0", uid: "the-claim-read-before", storage: "2Gi", template: "www", pod: "web-0" }]);
+    expect((ex.error as ApiError).code).toBe(409);
+    expect(storage()).toBe("1Gi");
+    expect(recorded.map((r) => r.reason)).toEqual(["FailedResize"]);
+    await exec([{ type: "expandClaim", name: "www-web-0", uid: uid(path), storage: "2Gi", template: "www", pod: "web-0" }]);
+    expect(storage()).toBe("2Gi");
+  });
+
   it("adoptPod, releasePod, adoptRevision and releaseRevision patch ownerReferences with the uid", async () => {
     const { fake, set, exec, writes, uid } = setup({ pods: 2 });
     const rev = revisionOf(set, 1);

@@ -6,7 +6,10 @@
  * never while paused; a pod is never recreated for an update that could be made in place; a
  * rollout takes an available pod down only while fewer than maxUnavailable replicas are
  * unavailable; the kubelet never reports Ready while a readiness gate is False. Every run must
- * converge once the chaos stops (all pods updated in place, gates True, annotations gone).
+ * converge once the chaos stops (all pods updated in place, gates True, annotations gone). Passes
+ * may come late (up to 25 s), and half the runs have a 30 s progress deadline with
+ * rollbackOnFailure: their releases are all good, so a rollback is a violation (issue 34: an
+ * in-place update the kubelet finished while no pass ran was rolled back).
  * Runs 12 seeds by default and 60 under ORDINAL_THOROUGH=1 (.ci/run); ORDINAL_RANDOM_RUNS and
  * ORDINAL_RANDOM_SEED pick the range; a failure prints its seed and how to rerun it.
  */
@@ -42,6 +45,8 @@ interface Scenario {
   pullSeconds: number;
   /** InPlaceIfPossible only: some template changes also change env (recreate fallback). */
   envChanges: boolean;
+  /** progressDeadlineSeconds 30 with rollbackOnFailure: every release is good, none may be rolled back (issue 34). */
+  deadline: boolean;
 }
 
 function scenario(rnd: () => number): Scenario {
@@ -58,6 +63,7 @@ function scenario(rnd: () => number): Scenario {
     partition: rnd() < 0.2 ? Math.floor(rnd() * replicas) : 0,
     pullSeconds: pick([0, 1, 4]),
     envChanges: update === "InPlaceIfPossible" && rnd() < 0.4,
+    deadline: false,
   };
 }
 
@@ -81,9 +87,17 @@ function setObject(s: Scenario, replicas: number, paused: boolean) {
     spec: {
       minReadySeconds: s.minReadySeconds,
       template: template("app:1", "side:1", 0),
+      ...(s.deadline ? { progressDeadlineSeconds: DEADLINE_SECONDS } : {}),
       updateStrategy: {
         type: "RollingUpdate",
-        rollingUpdate: { partition: s.partition, maxUnavailable: s.maxUnavailable, paused, podUpdatePolicy: s.update, inPlaceUpdateStrategy: { gracePeriodSeconds: s.grace } },
+        rollingUpdate: {
+          partition: s.partition,
+          maxUnavailable: s.maxUnavailable,
+          paused,
+          podUpdatePolicy: s.update,
+          inPlaceUpdateStrategy: { gracePeriodSeconds: s.grace },
+          ...(s.deadline ? { rollbackOnFailure: true } : {}),
+        },
       },
     },
   });
@@ -91,9 +105,16 @@ function setObject(s: Scenario, replicas: number, paused: boolean) {
 
 const gateOf = (p: Pod) => gateCondition(p)?.status;
 
+/** The deadline of the runs that have one: longer than the kubelet ever keeps a good pod (its speed is 1 in those runs) plus the latest a pass comes. */
+const DEADLINE_SECONDS = 30;
+
 async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; recreated: number }> {
   const rnd = mulberry32(seed);
   const s = scenario(rnd);
+  // Drawn from streams of their own, so the other draws (and the runs without them) stay as they were.
+  const extra = mulberry32((seed ^ 0x2545f491) >>> 0);
+  s.deadline = extra() < 0.5;
+  let lateUntil = 0;
   let clock = Date.parse("2026-11-21T00:00:00Z");
   const now = () => new Date(clock);
   const fake = createFakeApiServer({ now });
@@ -120,7 +141,9 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
     return fake.fetch(input, init);
   };
   const kubeletClient = createKubeClient({ baseUrl: "https://fake", fetch: kubeletFetch, sleep: async () => {} });
-  const kubelet = new KubeletPlayer(kubeletClient, { namespace: NS, random: rnd, speed: 0.4 + rnd() * 0.6, now, failPods, pullSeconds: s.pullSeconds });
+  // Deadline runs: a kubelet that makes a transition every step (the speed is drawn all the same).
+  const speed = 0.4 + rnd() * 0.6;
+  const kubelet = new KubeletPlayer(kubeletClient, { namespace: NS, random: rnd, speed: s.deadline ? 1 : speed, now, failPods, pullSeconds: s.pullSeconds });
 
   // The reconciler's pod writes, checked against the pods just before and after each one.
   const checked: FetchLike = async (input, init) => {
@@ -168,7 +191,10 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
   let image = 1;
   let env = 0;
   for (let steps = 0; steps < 200; steps++) {
-    await reconciler.invoke();
+    // While the chaos lasts a pass may come late, up to 25 s after the one before (a lost wake, a
+    // delayed alarm): the kubelet goes on meanwhile, as in issue 34.
+    if (clock >= lateUntil) await reconciler.invoke();
+    if (chaos && clock >= lateUntil && extra() < 0.25) lateUntil = clock + Math.floor(extra() * 25_000);
     await kubelet.step();
     // The pass plans from projected objects: the plan from the full ones must be the same (objects/projection.ts).
     expect(projectionDiffs(fake, NS, now())).toEqual([]);
@@ -205,6 +231,12 @@ async function runOnce(seed: number): Promise<{ steps: number; inPlace: number; 
         paused = false;
         await observer.patch(R.statefulSets, NS, "web", { spec: { updateStrategy: { rollingUpdate: { paused } } } }, "merge");
       }
+    }
+    if (s.deadline) {
+      // Every release here is good: the reconciler never writes the template back (issue 34).
+      const set = StatefulSetSchema.parse(await observer.get(R.statefulSets, NS, "web"));
+      const app = set.spec.template.spec.containers.find((c) => c.name === "app")?.image;
+      if (app !== `app:${image}` || set.metadata.annotations?.["ordinal.dev/failed-revisions"]) violations.push(`rolled back a good release app:${image} (template now ${app})`);
     }
     if (violations.length) break;
     if (!chaos && steps > 62) {

@@ -28,7 +28,8 @@ const setWith = (storage: string, type?: "OnDelete" | "OnPodRollingUpdate", spec
 interface ClaimShape {
   storage?: string;
   cls?: string;
-  phase?: "Bound" | "Pending";
+  /** "none": the claim has no status.phase yet. */
+  phase?: "Bound" | "Pending" | "Lost" | "none";
   capacity?: string;
   template?: string;
   deleting?: boolean;
@@ -39,7 +40,7 @@ function claim(set: StatefulSet, ordinal: number, c: ClaimShape = {}): Persisten
   return {
     metadata: { name: `${template}-${set.metadata.name}-${ordinal}`, namespace: "ns", uid: `pvc-${template}-${ordinal}`, ...(c.deleting ? { deletionTimestamp: NOW } : {}) },
     spec: { storageClassName: cls, accessModes: ["ReadWriteOnce"], resources: { requests: { storage } } },
-    status: { phase, ...(phase === "Bound" ? { capacity: { storage: capacity } } : {}) },
+    status: phase === "none" ? {} : { phase, ...(phase === "Bound" ? { capacity: { storage: capacity } } : {}) },
   };
 }
 const byName = (claims: PersistentVolumeClaim[]) => new Map(claims.map((c) => [c.metadata?.name ?? "", c]));
@@ -60,6 +61,9 @@ describe("calculateClaimUpdate", () => {
       { unbound: ["claim www-web-0 is not Bound (Pending): it grows to 2Gi once it is"] },
     ],
     ["not bound, StorageClasses not read: said so too", { phase: "Pending" }, undefined, { unbound: ["claim www-web-0 is not Bound (Pending): it grows to 2Gi once it is"] }],
+    // Issue 34: only a Bound claim is ever grown.
+    ["Lost (its volume gone): never grown, said so", { phase: "Lost" }, CLASSES, { unbound: ["claim www-web-0 is not Bound (Lost): it grows to 2Gi once it is"] }],
+    ["no phase yet: never grown, said so", { phase: "none" }, CLASSES, { unbound: ["claim www-web-0 is not Bound (no phase yet): it grows to 2Gi once it is"] }],
     ["being deleted: left alone", { deleting: true }, CLASSES, {}],
     ["missing: the replicas phase creates it", undefined, CLASSES, {}],
     ["StorageClasses not read: nothing planned, nothing refused", {}, undefined, {}],
