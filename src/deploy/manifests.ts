@@ -44,6 +44,16 @@ export const namespaceManifests = (ns = INSTALL_NAMESPACE): Json[] => [
   { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: ns, labels: partOf } },
 ];
 
+/**
+ * SERVER_MEMORY: the server's memory, chosen together (docs/operations.md, "Memory"). The
+ * container's limit holds Node itself (code, TLS, buffers: about 50 MiB), the serving thread's heap
+ * (old generation capped by NODE_OPTIONS; what it holds of admission bodies at once is bounded,
+ * src/http/bytes-in-flight.ts), and the reconcile thread's (RECONCILE_HEAP_MB, its young
+ * generation capped in src/node/reconcile-thread.ts; what a pass holds of one namespace follows it,
+ * src/reconciler/namespace-budget.ts): 50 + 96 + 24 + 128 + 16 + list and body buffers < 384.
+ */
+const SERVER_MEMORY = { limitMi: 384, requestMi: 160, servingHeapMb: 96, servingSemiSpaceMb: 8, reconcileHeapMb: 128 };
+
 /** serverEnv returns the Deployment's environment: the settings `ordinal serve` reads in the cluster. */
 const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | { name: string; valueFrom: Json })[] => [
   { name: "HOST", value: "0.0.0.0" },
@@ -57,9 +67,11 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   // configuration an operator deleted stays deleted (docs/install.md: "Registration and RBAC").
   { name: "WEBHOOK_REGISTRATION", value: "update" },
   { name: "LOG_LEVEL", value: "info" },
-  // The reconciler's own heap (a worker thread) within the 256Mi limit: a pass that needs more
-  // restarts that thread, never the webhooks (src/node/reconcile-thread.ts).
-  { name: "RECONCILE_HEAP_MB", value: "128" },
+  // The reconciler's own heap (a worker thread) within the container's limit (SERVER_MEMORY): a
+  // pass that needs more restarts that thread, never the webhooks (src/node/reconcile-thread.ts).
+  { name: "RECONCILE_HEAP_MB", value: String(SERVER_MEMORY.reconcileHeapMb) },
+  // The serving thread's heap (SERVER_MEMORY): V8 collects before it grows past it.
+  { name: "NODE_OPTIONS", value: `--max-old-space-size=${SERVER_MEMORY.servingHeapMb} --max-semi-space-size=${SERVER_MEMORY.servingSemiSpaceMb}` },
   // The replica's address: the Lease holder writes it on the Lease, and the standby forwards the
   // wakes its webhooks see there (src/node/wake-forward.ts).
   { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
@@ -102,7 +114,7 @@ export function serverManifests(o: ServerOptions = {}): Json[] {
                 ports: [{ name: "https", containerPort: PORT }],
                 readinessProbe: probe,
                 livenessProbe: { ...probe, failureThreshold: 6 },
-                resources: { requests: { cpu: "50m", memory: "96Mi" }, limits: { memory: "256Mi" } },
+                resources: { requests: { cpu: "50m", memory: `${SERVER_MEMORY.requestMi}Mi` }, limits: { memory: `${SERVER_MEMORY.limitMi}Mi` } },
                 securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
               },
             ],

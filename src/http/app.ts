@@ -23,6 +23,7 @@ import { hooksSend, WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
+import { bytesInFlight, MAX_BYTES_IN_FLIGHT } from "./bytes-in-flight.ts";
 import { lengthFirstBodyLimit } from "./body-limit.ts";
 import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
@@ -204,8 +205,10 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.get("/healthz", (c) => c.text("ok"));
 
+  // What the webhooks hold of request bodies at once is bounded (bytes-in-flight.ts); the rest wait their turn.
+  const inFlight = bytesInFlight(MAX_BYTES_IN_FLIGHT, maxSize);
   for (const route of routes) {
-    app.post(route.path, auth, limit, (c) => serveAdmission(c, route, deps));
+    app.post(route.path, auth, limit, inFlight, (c) => serveAdmission(c, route, deps));
   }
 
   app.notFound((c) =>

@@ -22,6 +22,7 @@ import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { nodeReconciler } from "./reconciler.ts";
 import type { WakeForwarding } from "./wake-forward.ts";
+import { NamespaceGuard, ReadingTracker, type Reading } from "./namespace-guard.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -32,7 +33,9 @@ interface ThreadData {
   vars: Readonly<Record<string, string | undefined>>;
   /** The settings parsed from it, with what serve learned (the reconciler's username, the caBundle). */
   settings: OrdinalSettings;
-  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
+  scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
+  /** The namespace the thread before this one was reading when it died, and how it died: struck in the quarantine record first (namespace-guard.ts). */
+  suspect?: { namespace: string; why: string };
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
 }
@@ -50,8 +53,8 @@ interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it). */
-type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "stopped" };
+/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it); "reading": a namespace a list reads (namespace-guard.ts). */
+type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "reading"; reading: Reading } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */
 export const isReconcileThread = (): boolean => !isMainThread && (workerData as ThreadData | undefined)?.role === ROLE;
@@ -65,7 +68,11 @@ export async function reconcileThreadMain(): Promise<number> {
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
   const { settings } = data;
-  const stack = buildReconciler(raw, { settings, log });
+  const counted = buildReconciler(raw, { settings, log });
+  // Reads say which namespace they are of (the main thread blames it if this thread dies); a quarantined one is refused.
+  const guard = new NamespaceGuard(counted.client, settings.leaseNamespace, log);
+  await guard.start(data.suspect);
+  const stack = { ...counted, client: guard.guardedClient(counted.client, (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread)) };
   const { metrics } = stack;
   let lastPost = 0;
   const { loop: scheduler, cache } = nodeReconciler(stack, {
@@ -100,6 +107,15 @@ export async function reconcileThreadMain(): Promise<number> {
   process.exit(0); // ends this thread only (open keep-alive sockets would hold it)
 }
 
+/** deathOf says how the thread died, for the quarantine record. */
+function deathOf(failure: unknown, code: number, heapMb: number): string {
+  const oom = (failure as { code?: unknown } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+  return oom ? `the reconcile thread ran out of heap (RECONCILE_HEAP_MB=${heapMb}) while reading it` : `the reconcile thread ended (exit code ${code}) while reading it`;
+}
+
+/** The reconcile thread's young generation (V8's default would be up to 48 MiB beside RECONCILE_HEAP_MB): src/deploy/manifests.ts SERVER_MEMORY counts it. */
+const YOUNG_GENERATION_MB = 16;
+
 /** The first restart comes after this; each quick failure doubles it, up to MAX_BACKOFF_MS. */
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -119,6 +135,9 @@ export class ReconcileThread {
   metrics: MetricsState | undefined;
   /** Thread restarts so far (for tests and the log). */
   restarts = 0;
+  /** What the thread reads (the suspect when it dies), and the namespace the next thread strikes. */
+  private readonly reading = new ReadingTracker();
+  private suspect: ThreadData["suspect"];
 
   constructor(
     private readonly log: Logger,
@@ -134,19 +153,27 @@ export class ReconcileThread {
     const started = Date.now();
     const worker = new Worker(this.entry.script, {
       argv: this.entry.argv,
-      workerData: { role: ROLE, ...this.data } satisfies ThreadData,
-      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+      workerData: { role: ROLE, ...this.data, ...(this.suspect ? { suspect: this.suspect } : {}) } satisfies ThreadData,
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     this.worker = worker;
+    this.suspect = undefined;
+    let failure: unknown;
     worker.on("message", (m: FromThread) => {
       if (m.type === "metrics") this.metrics = m.state;
       else if (m.type === "pass") this.listeners.onPass?.(m.summary);
       else if (m.type === "set") this.listeners.onSet?.(m.set);
+      else if (m.type === "reading") this.reading.note(m.reading);
     });
-    worker.on("error", (e) => this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) }));
+    worker.on("error", (e) => {
+      failure = e;
+      this.log.error("reconcile thread failed", { heapMb: this.heapMb, ...errorFields(e) });
+    });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
       if (this.stopping) return;
+      const namespace = this.reading.suspect();
+      if (namespace) this.suspect = { namespace, why: deathOf(failure, code, this.heapMb) };
       if (Date.now() - started >= HEALTHY_AFTER_MS) this.backoffMs = FIRST_BACKOFF_MS;
       this.log.warn("reconcile thread ended; restarting it", { code, inMs: this.backoffMs, restarts: this.restarts + 1 });
       this.restartTimer = setTimeout(() => {

@@ -20,7 +20,7 @@ export interface NodeReconcilerOptions {
   watcher: WatchClient;
   log: Logger;
   leaseNamespace: string;
-  scheduling: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election">;
+  scheduling: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
   /** RECONCILE_SHARDS. */

@@ -35,6 +35,7 @@ import { ReconcilerReadiness } from "./readiness.ts";
 import { registrationCheck } from "../webhook-config/registration-check.ts";
 import { warmAdmission } from "./warm-admission.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarding } from "./wake-forward.ts";
+import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
 
 export interface ServeFlags {
   port: number;
@@ -183,6 +184,8 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
     intervalMs: flags.intervalMs,
     budgetMs: simulation ? 5_000 : Math.min(settings.budgetMs, flags.intervalMs * 4),
     idleMs: Math.min(1000, flags.intervalMs),
+    // What a pass may hold of one namespace follows the reconcile thread's heap (namespace-budget.ts).
+    ...(cluster && setting(vars, "RECONCILE_HEAP_MB") > 0 ? { objectBudget: objectBudgetFor(setting(vars, "RECONCILE_HEAP_MB")) } : {}),
   };
   // A standby replica forwards its wakes to the leader (wake-forward.ts): with a pod IP and a TLS key.
   const tlsKey = servingCert?.key ?? (flags.tlsKey ? readFileSync(flags.tlsKey) : undefined);

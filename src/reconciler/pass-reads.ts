@@ -5,6 +5,7 @@ import { R } from "../kube/resources.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { LIST_PAGE_SIZE } from "./pass-groups.ts";
 import { labelKeys, projectClaim, projectPod, projectRevision, selectedLabelKeys } from "../objects/projection.ts";
+import { ReadBudget } from "./namespace-budget.ts";
 
 /**
  * A pass's reads of a namespace's objects (pass.ts): the pods, claims and revisions carrying
@@ -36,25 +37,33 @@ export function quiet<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-/** listObjects lists one kind of a namespace's managed objects by `selector`, each projected with `keys`. */
-function listObjects<T>(client: KubeClient, r: typeof R.pods, namespace: string, selector: string, project: (o: unknown) => T): Promise<(T & KubeObject)[]> {
-  return client.list<T & KubeObject>(r, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE, project: (o) => project(o) as KubeObject });
+/** listObjects lists one kind of a namespace's managed objects by `selector`, each projected with `keys`, counted by `budget` (namespace-budget.ts: throws OverBudget past it). */
+function listObjects<T>(client: KubeClient, r: typeof R.pods, namespace: string, selector: string, project: (o: unknown) => T, budget: ReadBudget | undefined): Promise<(T & KubeObject)[]> {
+  return client.list<T & KubeObject>(r, namespace, { labelSelector: selector, limit: LIST_PAGE_SIZE, project: (o) => project(o) as KubeObject, ...(budget ? { keep: budget.keep } : {}) });
 }
 
 /**
  * readNamespace returns a namespace's managed pods, claims (when `withClaims`) and revisions picked
- * by `selector`, projected with the label keys `sets` read. A targeted pass's prefetched reads are
+ * by `selector`, projected with the label keys `sets` read, within `budget` objects. A targeted pass's prefetched reads are
  * used when they kept every key the sets read (the set's selector and hooks as last seen); else
  * they are dropped and read again.
  */
-export async function readNamespace(client: KubeClient, namespace: string, selector: string, sets: readonly KubeObject[], withClaims: boolean, early: Prefetched | undefined): Promise<NamespaceObjects> {
+export async function readNamespace(
+  client: KubeClient,
+  namespace: string,
+  selector: string,
+  sets: readonly KubeObject[],
+  withClaims: boolean,
+  early: Prefetched | undefined,
+  budget: ReadBudget | undefined,
+): Promise<NamespaceObjects> {
   const keys = selectedLabelKeys(sets);
   const usable = early && [...keys].every((k) => early.keys.has(k)) ? early : undefined;
   const labels = labelKeys(keys);
   const [pods, claims, revisions] = await Promise.all([
-    usable?.pods ?? listObjects(client, R.pods, namespace, selector, (o) => projectPod(o, labels)),
-    withClaims ? (usable?.claims ?? listObjects(client, R.pvcs, namespace, selector, (o) => projectClaim(o, labels))) : [],
-    usable?.revisions ?? listObjects(client, R.controllerRevisions, namespace, selector, (o) => projectRevision(o, labels)),
+    usable?.pods ?? listObjects(client, R.pods, namespace, selector, (o) => projectPod(o, labels), budget),
+    withClaims ? (usable?.claims ?? listObjects(client, R.pvcs, namespace, selector, (o) => projectClaim(o, labels), budget)) : [],
+    usable?.revisions ?? listObjects(client, R.controllerRevisions, namespace, selector, (o) => projectRevision(o, labels), budget),
   ]);
   return { pods, claims, revisions };
 }
@@ -62,16 +71,17 @@ export async function readNamespace(client: KubeClient, namespace: string, selec
 /**
  * prefetch sends a targeted pass's reads of the namespace at once (pods and revisions by
  * `selector`, claims when `withClaims`, ImageLists when `imageLists`), keeping the label keys
- * `keys` (the set's as last seen) and Ordinal's own.
+ * `keys` (the set's as last seen) and Ordinal's own; within `budget` objects (namespace-budget.ts).
  */
-export function prefetch(client: KubeClient, namespace: string, selector: string, known: { withClaims: boolean; labelKeys?: readonly string[] }, imageLists: boolean): Prefetched {
+export function prefetch(client: KubeClient, namespace: string, selector: string, known: { withClaims: boolean; labelKeys?: readonly string[] }, imageLists: boolean, budget: number | undefined): Prefetched {
   const keys = new Set(known.labelKeys ?? []);
   const labels = labelKeys(keys);
+  const counted = budget === undefined ? undefined : new ReadBudget(budget);
   return {
     keys,
-    pods: quiet(listObjects(client, R.pods, namespace, selector, (o) => projectPod(o, labels))),
-    revisions: quiet(listObjects(client, R.controllerRevisions, namespace, selector, (o) => projectRevision(o, labels))),
-    ...(known.withClaims ? { claims: quiet(listObjects(client, R.pvcs, namespace, selector, (o) => projectClaim(o, labels))) } : {}),
+    pods: quiet(listObjects(client, R.pods, namespace, selector, (o) => projectPod(o, labels), counted)),
+    revisions: quiet(listObjects(client, R.controllerRevisions, namespace, selector, (o) => projectRevision(o, labels), counted)),
+    ...(known.withClaims ? { claims: quiet(listObjects(client, R.pvcs, namespace, selector, (o) => projectClaim(o, labels), counted)) } : {}),
     ...(imageLists ? { imageLists: quiet(listImageLists(client, namespace)) } : {}),
   };
 }

@@ -14,6 +14,7 @@ import type { OrphanLookup } from "./orphan-lookup.ts";
 import { fromList, hasClaimTemplates, inCursorOrder, LIST_PAGE_SIZE, namespaceGroups, optsInToPrewarm, setId, shardGroups, shardOf, type NamespaceGroup } from "./pass-groups.ts";
 import { reconcileSet, storageClassReader, type SetResult, type StorageClassReader } from "./set-pass.ts";
 import { listImageLists, prefetch, quiet, readNamespace, readSlices, type Prefetched } from "./pass-reads.ts";
+import { inSlices, NamespaceSetAside, overBudgetMessage, type ReadBudget } from "./namespace-budget.ts";
 import { selectedLabelKeys } from "../objects/projection.ts";
 
 export { shardOf } from "./pass-groups.ts";
@@ -65,6 +66,12 @@ export interface PassOptions {
   beforeSet?: () => Promise<void>;
   /** Only sets of this shard: namespaces are hashed onto `count` shards (several Workers, one shard each). */
   shard?: { index: number; count: number };
+  /**
+   * At most this many managed objects (pods, claims, revisions) of one namespace's read slice are
+   * held at once: a slice with more is halved, a set with more is set aside (namespace-budget.ts;
+   * the runtime's, e.g. Node's objectBudgetFor(RECONCILE_HEAP_MB)). Default: no bound.
+   */
+  objectBudget?: number;
 }
 
 /**
@@ -123,7 +130,7 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const shard = o.shard;
   const sharded = !!shard && shard.count > 1 && !ns && !o.setName;
   const selector = o.setName ? `${SET_NAME_LABEL}=${o.setName}` : MANAGED_SELECTOR;
-  const prefetched = o.setName && ns !== undefined && o.hints?.knownSet ? prefetch(client, ns, selector, o.hints.knownSet, !o.hints.imageListsKnownNone) : undefined;
+  const prefetched = o.setName && ns !== undefined && o.hints?.knownSet ? prefetch(client, ns, selector, o.hints.knownSet, !o.hints.imageListsKnownNone, o.objectBudget) : undefined;
   // A shard of several reads its own namespaces' sets only (a list of namespaces, then per namespace).
   const rawSets = sharded ? [] : await client.list<KubeObject>(R.statefulSets, ns, o.setName ? { fieldSelector: `metadata.name=${o.setName}` } : { limit: LIST_PAGE_SIZE });
   if (shard && !sharded) rawSets.splice(0, rawSets.length, ...rawSets.filter((s) => shardOf(s.metadata?.namespace ?? "", shard.count) === shard.index));
@@ -173,36 +180,64 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
  * readSlices; one slice unless the namespace is large): it lists the slice's managed pods, claims
  * and revisions, projected as they stream in, plans and executes its sets, and lets them go before
  * the next. What a pass holds is one slice's objects, so its peak heap follows the largest slice,
- * not the cluster's nor a namespace's. Returns the parsed sets that opt in to pre-warm (the
- * ImageList actuator reads their pull secrets; it reads any other it needs). ImageLists written go
- * to the pass's store (`listsReady`).
+ * not the cluster's nor a namespace's; and no slice holds more than the pass's object budget (a
+ * slice over it is halved, a set over it alone set aside: namespace-budget.ts). A namespace its
+ * runtime set aside (quarantined) is reported on its sets and skipped. Returns the parsed sets that
+ * opt in to pre-warm (the ImageList actuator reads their pull secrets; it reads any other it needs).
+ * ImageLists written go to the pass's store (`listsReady`).
  */
 async function reconcileNamespace(
   client: KubeClient,
   group: NamespaceGroup,
   selector: string,
   listsReady: Promise<PassIndex>,
-  o: PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched },
+  o: NamespaceOptions,
   result: PassResult,
 ): Promise<Map<string, StatefulSet>> {
   const { namespace } = group;
   const slices = readSlices(group.sets, selector);
   const early = namespace === o.namespace && slices.length === 1 ? o.prefetched : undefined;
   const parsedSets = new Map<string, StatefulSet>();
-  for (const slice of slices) {
+  const unplanned = (raw: KubeObject, reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
+  /** readAndPlan reads the objects of `sets` by `sel` (kept by `budget`), then plans and executes them. */
+  const readAndPlan = async (sets: KubeObject[], sel: string, budget: ReadBudget | undefined, first: boolean) => {
     // Claims are only ever looked up by a template's name: a slice whose sets have no template needs none.
-    const withClaims = slice.sets.some((s) => hasClaimTemplates(s));
-    const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, slice.selector, slice.sets, withClaims, early), listsReady]);
+    const withClaims = sets.some((s) => hasClaimTemplates(s));
+    const [{ pods, claims, revisions }, lists] = await Promise.all([readNamespace(client, namespace, sel, sets, withClaims, first ? early : undefined, budget), listsReady]);
     // A targeted pass says which of the writes its wakes announced it read too early to include.
     withUnseen(result, o.hints?.awaiting, { statefulsets: group.sets, pods: pods as KubeObject[], ...(withClaims ? { persistentvolumeclaims: claims as KubeObject[] } : {}) });
     const index = indexObjects(pods, claims, revisions, lists.imageListsIn(namespace));
     try {
-      if (!(await reconcileSlice(client, slice.sets, index, o, result, parsedSets))) break;
+      await reconcileSlice(client, sets, index, o, result, parsedSets);
     } finally {
       for (const l of index.imageListsIn(namespace)) lists.putImageList(l);
     }
+    return new Map<string, never>();
+  };
+  try {
+    for (const slice of slices) {
+      await inSlices(slice.sets, slice.selector, o.objectBudget, {
+        slice: readAndPlan,
+        setAside: (raw, e) => unplanned(raw, "OverBudget", overBudgetMessage(e)),
+        stopped: () => result.cursor !== undefined,
+        ownSelector: slice.selector !== MANAGED_SELECTOR,
+      });
+      if (result.cursor !== undefined) break;
+    }
+  } catch (e) {
+    if (!(e instanceof NamespaceSetAside)) throw e;
+    for (const raw of group.sets) await unplanned(raw, "NamespaceQuarantined", e.message);
   }
   return parsedSets;
+}
+
+type NamespaceOptions = PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
+
+/** reportUnplanned gives a set that is not planned a condition and an event (set-error.ts) and the pass's result a line; the pass goes on. */
+async function reportUnplanned(client: KubeClient, raw: KubeObject, reason: SetErrorReason, why: string, o: NamespaceOptions, result: PassResult): Promise<void> {
+  await reportSetError(client, raw, reason, why, { events: o.events, log: o.log, now: o.now() });
+  result.sets.push({ set: setId(raw), actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
+  await o.events.flush(o.now());
 }
 
 /** reconcileSlice plans and executes the slice's sets with its objects (`index`); false when the pass stopped (its cursor set). */
@@ -210,7 +245,7 @@ async function reconcileSlice(
   client: KubeClient,
   sets: readonly KubeObject[],
   index: PassIndex,
-  o: PassOptions & { events: EventRecorder; storageClasses: StorageClassReader },
+  o: NamespaceOptions,
   result: PassResult,
   parsedSets: Map<string, StatefulSet>,
 ): Promise<boolean> {
@@ -225,11 +260,7 @@ async function reconcileSlice(
     const id = setId(raw);
     const parsed = StatefulSetSchema.safeParse(raw);
     // A set that cannot be planned gets a condition and an event (set-error.ts); the pass goes on.
-    const setError = async (reason: SetErrorReason, why: string) => {
-      await reportSetError(client, raw, reason, why, { events, log: o.log, now: o.now() });
-      result.sets.push({ set: id, actions: [], error: `${reason}: ${why}`.slice(0, 1024), waiting: false });
-      await events.flush(o.now());
-    };
+    const setError = (reason: SetErrorReason, why: string) => reportUnplanned(client, raw, reason, why, o, result);
     if (!parsed.success) {
       await setError("InvalidSpec", invalidSpecMessage(parsed.error.issues));
       continue;

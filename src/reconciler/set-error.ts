@@ -12,10 +12,21 @@ import type { EventRecorder, InvolvedObject } from "./events.ts";
  * `volumes: 3` in a template the CRD keeps as is). Such a set gets the condition ReconcileError=True
  * with the reason and what went wrong, and a Warning event of the same reason when that condition
  * changes; the pass goes on with the next set (and a budget-bound pass leaves its cursor past it).
+ * The same goes for a set the pass sets aside (namespace-budget.ts): OverBudget (its objects are
+ * more than a pass may hold of a namespace) and NamespaceQuarantined (its namespace was being read
+ * when the reconciler died: quarantine.ts).
  * Once the set is planned again the condition turns False (core/conditions.ts).
  */
 
-export type SetErrorReason = "InvalidSpec" | "PlanFailed";
+export type SetErrorReason = "InvalidSpec" | "PlanFailed" | "OverBudget" | "NamespaceQuarantined";
+
+/** What the event says happened, by reason. */
+const WHAT: Record<SetErrorReason, string> = {
+  InvalidSpec: "has a spec Ordinal cannot read",
+  PlanFailed: "could not be planned",
+  OverBudget: "is set aside",
+  NamespaceQuarantined: "is not reconciled for now",
+};
 
 /** MAX_MESSAGE bounds what a condition and an event say (a hostile spec's error could be long). */
 const MAX_MESSAGE = 1024;
@@ -78,6 +89,5 @@ export async function reportSetError(
     kind: raw.kind ?? KIND,
     metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },
   };
-  const what = reason === "InvalidSpec" ? "has a spec Ordinal cannot read" : "could not be planned";
-  o.events.record(subject, "Warning", reason, `StatefulSet ${id} ${what}: ${message}`);
+  o.events.record(subject, "Warning", reason, `StatefulSet ${id} ${WHAT[reason]}: ${message}`);
 }

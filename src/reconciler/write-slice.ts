@@ -9,10 +9,10 @@
  */
 
 /** WRITE_SLICE_MS is how long one set's pass starts new batches of pod writes. */
-const WRITE_SLICE_MS = 1_000;
+const WRITE_SLICE_MS = 500;
 
-/** MAX_WRITE_BATCH caps Parallel's slow-start batches (1, 2, 4, … 64 pods at once). */
-export const MAX_WRITE_BATCH = 64;
+/** MAX_WRITE_BATCH caps Parallel's slow-start batches (1, 2, 4, … 32 pods at once). */
+export const MAX_WRITE_BATCH = 32;
 
 /** writeSlice returns a `sliceSpent` for one set's execution: true once `ms` passed on `clock` (the pass's: tests that hold it still never spend it) since this call. */
 export function writeSlice(clock: () => number, ms = WRITE_SLICE_MS): () => boolean {

@@ -45,6 +45,8 @@ export interface SchedulerOptions {
   intervalMs: number;
   /** A full pass stops between sets after this long (ms); the next resumes where it stopped. */
   budgetMs: number;
+  /** What a pass may hold of one namespace (objects: src/reconciler/namespace-budget.ts); default: no bound. */
+  objectBudget?: number;
   /** A set that waits (or whose pass failed) is looked at again this long after (ms): the model's waitingRecheckMs. */
   idleMs: number;
   /** Wakes that announce no write are gathered this long before their pass (ms; default: the model's COALESCE_MS). */
@@ -327,6 +329,7 @@ export class ReconcileScheduler {
         log: this.o.log,
         startAfter,
         shard: this.o.shard,
+        objectBudget: this.o.objectBudget,
         events: this.events,
         shouldStop: () => this.stopped || !this.acting() || this.clock() - started >= this.o.budgetMs,
       });
@@ -342,7 +345,7 @@ export class ReconcileScheduler {
     if (start?.kind !== "pass") return;
     const orphans = name ? this.orphans.take(namespace, name) : undefined;
     const hints = orphans ? { ...start.hints, orphans } : start.hints;
-    const pass = await this.run(() => reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints, events: this.events, shouldStop: () => !this.acting() }));
+    const pass = await this.run(() => reconcilePass(this.targetClient, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints, events: this.events, shouldStop: () => !this.acting(), objectBudget: this.o.objectBudget }));
     const next = this.schedule.finish(key, pass && setReportOf(pass, name, !this.acting()));
     this.o.log.debug?.("set passed", { set: key, actions: pass?.actionCount, next: next.why, inMs: next.at === undefined ? undefined : next.at - this.clock() });
   }

@@ -29,6 +29,7 @@ const SERVER_FILES = [
   "src/reconciler/pass.ts",
   "src/reconciler/pass-groups.ts",
   "src/reconciler/set-pass.ts",
+  "src/reconciler/quarantine.ts",
   "src/reconciler/executor.ts",
   "src/reconciler/prewarm.ts",
   "src/reconciler/pull-sources.ts",

@@ -32,6 +32,9 @@ export interface BenchCluster {
   admin: KubeClient;
   api: ApiAccess;
   kubectl: (args: string[], input?: string) => string;
+  /** `ordinal serve`'s process id (its RSS: test/bench/tenants.ts) and webhook URL. */
+  servePid: number;
+  webhookUrl: string;
   /**
    * useWorker stops `ordinal serve` (it releases the Lease) and puts the Worker in its place:
    * `wrangler dev` over https, reaching the apiserver through a plain-HTTP forwarder (as a Workers
@@ -55,10 +58,10 @@ const USER_BINDINGS = reconcilerUserBindings("bench");
 
 /**
  * startBenchCluster starts the control plane, installs Ordinal's CRDs and RBAC (bound to the
- * cluster's `ordinal-reconciler` user), starts `ordinal serve` with that identity and registers
- * its webhooks. `stop` ends the server and the control plane (logs stay in DIR).
+ * cluster's `ordinal-reconciler` user), starts `ordinal serve` with that identity (and `o.serveEnv`
+ * on top of its environment) and registers its webhooks. `stop` ends the server and the control plane (logs stay in DIR).
  */
-export async function startBenchCluster(log: (s: string) => void): Promise<BenchCluster> {
+export async function startBenchCluster(log: (s: string) => void, o: { serveEnv?: Record<string, string> } = {}): Promise<BenchCluster> {
   log(`starting the control plane in ${DIR} (apiserver :${PORTS.api}, kcm controllers ${KCM_CONTROLLERS})`);
   execFileSync("bash", ["test/cluster/start.sh"], { env: clusterEnv(), stdio: ["ignore", "ignore", "inherit"] });
   const procs: ChildProcess[] = [];
@@ -75,7 +78,7 @@ export async function startBenchCluster(log: (s: string) => void): Promise<Bench
     kubectl(["apply", "-f", "-"], USER_BINDINGS);
     kubectl(["wait", "--for=condition=Established", "crd/statefulsets.apps.ordinal.dev", "crd/imagelists.apps.ordinal.dev", "--timeout=30s"]);
     execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=ordinal-bench", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", `${DIR}/tls.key`, "-out", `${DIR}/tls.crt`], { stdio: "ignore" });
-    const serve = startProcess("ordinal-serve", "node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], serveEnv(env));
+    const serve = startProcess("ordinal-serve", "node", ["dist/node/ordinal.mjs", "serve", "--port", String(PORTS.webhook), "--tls-cert", `${DIR}/tls.crt`, "--tls-key", `${DIR}/tls.key`], { ...serveEnv(env), ...o.serveEnv });
     procs.push(serve);
     const register = async (url: string, proc: ChildProcess, name: string) => {
       await waitHealthy(url, proc, name);
@@ -90,6 +93,8 @@ export async function startBenchCluster(log: (s: string) => void): Promise<Bench
       admin: clientFor(config),
       api: { server: env.KUBE_API_URL, token: env.KUBE_TOKEN, fetch: fetchFor(config) },
       kubectl,
+      servePid: serve.pid!,
+      webhookUrl: `https://127.0.0.1:${PORTS.webhook}`,
       useWorker: async () => {
         await stopProcess(serve);
         procs.push(startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }));

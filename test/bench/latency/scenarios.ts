@@ -48,7 +48,7 @@ function manifest(c: Controller, ns: string, replicas: number) {
 const imagePatch = (image: string) => ({ template: { spec: { containers: [{ name: "nginx", image }] } } });
 
 /** newNamespace creates `name` and waits until its default ServiceAccount has a token (pods are refused before). */
-async function newNamespace(cluster: BenchCluster, name: string): Promise<void> {
+export async function newNamespace(cluster: BenchCluster, name: string): Promise<void> {
   await cluster.admin.create(R.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   for (let i = 0; i < 150; i++) {
     const sa = await cluster.admin.get<KubeObject & { secrets?: unknown[] }>(R.serviceAccounts, name, "default");
