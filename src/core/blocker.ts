@@ -2,7 +2,7 @@ import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { INPLACE_READY_CONDITION, LIFECYCLE_STATE_LABEL } from "../objects/constants.ts";
 import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
-import { offsetOf, ordinalAt, ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
+import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { recordedRefusal } from "./create-refusal.ts";
 import { wasNeverReady } from "./healing.ts";
 import { gateCondition, isInPlaceUpdating, readInPlaceState, timeMs } from "./inplace-state.ts";
@@ -11,7 +11,8 @@ import { hookHolders, isHeldByHook } from "./lifecycle.ts";
 import { failingContainer, getPodRevision, isFailed, isSucceeded, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import { splitReplicas } from "./replicas.ts";
 import { missingOffsets } from "./slots.ts";
-import { updateStrategyOf } from "./update-strategy.ts";
+import type { SetView } from "./plan-context.ts";
+import type { ReplicaSlots } from "./slots.ts";
 
 /**
  * What holds a rollout, named once for everyone who says it: the ProgressDeadlineExceeded event,
@@ -68,6 +69,8 @@ export interface BlockerFacts {
   /** Claims that should grow and cannot, or cannot yet (not Bound). */
   claimRefusals?: readonly string[];
   claimWaits?: readonly string[];
+  /** The set's replicas by offset, as the plan split them once (replicas.ts: splitReplicas); split here when absent. */
+  replicas?: ReplicaSlots;
 }
 
 /**
@@ -77,9 +80,9 @@ export interface BlockerFacts {
  * a pod waiting to be deleted; else Ordinal's own next step (a pod whose in-place update only
  * lacks its gate or its image patch, a replica not created yet, or nothing unavailable at all).
  */
-export function rolloutBlocker(set: StatefulSet, pods: readonly Pod[], updateRevision: string, now: Date, facts: BlockerFacts = {}): Blocker {
-  const range = ordinalRange(set.spec);
-  const { replicas } = splitReplicas(range, pods);
+export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevision: string, now: Date, facts: BlockerFacts = {}): Blocker {
+  const { set, range } = view;
+  const replicas = facts.replicas ?? splitReplicas(range, pods).replicas;
   const missing = missingOffsets(replicas, 1).map((i) => getPodName(set, ordinalAt(range, i)));
   const refusal = recordedRefusal(set.status?.conditions);
   if (refusal && isMissingReplica(set, range, pods, refusal.pod))
@@ -95,7 +98,7 @@ export function rolloutBlocker(set: StatefulSet, pods: readonly Pod[], updateRev
     list?.length ? { kind, pod: "", words: list.join("; ").slice(0, 1024), release: kind === "blocked", lasting: true } : undefined;
   const other = first("blocked", facts.blocked) ?? first("claim", facts.claimRefusals) ?? first("claim", facts.claimWaits);
   if (other) return other;
-  if (updateStrategyOf(set).type === "OnDelete") {
+  if (view.strategy.type === "OnDelete") {
     const old = [...replicas.pods.values()].find((p) => getPodRevision(p) !== updateRevision);
     if (old) return { kind: "person", pod: nameOf(old), words: `pod ${nameOf(old)} waits to be deleted: OnDelete updates a pod when it is deleted`, lasting: true };
   }

@@ -8,7 +8,7 @@ import { claimPods, claimRevisions } from "./ownership.ts";
 import { refreshInPlaceUpdates } from "./inplace-refresh.ts";
 import { adjustCounts, newPlanContext, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { ensureGateConditions } from "./replica-fixes.ts";
-import { findFirstUnhealthy, planReplicas, splitReplicas } from "./replicas.ts";
+import { findFirstUnhealthy, planReplicas, splitReplicas, type SplitReplicas } from "./replicas.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
 import { planScaleDown } from "./scale-down.ts";
@@ -19,6 +19,7 @@ import { earlierMs } from "./requeue.ts";
 import { planRollback } from "./rollback.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
+import type { ReplicaSlots } from "./slots.ts";
 
 /**
  * The planner: upstream's updateStatefulSet (pkg/controller/statefulset/stateful_set_control.go)
@@ -85,11 +86,13 @@ export function plan(input: PlanInput): Plan {
   const observed = countReplicas(pods.owned, revisions.currentName, revisions.updateName, set.spec.minReadySeconds, now);
   const deleting = set.metadata.deletionTimestamp != null;
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
-  const sync = deleting ? undefined : syncReplicas(ctx, pods.owned, observed);
-  const claims = claimReport(ctx, pods.owned);
+  // The pods by ordinal, split once: the phases, the claims' report, the blocker, the deadline and pre-warm read it.
+  const slots = splitReplicas(ctx.range, pods.owned);
+  const sync = deleting ? undefined : syncReplicas(ctx, slots, observed);
+  const claims = claimReport(ctx, slots.replicas);
   // What holds the rollout, named once: the deadline's event, the Progressing message (blocker.ts).
-  const blocker = rolloutBlocker(set, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound });
-  const progress = checkProgress(set, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status });
+  const blocker = rolloutBlocker(ctx, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound, replicas: slots.replicas });
+  const progress = checkProgress(ctx, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status, replicas: slots.replicas });
   const rollback = progress?.exceeded ? planRollback(set, revisions, blocker) : undefined;
   const rollbackActions = rollback && "actions" in rollback ? rollback.actions : [];
   // A rollback replaces this pass's pod writes: they would only move pods towards the failed revision.
@@ -117,7 +120,7 @@ export function plan(input: PlanInput): Plan {
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
   const statusWrites = status.actions.filter((a) => a.type !== "event");
-  const prewarm = prewarmActions(ctx, pods.owned, input.imageLists ?? []);
+  const prewarm = prewarmActions(ctx, slots.replicas, input.imageLists ?? []);
   const result: Plan = {
     actions: [...pods.actions, ...revisionClaim.actions, ...revisions.actions, ...gates, ...conditionEvents, ...synced.actions, ...prewarm, ...statusWrites],
     status: status.status,
@@ -144,29 +147,28 @@ export function plan(input: PlanInput): Plan {
  * volumeClaimStatus) and, under OnPodRollingUpdate, the claims that should grow and cannot
  * (refused) or cannot yet (unbound: not Bound).
  */
-function claimReport(ctx: PlanContext, owned: readonly Pod[]): { status?: VolumeClaimStatus[]; refused: string[]; unbound: string[] } {
+function claimReport(ctx: PlanContext, slots: ReplicaSlots): { status?: VolumeClaimStatus[]; refused: string[]; unbound: string[] } {
   const { set } = ctx;
   if (!set.spec.volumeClaimTemplates?.length) return { refused: [], unbound: [] };
-  const replicas = [...splitReplicas(ctx.range, owned).replicas.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
+  const replicas = [...slots.pods].map(([i, pod]) => [ordinalAt(ctx.range, i), pod] as const);
   const updates = ctx.claimUpdates ? replicas.map(([ordinal, pod]) => ctx.claimUpdates!(ordinal, pod)) : [];
   return { status: volumeClaimStatus(set, replicas, ctx.claims), refused: updates.flatMap((u) => u.refused), unbound: updates.flatMap((u) => u.unbound) };
 }
 
 /** prewarmActions returns the pre-warm phase's ImageList writes; none to compute when the set does not opt in and no ImageList exists. */
-function prewarmActions(ctx: PlanContext, owned: readonly Pod[], imageLists: readonly ImageList[]): Action[] {
+function prewarmActions(ctx: PlanContext, replicas: ReplicaSlots, imageLists: readonly ImageList[]): Action[] {
   const { set, revisions, now } = ctx;
   if (!imageLists.length && ctx.strategy.prewarmParallelism === undefined) return [];
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
-  return planPrewarm({ set, replicas: splitReplicas(ctx.range, owned).replicas, updateRevision: revisions.updateName, templates, imageLists, now });
+  return planPrewarm({ set, replicas, updateRevision: revisions.updateName, templates, imageLists, now });
 }
 
 /**
  * syncReplicas runs the phases that walk pods in upstream's order — create and recreate, scale
  * down, rolling update — stopping where OrderedReady halts; OnDelete has no rolling update.
  */
-function syncReplicas(ctx: PlanContext, owned: readonly Pod[], counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
+function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
   const { revisions, strategy } = ctx;
-  const slots = splitReplicas(ctx.range, owned);
   const firstUnhealthy = findFirstUnhealthy(slots);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
   const rolling = strategy.rolling;

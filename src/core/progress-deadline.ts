@@ -6,11 +6,11 @@ import { isInPlaceUpdating, timeMs, wholeSeconds } from "./inplace-state.ts";
 import { awaitsOnlyGate } from "./inplace-update.ts";
 import { isHeldByHook } from "./lifecycle.ts";
 import { getPodRevision, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
-import { ordinalRange } from "../objects/ordinal-range.ts";
 import { splitReplicas } from "./replicas.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { isRolloutComplete, type ProgressFacts } from "./rollout-progress.ts";
-import { updateStrategyOf } from "./update-strategy.ts";
+import type { SetView } from "./plan-context.ts";
+import type { ReplicaSlots } from "./slots.ts";
 
 /**
  * The progress deadline (Deployment's spec.progressDeadlineSeconds, for a StatefulSet): a rollout
@@ -48,6 +48,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
 export interface ProgressContext {
   blocker?: Blocker;
   volumeClaims?: readonly VolumeClaimStatus[];
+  /** The set's replicas by offset, as the plan split them once (replicas.ts: splitReplicas); split here when absent. */
+  replicas?: ReplicaSlots;
 }
 
 /** Progressing reasons of a rollout under way: its clock carries over from one pass to the next. */
@@ -59,15 +61,17 @@ const RUNNING_REASONS = new Set(["RollingUpdate", "Scaling", "WaitingForPodDelet
  * pod, the set is being deleted.
  * `observed` are the counts before this pass's writes; `pods` the set's pods.
  */
-export function checkProgress(set: StatefulSet, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date, more: ProgressContext = {}): ProgressFacts | undefined {
+export function checkProgress(view: SetView, observed: ReplicaCounts, updateRevision: string, pods: readonly Pod[], now: Date, more: ProgressContext = {}): ProgressFacts | undefined {
+  const { set } = view;
   const seconds = set.spec.progressDeadlineSeconds;
   if (!seconds || set.metadata.deletionTimestamp != null) return undefined;
-  if (updateStrategyOf(set).paused) return undefined;
-  if (isRolloutComplete(set, observed) || onlyCondemnedLeft(set, pods, updateRevision)) return undefined;
+  if (view.strategy.paused) return undefined;
+  const replicas = more.replicas ?? splitReplicas(view.range, pods).replicas;
+  if (isRolloutComplete(set, observed) || onlyCondemnedLeft(set, replicas, pods, updateRevision)) return undefined;
   const prev = set.status?.conditions?.find((c) => c.type === PROGRESSING_CONDITION);
   const running = prev?.reason !== undefined && RUNNING_REASONS.has(prev.reason) && set.status?.updateRevision === updateRevision;
   const wasExceeded = running && prev?.reason === DEADLINE_EXCEEDED_REASON;
-  const blocker = more.blocker ?? rolloutBlocker(set, pods, updateRevision, now);
+  const blocker = more.blocker ?? rolloutBlocker(view, pods, updateRevision, now, { replicas });
   const exceeded = () => `no pod newly updated and Ready for ${seconds}s: ${blocker.words}`;
   // A hold stops the clock, but does not clear a deadline already exceeded at this revision.
   if (pods.some((p) => isHeldByHook(set, p))) return wasExceeded ? { lastUpdateTime: prev?.lastUpdateTime ?? wholeSeconds(now), exceeded: exceeded() } : undefined;
@@ -115,8 +119,7 @@ function progressSeen(set: StatefulSet, observed: ReplicaCounts, updateRevision:
  * scale-down waits on the kubelet's grace periods, which no controller speeds up (a Deployment's
  * terminating pods do not count against its deadline either).
  */
-function onlyCondemnedLeft(set: StatefulSet, pods: readonly Pod[], updateRevision: string): boolean {
-  const { replicas } = splitReplicas(ordinalRange(set.spec), pods);
+function onlyCondemnedLeft(set: StatefulSet, replicas: ReplicaSlots, pods: readonly Pod[], updateRevision: string): boolean {
   const kept = [...replicas.pods.values()].filter((p) => !isTerminating(p));
   if (kept.length === pods.length) return false;
   return isRolloutComplete(set, {

@@ -12,6 +12,7 @@ import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts"
 import { failedRevisions } from "./rollback.ts";
 import { rolloutBlocker } from "./blocker.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
+import { setView } from "./plan-context.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
 const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked"]);
@@ -53,7 +54,7 @@ export function rolloutState(set: StatefulSet, pods: Pod[], now: Date): RolloutS
   const held = s.conditions?.find((c) => c.type === LIFECYCLE_HELD_CONDITION && c.status === "True");
   if (held) return { done: false, message: `rollout of ${set.metadata.name} waits on a lifecycle hook: ${held.message ?? ""}`.trim() };
   const updateRevision = s.updateRevision;
-  const blocker = rolloutBlocker(set, pods, updateRevision ?? "", now);
+  const blocker = rolloutBlocker(setView(set), pods, updateRevision ?? "", now);
   if (blocker.kind === "refused") return { done: false, blocked: "failing", message: blocker.words };
   for (const p of pods) {
     if (updateRevision && getPodRevision(p) !== updateRevision) continue;

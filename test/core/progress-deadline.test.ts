@@ -7,6 +7,7 @@ import { rolloutBlocker, whyUnavailable } from "../../src/core/blocker.ts";
 import type { ReplicaCounts } from "../../src/core/status.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { newPod, newSet } from "../support/fixtures.ts";
+import { setView } from "../../src/core/plan-context.ts";
 
 const T0 = "2026-11-21T12:00:00Z";
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
@@ -74,7 +75,7 @@ describe("checkProgress", () => {
       { lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: pod web-2 was never Ready (Running)" },
     ],
   ])("%s", (_, set, c, seconds, want) => {
-    expect(checkProgress(set, c, "web-b", pods(set), at(seconds))).toEqual(want);
+    expect(checkProgress(setView(set), c, "web-b", pods(set), at(seconds))).toEqual(want);
   });
 
   describe("a scale-down: only pods going away left is no rollout to time out", () => {
@@ -92,19 +93,19 @@ describe("checkProgress", () => {
     const observed = (n: number) => counts({ replicas: n, readyReplicas: n, updatedReplicas: n, updatedReadyReplicas: n, currentReplicas: n });
     it("every kept replica done, the rest terminating (a long grace period): no clock", () => {
       const set = scaledDown(3);
-      expect(checkProgress(set, observed(3), "web-b", down(set, "terminating"), at(600))).toBeUndefined();
+      expect(checkProgress(setView(set), observed(3), "web-b", down(set, "terminating"), at(600))).toBeUndefined();
     });
     it("a condemned pod not deleted yet (OrderedReady waits for the one above): no clock either", () => {
       const set = scaledDown(3);
-      expect(checkProgress(set, observed(3), "web-b", down(set, "live"), at(600))).toBeUndefined();
+      expect(checkProgress(setView(set), observed(3), "web-b", down(set, "live"), at(600))).toBeUndefined();
     });
     it("a scale-up: a pod created counts as progress (fresh clock); one that never gets Ready then times out", () => {
       const set = newSet({ spec: { replicas: 3, progressDeadlineSeconds: 60 } }, { replicas: 1, readyReplicas: 1, updatedReplicas: 1, updatedReadyReplicas: 1, currentRevision: "web-b", updateRevision: "web-b", conditions: [{ type: "Progressing", status: "True", reason: "Scaling", lastTransitionTime: T0, lastUpdateTime: T0 }] });
       const two = [newPod(set, 0, "web-b"), newPod(set, 1, "web-b", "running", T0)];
       const created = counts({ replicas: 2, readyReplicas: 1, updatedReplicas: 2, updatedReadyReplicas: 1, currentReplicas: 2 });
-      expect(checkProgress(set, created, "web-b", two, at(90))).toEqual({ lastUpdateTime: "2026-11-21T12:01:30Z", requeueAfterMs: 60_000 });
+      expect(checkProgress(setView(set), created, "web-b", two, at(90))).toEqual({ lastUpdateTime: "2026-11-21T12:01:30Z", requeueAfterMs: 60_000 });
       const stored = newSet({ spec: { replicas: 3, progressDeadlineSeconds: 60 } }, { ...set.status, replicas: 2 });
-      expect(checkProgress(stored, created, "web-b", two, at(90))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s: pod web-1/);
+      expect(checkProgress(setView(stored), created, "web-b", two, at(90))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s: pod web-1/);
     });
   });
 
@@ -122,28 +123,28 @@ describe("checkProgress", () => {
       ["PreparingUpdate", "PreparingUpdate"],
     ])("held in %s past the deadline: no clock (no deadline, no rollback)", (_, state) => {
       const set = rolling({}, { spec: hooked });
-      expect(checkProgress(set, counts(), "web-b", withWeb1(set, state, true), at(600))).toBeUndefined();
+      expect(checkProgress(setView(set), counts(), "web-b", withWeb1(set, state, true), at(600))).toBeUndefined();
     });
     it("held after the deadline was exceeded at this revision: it stays exceeded (a hold does not clear it)", () => {
       const set = rolling({ status: "False", reason: "ProgressDeadlineExceeded" }, { spec: hooked });
-      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", true), at(600))).toMatchObject({ lastUpdateTime: T0, exceeded: expect.stringMatching(/^no pod newly updated and Ready for 60s/) });
+      expect(checkProgress(setView(set), counts(), "web-b", withWeb1(set, "PreparingDelete", true), at(600))).toMatchObject({ lastUpdateTime: T0, exceeded: expect.stringMatching(/^no pod newly updated and Ready for 60s/) });
     });
     it("released (the hook's label removed), or a pod in the state but not hooked by this set's hooks: the clock runs", () => {
       const set = rolling({}, { spec: hooked });
-      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
+      expect(checkProgress(setView(set), counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
       const noHook = rolling({});
-      expect(checkProgress(noHook, counts(), "web-b", withWeb1(noHook, "PreparingDelete", true), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
+      expect(checkProgress(setView(noHook), counts(), "web-b", withWeb1(noHook, "PreparingDelete", true), at(600))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s/);
     });
     it("the pass after a hold (stored Progressing without lastUpdateTime) starts a fresh clock", () => {
       const set = rolling({ lastUpdateTime: undefined }, { spec: hooked });
-      expect(checkProgress(set, counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
+      expect(checkProgress(setView(set), counts(), "web-b", withWeb1(set, "PreparingDelete", false), at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
     });
   });
 
   it("a set being deleted has no clock", () => {
     const set = rolling({}, {});
     set.metadata.deletionTimestamp = T0;
-    expect(checkProgress(set, counts(), "web-b", pods(set), at(600))).toBeUndefined();
+    expect(checkProgress(setView(set), counts(), "web-b", pods(set), at(600))).toBeUndefined();
   });
 });
 
@@ -165,22 +166,22 @@ describe("rolloutBlocker and whyUnavailable", () => {
     ["terminating", (p) => (p.metadata!.deletionTimestamp = T0 as unknown as Date), "pod web-2 is terminating"],
     ["an in-place update holds it", (p) => (p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: "{}" }), "pod web-2 has an in-place update that has not finished (the kubelet has not restarted its containers with the new images)"],
   ])("%s", (_, stuck, want) => {
-    expect(rolloutBlocker(set, pods(set, stuck), "web-b", at(60)).words).toBe(want);
+    expect(rolloutBlocker(setView(set), pods(set, stuck), "web-b", at(60)).words).toBe(want);
   });
 
   it("prefers a pod at the update revision, then the lowest ordinal", () => {
     const old = newPod(set, 0, "web-a", "running");
     const updated = [newPod(set, 2, "web-b", "running"), newPod(set, 1, "web-b", "running")];
-    expect(rolloutBlocker(set, [old, ...updated], "web-b", at(60)).words).toMatch(/^pod web-1 /);
-    expect(rolloutBlocker(set, [newPod(set, 1, "web-a", "running"), old], "web-b", at(60)).words).toMatch(/^pod web-0 /);
-    expect(rolloutBlocker(set, [newPod(set, 0, "web-a")], "web-b", at(60)).words).toBe("pod web-1 is not created yet: Ordinal creates it next");
-    expect(rolloutBlocker(set, [0, 1, 2].map((i) => newPod(set, i, "web-a")), "web-b", at(60))).toEqual({ kind: "ordinal", pod: "", words: "no pod is unavailable: the next step is Ordinal's" });
+    expect(rolloutBlocker(setView(set), [old, ...updated], "web-b", at(60)).words).toMatch(/^pod web-1 /);
+    expect(rolloutBlocker(setView(set), [newPod(set, 1, "web-a", "running"), old], "web-b", at(60)).words).toMatch(/^pod web-0 /);
+    expect(rolloutBlocker(setView(set), [newPod(set, 0, "web-a")], "web-b", at(60)).words).toBe("pod web-1 is not created yet: Ordinal creates it next");
+    expect(rolloutBlocker(setView(set), [0, 1, 2].map((i) => newPod(set, i, "web-a")), "web-b", at(60))).toEqual({ kind: "ordinal", pod: "", words: "no pod is unavailable: the next step is Ordinal's" });
   });
 
   it("Ready for less than minReadySeconds", () => {
     const slow = newSet({ spec: { minReadySeconds: 30, progressDeadlineSeconds: 60 } });
     expect(whyUnavailable(newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z"), 30)).toBe("has been Ready for less than minReadySeconds (30s)");
-    expect(rolloutBlocker(slow, [newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z")], "web-b", at(60)).words).toBe("pod web-0 has been Ready for less than minReadySeconds (30s)");
+    expect(rolloutBlocker(setView(slow), [newPod(slow, 0, "web-b", "ready", "2026-11-21T12:00:50Z")], "web-b", at(60)).words).toBe("pod web-0 has been Ready for less than minReadySeconds (30s)");
   });
 });
 
@@ -193,38 +194,38 @@ describe("rolloutBlocker: one rule names what holds the rollout, and whether the
   };
   it("a refused create of a missing replica, with the apiserver's message and when it was last refused", () => {
     const s = refused(rolling({}), "web-2");
-    expect(rolloutBlocker(s, ready3(s).slice(0, 2), "web-b", at(60))).toEqual({ kind: "refused", pod: "web-2", words: "create of pod web-2 refused: exceeded quota: pods", release: true, lasting: true, lastRefusedMs: Date.parse("2026-11-21T12:00:30Z") });
+    expect(rolloutBlocker(setView(s), ready3(s).slice(0, 2), "web-b", at(60))).toEqual({ kind: "refused", pod: "web-2", words: "create of pod web-2 refused: exceeded quota: pods", release: true, lasting: true, lastRefusedMs: Date.parse("2026-11-21T12:00:30Z") });
   });
   it("a refusal of a pod that exists since, or is no replica any more, blocks nothing", () => {
     const s = refused(rolling({}), "web-2");
-    expect(rolloutBlocker(s, ready3(s), "web-b", at(60)).kind).toBe("ordinal");
+    expect(rolloutBlocker(setView(s), ready3(s), "web-b", at(60)).kind).toBe("ordinal");
     const gone = refused(rolling({}), "web-7");
-    expect(rolloutBlocker(gone, ready3(gone), "web-b", at(60)).kind).toBe("ordinal");
+    expect(rolloutBlocker(setView(gone), ready3(gone), "web-b", at(60)).kind).toBe("ordinal");
   });
   it("Running but not Ready: names the readiness gate that is not True", () => {
     const gated = pods(set, (p) => {
       p.spec!.readinessGates = [{ conditionType: "example.io/lb" }];
       p.status!.conditions!.push({ type: "example.io/lb", status: "False", reason: "Pending", message: "target not registered" });
     });
-    expect(rolloutBlocker(set, gated, "web-b", at(60))).toMatchObject({ kind: "pod", words: "pod web-2 was never Ready (Running): readiness gate example.io/lb is False (Pending: target not registered)" });
+    expect(rolloutBlocker(setView(set), gated, "web-b", at(60))).toMatchObject({ kind: "pod", words: "pod web-2 was never Ready (Running): readiness gate example.io/lb is False (Pending: target not registered)" });
   });
   it("Running but not Ready: names the container whose readiness probe does not pass", () => {
     const unready = pods(set, (p) => (p.status!.containerStatuses = [{ name: "app", image: "img:2", imageID: "id", ready: false, restartCount: 0, state: { running: { startedAt: T0 as unknown as Date } } }]));
-    expect(rolloutBlocker(set, unready, "web-b", at(60)).words).toBe("pod web-2 was never Ready (Running): container app is running but not ready (its readiness probe does not pass)");
+    expect(rolloutBlocker(setView(set), unready, "web-b", at(60)).words).toBe("pod web-2 was never Ready (Running): container app is running but not ready (its readiness probe does not pass)");
   });
   it("a lifecycle hook holding a pod: what it waits for another controller to remove", () => {
     const hooked = rolling({}, { spec: { lifecycle: { preDelete: { labelsHandler: { "example.io/drain": "true" } } } } });
     const ps = ready3(hooked);
     ps[1].metadata!.labels = { ...ps[1].metadata!.labels, "ordinal.dev/lifecycle-state": "PreparingDelete", "example.io/drain": "true" };
-    expect(rolloutBlocker(hooked, ps, "web-b", at(60))).toMatchObject({ kind: "hook", pod: "web-1", words: "pod web-1 is held in PreparingDelete by a lifecycle hook until another controller removes label example.io/drain=true" });
+    expect(rolloutBlocker(setView(hooked), ps, "web-b", at(60))).toMatchObject({ kind: "hook", pod: "web-1", words: "pod web-1 is held in PreparingDelete by a lifecycle hook until another controller removes label example.io/drain=true" });
   });
   it("claims waiting or refused, and InPlaceOnly, when every pod is available", () => {
-    expect(rolloutBlocker(set, ready3(set), "web-b", at(60), { claimWaits: ["claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is"] })).toMatchObject({ kind: "claim", words: "claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is" });
-    expect(rolloutBlocker(set, ready3(set), "web-b", at(60), { blocked: ["pod web-2: /spec/containers/0/env"] })).toMatchObject({ kind: "blocked" });
+    expect(rolloutBlocker(setView(set), ready3(set), "web-b", at(60), { claimWaits: ["claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is"] })).toMatchObject({ kind: "claim", words: "claim www-web-2 is not Bound (Pending): it grows to 2Gi once it is" });
+    expect(rolloutBlocker(setView(set), ready3(set), "web-b", at(60), { blocked: ["pod web-2: /spec/containers/0/env"] })).toMatchObject({ kind: "blocked" });
   });
   it("OnDelete: a pod at the old revision waits for a person to delete it", () => {
     const onDelete = rolling({}, { spec: { updateStrategy: { type: "OnDelete" } } });
-    expect(rolloutBlocker(onDelete, ready3(onDelete, "web-a"), "web-b", at(60))).toMatchObject({ kind: "person", pod: "web-0" });
+    expect(rolloutBlocker(setView(onDelete), ready3(onDelete, "web-a"), "web-b", at(60))).toMatchObject({ kind: "person", pod: "web-0" });
   });
   it.each<[string, (p: Pod) => void, string]>([
     ["a failed pod (Ordinal replaces it)", (p) => (p.status!.phase = "Failed"), "pod web-2 has failed: Ordinal replaces it next"],
@@ -238,7 +239,7 @@ describe("rolloutBlocker: one rule names what holds the rollout, and whether the
       p.status!.conditions = p.status!.conditions!.filter((c) => c.type !== "InPlaceUpdateReady");
       stuck(p);
     });
-    expect(rolloutBlocker(set, ps, "web-b", at(60))).toEqual({ kind: "ordinal", pod: "web-2", words });
+    expect(rolloutBlocker(setView(set), ps, "web-b", at(60))).toEqual({ kind: "ordinal", pod: "web-2", words });
   });
 });
 
@@ -252,20 +253,20 @@ describe("checkProgress judges only after counting what the cluster shows (issue
   };
   it("a replica no pass created yet is Ordinal's own step: never judged, the clock starts afresh", () => {
     const { set, pods: ps } = missingWeb2();
-    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
+    expect(checkProgress(setView(set), counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
   });
   it("a create refused before the deadline and not tried since: this pass tries again before judging", () => {
     const { set, pods: ps } = missingWeb2(30);
-    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 60_000 });
+    expect(checkProgress(setView(set), counts({ replicas: 2 }), "web-b", ps, at(600))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 60_000 });
   });
   it("a create refused again at or after the deadline: exceeded, naming the refusal", () => {
     const { set, pods: ps } = missingWeb2(60);
-    expect(checkProgress(set, counts({ replicas: 2 }), "web-b", ps, at(61))).toEqual({ lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: create of pod web-2 refused: exceeded quota" });
+    expect(checkProgress(setView(set), counts({ replicas: 2 }), "web-b", ps, at(61))).toEqual({ lastUpdateTime: T0, exceeded: "no pod newly updated and Ready for 60s: create of pod web-2 refused: exceeded quota" });
   });
   it("a pod's time starts no earlier than Ordinal's step on it: created at the update revision 50 s after the last progress, it is judged 60 s after its creation", () => {
     const set = rolling({});
     const ps = pods(set, (p) => (p.metadata!.creationTimestamp = at(50) as unknown as Date));
-    expect(checkProgress(set, counts(), "web-b", ps, at(100))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 10_000 });
-    expect(checkProgress(set, counts(), "web-b", ps, at(110))?.exceeded).toMatch(/pod web-2 was never Ready/);
+    expect(checkProgress(setView(set), counts(), "web-b", ps, at(100))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 10_000 });
+    expect(checkProgress(setView(set), counts(), "web-b", ps, at(110))?.exceeded).toMatch(/pod web-2 was never Ready/);
   });
 });
