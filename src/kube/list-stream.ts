@@ -164,6 +164,10 @@ export async function readListBody(body: ReadableStream<Uint8Array> | null, onIt
       scanner.feed(decoder.decode(value, { stream: true }));
     }
     scanner.feed(decoder.decode());
+  } catch (e) {
+    // A body not read to its end (onItem threw: a budget; a malformed body) is cancelled, so its connection is let go.
+    await reader.cancel(e).catch(() => undefined);
+    throw e;
   } finally {
     reader.releaseLock();
   }

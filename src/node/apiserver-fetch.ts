@@ -29,8 +29,8 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
  * apiserverFetch returns a FetchLike over one keep-alive undici Agent with `tls`. It answers a
- * Response whose body was read whole (lists, gets, writes: what the kube client reads with
- * `json()`), or streams it when the request is a watch (`watch=true`, or any value the apiserver reads as true: its body never ends). It
+ * Response whose body was read whole when it is small (gets, writes, most lists), streamed once it
+ * outgrows WHOLE_BODY_MAX_BYTES (wholeOrStreamed), or streams it when the request is a watch (`watch=true`, or any value the apiserver reads as true: its body never ends). It
  * rejects as undici does: the system or TLS error (its `code`, which networkCause words) or the
  * signal's reason (a TimeoutError for the client's per-request timeout). Redirects are not
  * followed (an apiserver does not send them) and no compression is asked for (the in-cluster
@@ -57,7 +57,46 @@ export function apiserverFetch(tls: ApiServerTls = {}): FetchLike {
       return new Response(null, answer);
     }
     const streams = WATCH_TRUE.has(new URL(url).searchParams.get("watch") ?? "");
-    const body = streams ? (Readable.toWeb(res.body) as ReadableStream<Uint8Array>) : await res.body.arrayBuffer();
+    const body = streams ? (Readable.toWeb(res.body) as ReadableStream<Uint8Array>) : await wholeOrStreamed(res.body);
     return new Response(body, answer);
   };
+}
+
+/**
+ * A body up to this size is read whole (the cheapest path: most answers are a few KB); a larger
+ * one (a list page of a tenant's large objects) is streamed from there on, so the list decoder
+ * (kube/list-stream.ts) holds one item at a time and the process never holds the page outside the
+ * heap caps (issue 35: 100 pods of 1.1 MB made one 67 MB buffer per list).
+ */
+export const WHOLE_BODY_MAX_BYTES = 1 << 20;
+
+/**
+ * wholeOrStreamed returns the body as one buffer when it ends within WHOLE_BODY_MAX_BYTES, else a
+ * stream that yields the chunks read so far and then the rest as the reader asks (back-pressure:
+ * nothing more is read than the reader takes); cancelling it destroys the connection's body.
+ */
+async function wholeOrStreamed(body: Readable): Promise<ArrayBuffer | ReadableStream<Uint8Array>> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const it = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  for (;;) {
+    const next = await it.next();
+    if (next.done) return new Uint8Array(Buffer.concat(chunks, size)).buffer;
+    chunks.push(next.value);
+    size += next.value.length;
+    if (size > WHOLE_BODY_MAX_BYTES) break;
+  }
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks.splice(0)) c.enqueue(chunk);
+    },
+    async pull(c) {
+      const next = await it.next();
+      if (next.done) c.close();
+      else c.enqueue(next.value);
+    },
+    cancel() {
+      body.destroy();
+    },
+  });
 }

@@ -76,6 +76,26 @@ describe("ListScanner", () => {
 });
 
 describe("readListBody and the client's lists", () => {
+  it("cancels a body it stops reading (onItem threw: a budget), so the connection is let go, and rethrows", async () => {
+    let cancelled: unknown;
+    const text = `{"kind":"PodList","metadata":{},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(text));
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const overBudget = new Error("over budget");
+    await expect(
+      readListBody(body, () => {
+        throw overBudget;
+      }),
+    ).rejects.toBe(overBudget);
+    expect(cancelled).toBe(overBudget);
+  });
+
   it("reads a streamed body in byte chunks that split multi-byte characters", async () => {
     const text = doc(tricky);
     const bytes = new TextEncoder().encode(text);

@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { networkCause } from "../../src/kube/network-error.ts";
 import { R } from "../../src/kube/resources.ts";
-import { apiserverFetch } from "../../src/node/apiserver-fetch.ts";
+import { apiserverFetch, WHOLE_BODY_MAX_BYTES } from "../../src/node/apiserver-fetch.ts";
 
 /** A tiny apiserver: lists, a 204, a watch that sends one event and keeps the connection open. */
 let server: Server;
 let base = "";
 const seen: { method: string; url: string; body: string; headers: Record<string, unknown> }[] = [];
+/** /big: a list page larger than WHOLE_BODY_MAX_BYTES whose last part is sent only once `releaseBig` is called. */
+let releaseBig: () => void = () => undefined;
+const BIG_ITEM = "x".repeat(64 * 1024);
+const BIG_ITEMS = Math.ceil((WHOLE_BODY_MAX_BYTES * 1.5) / BIG_ITEM.length);
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -23,6 +27,13 @@ beforeAll(async () => {
         return; // never ends: a watch
       }
       if (req.url?.startsWith("/empty")) return void res.writeHead(204).end();
+      if (req.url?.startsWith("/big")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write(`{"kind":"PodList","metadata":{},"items":[`);
+        for (let i = 0; i < BIG_ITEMS; i++) res.write(`${i ? "," : ""}{"metadata":{"name":"p-${i}","annotations":{"a":"${BIG_ITEM}"}}}`);
+        releaseBig = () => res.end(`,{"metadata":{"name":"last"}}]}`);
+        return;
+      }
       if (req.url?.includes("/gateway/")) return void res.writeHead(502, { "content-type": "text/html" }).end("<html>upstream down</html>");
       if (req.method === "POST") return void res.writeHead(409, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", reason: "AlreadyExists", message: "pods \"p-0\" already exists", code: 409 }));
       res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] });
@@ -49,6 +60,16 @@ describe("apiserverFetch (the Node reconciler's transport)", () => {
     expect(seen.at(-1)?.headers.authorization).toBe("Bearer x");
     const items = await client().list(R.pods, "a");
     expect(items.map((p) => (p as { metadata: { name: string } }).metadata.name)).toEqual(["p-0", "p-1"]);
+  });
+
+  it("streams a body that outgrows WHOLE_BODY_MAX_BYTES: the Response comes before the body has ended, and reads whole and in order", async () => {
+    // Before: every non-watch body was read whole first, so this await waited for the end that
+    // releaseBig sends only afterwards (the test timed out), and a list of 1 MB pods was one buffer.
+    const res = await apiserverFetch()(`${base}/big`);
+    releaseBig();
+    const body = (await res.json()) as { items: { metadata: { name: string } }[] };
+    expect(body.items).toHaveLength(BIG_ITEMS + 1);
+    expect(body.items.map((p) => p.metadata.name).slice(-2)).toEqual([`p-${BIG_ITEMS - 1}`, "last"]);
   });
 
   it("sends a write's body and hands the apiserver's Status to the client as an ApiError", async () => {
