@@ -133,7 +133,8 @@ export async function actuateImageLists(client: KubeClient, lists: readonly Imag
         const message = nodeNotEligibleMessage(list);
         for (const c of plan.create) for (const k of c.keys) plan.images[k] = failedCreate(plan.images[k], message, now);
         statusChanged = true;
-        o.events?.record(list, "Warning", "NodeNotEligible", message);
+        // Logged here: the event gets no line of its own.
+        o.events?.record(list, "Warning", "NodeNotEligible", message, true);
         o.log.warn("image list not acted on", { imageList: `${ns}/${name}`, reason: message });
       }
       for (const c of target.eligible ? plan.create : []) {

@@ -309,7 +309,7 @@ describe("registration without create RBAC (issue 19.7), with the shipped defaul
   });
 });
 
-describe("ordinal manifests --kube-version 1.20 on this 1.20 apiserver (README's install path for clusters older than 1.21)", () => {
+describe("ordinal manifests --kube-version 1.20 on this 1.20 apiserver (docs/install.md's path for clusters older than 1.21)", () => {
   it("every object is accepted (server-side dry run); without the flag the policy/v1 PodDisruptionBudget is not", async () => {
     const old = await ordinal(["manifests", "--kube-version", "1.20"]);
     expect(old.code, old.out).toBe(0);

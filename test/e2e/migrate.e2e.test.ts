@@ -76,7 +76,7 @@ describe("migrating an apps/v1 StatefulSet", () => {
     const before = await listPods(ns);
     expect(before.map((p) => p.metadata!.name)).toEqual(["web-0", "web-1"]);
 
-    // The README's steps.
+    // docs/install.md's steps ("Migrating an apps/v1 StatefulSet").
     kubectl(["delete", "sts", "web", "-n", ns, "--cascade=orphan", "--timeout=60s"]);
     for (let i = 0; i < 100 && (await listPods(ns)).some((p) => p.metadata?.ownerReferences?.length); i++) await sleep(200);
     kubectl(["apply", "-f", "-"], `apiVersion: apps.ordinal.dev/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: ${ns}}\nspec:${spec}\n`);

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ImageListSchema, type ImageList } from "../../src/api/imagelist.ts";
 import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
-import { silentLogger } from "../../src/log/log.ts";
+import { silentLogger, type Logger } from "../../src/log/log.ts";
 import { PREWARM_ADDED_ANNOTATION, PREWARM_CREATED_ANNOTATION, PULLER_LABEL } from "../../src/objects/constants.ts";
 import { reconcilePass } from "../../src/reconciler/pass.ts";
 import { actuateImageLists } from "../../src/reconciler/prewarm.ts";
@@ -23,7 +23,7 @@ const toleration = { key: "dedicated", operator: "Equal", value: "team", effect:
 function setup() {
   const fake = createFakeApiServer({ namespaces: ["team", "other"] });
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
-  const pass = () => reconcilePass(client, { now: () => NOW, log: silentLogger });
+  const pass = (log: Logger = silentLogger) => reconcilePass(client, { now: () => NOW, log });
   const pullers = () => fake.list<Pod>("/api/v1/namespaces/team/pods", { labelSelector: `${PULLER_LABEL}=true` });
   const seedList = (node: string, extra: Record<string, unknown> = {}, annotations?: Record<string, string>) =>
     fake.seed({ apiVersion: "apps.ordinal.dev/v1", kind: "ImageList", metadata: { name: node, namespace: "team", ...(annotations ? { annotations } : {}) }, spec: { images: { [IMG]: {} }, ...extra } });
@@ -46,6 +46,17 @@ describe("an ImageList for a node that runs no pod of its namespace", () => {
     expect(status).toMatchObject({ desired: 1, pulled: 0, failed: 1 });
     const events = fake.list<{ type: string; reason: string; involvedObject: { kind: string; name: string } }>("/api/v1/namespaces/team/events");
     expect(events).toEqual([expect.objectContaining({ type: "Warning", reason: "NodeNotEligible", involvedObject: expect.objectContaining({ kind: "ImageList", name: "control-plane-0" }) })]);
+  });
+});
+
+describe("the log of an ImageList for a node that runs no pod of its namespace", () => {
+  it("is one warn line: its NodeNotEligible event gets no 'warning event' line of its own", async () => {
+    const { pass, seedList, seedPod } = setup();
+    seedPod("elsewhere", "other", "control-plane-0");
+    seedList("control-plane-0");
+    const warns: string[] = [];
+    await pass({ info() {}, warn: (msg) => void warns.push(msg), error() {} });
+    expect(warns).toEqual(["image list not acted on"]);
   });
 });
 
