@@ -86,7 +86,8 @@ describe("two `ordinal serve` replicas started together with deploy/'s settings"
     for (const { i, r } of started) await waitHealthy(`https://127.0.0.1:${PORTS[i]}`, r);
     const healthyAt = Date.now();
     await until("4 shards each", async () => (shares(await holders(), NAMES.slice(0, 2)).join() === "4,4" ? true : undefined), servers, 16_000);
-    console.log(`start (${NAMES[first]} first): 4/4 ${Date.now() - healthyAt} ms after both were healthy (30 s Leases: retry 10 s, poll 2.5 s)`);
+    const moved = servers.map((s) => (s.output().match(/shards given back/g) ?? []).length);
+    console.log(`start (${NAMES[first]} first): 4/4 ${Date.now() - healthyAt} ms after both were healthy (30 s Leases: retry 10 s, poll 2.5 s); handovers: ${moved.join(", ")}`);
   });
 });
 
