@@ -34,8 +34,9 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     return undefined;
   }
   // The stack every runtime builds: the counted client, registration repair, and each drain's
-  // `reconcile invocation done` line with the counters Node serves at /metrics.
-  const stack = buildReconciler(raw, { settings: s, log });
+  // `reconcile invocation done` line with the counters Node serves at /metrics (at info once per
+  // full-pass interval; each wake's drain at debug).
+  const stack = buildReconciler(raw, { settings: s, log, invocationInfoEveryMs: w.intervalMs });
   return new ShardRunner({
     client: stack.client,
     store,
