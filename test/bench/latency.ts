@@ -23,7 +23,7 @@ const log = (s: string) => console.error(`[latency] ${new Date().toISOString().s
 /**
  * parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3), whether to
  * measure the Worker too, and whether to leave `ordinal serve` out (--worker-only: upstream and the
- * Worker side by side, for work on the Worker).
+ * Worker side by side, their samples alternating, for work on the Worker).
  */
 function parseArgs(argv: string[]): { samples: number; worker: boolean; serve: boolean; via: WorkerApiPath } {
   const o = { samples: 3, worker: false, serve: true, via: "kubectl-proxy" as WorkerApiPath };
@@ -118,8 +118,13 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream"], o.samples);
-    if (o.worker) {
+    if (!o.serve) {
+      // --worker-only: the Worker from the start, its samples alternating with upstream's.
+      log("the Worker in serve's place (serve stopped, webhooks re-registered)");
+      await cluster.useWorker(o.via);
+    }
+    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream", "worker"], o.samples);
+    if (o.worker && o.serve) {
       log("the Worker in serve's place (serve stopped, webhooks re-registered)");
       await cluster.useWorker(o.via);
       all.push(...(await runSamples(cluster, ["worker"], o.samples)));
