@@ -26,6 +26,7 @@ describe("auditWrite", () => {
       expect(auditWrite(line(o), ns)).toBeUndefined();
     }
     expect(auditWrite("not json", ns)).toBeUndefined();
+    expect(auditWrite(line({ objectRef: { resource: "pods", namespace: "other" } }), new Set())?.namespace).toBe("other");
   });
 });
 

@@ -42,7 +42,7 @@ export const shardLeaseName = (namespace: string, count: number): string => (cou
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
 /**
- * auditWrite returns the audit log line as a write by an Ordinal replica in one of `namespaces`,
+ * auditWrite returns the audit log line as a write by an Ordinal replica in one of `namespaces` (any when empty),
  * or undefined (a read, a failed write, someone else's, a Lease or an Event: not a set's object).
  */
 export function auditWrite(line: string, namespaces: ReadonlySet<string>): AuditWrite | undefined {
@@ -55,7 +55,7 @@ export function auditWrite(line: string, namespaces: ReadonlySet<string>): Audit
   const holder = /^ordinal\/([^\s/]+)/.exec(a.userAgent ?? "")?.[1];
   const ref = a.objectRef;
   const code = a.responseStatus?.code ?? 0;
-  if (!holder || !ref?.namespace || !namespaces.has(ref.namespace) || !WRITE_VERBS.has(a.verb ?? "")) return undefined;
+  if (!holder || !ref?.namespace || (namespaces.size > 0 && !namespaces.has(ref.namespace)) || !WRITE_VERBS.has(a.verb ?? "")) return undefined;
   if (a.stage !== undefined && a.stage !== "ResponseComplete") return undefined;
   if (ref.resource === "leases" || ref.resource === "events" || code < 200 || code >= 300) return undefined;
   const object = `${ref.resource}${ref.subresource ? `/${ref.subresource}` : ""} ${ref.namespace}/${ref.name ?? "*"}`;

@@ -21,6 +21,7 @@ export interface ObserverOptions {
   apiUrl: string;
   token: string;
   caFile?: string;
+  /** The namespaces whose sets are judged (all when empty). */
   namespaces: string[];
   /** The apiserver's audit log (JSON lines, level Metadata): writes with user, userAgent and time. */
   auditLogPath?: string;
