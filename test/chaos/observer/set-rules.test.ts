@@ -93,6 +93,11 @@ describe("automatic rollback", () => {
     expect(f.rules()).toEqual([RULES.rollback]);
   });
 
+  it("a template change seen only through a relist does not start the clock at the relist", () => {
+    const f = started(new Feed(), set, 2).resync("set", "MODIFIED", bad).tick(20_000).mod("set", rolledBack);
+    expect(f.rules()).toEqual([]);
+  });
+
   it("rolling back a revision whose every pod is Ready is a violation", () => {
     const f = started(new Feed(), set, 2).mod("set", bad).tick(1000).mod("pod", newPod(set, 1, { rev: "r2" })).mod("pod", newPod(set, 0, { rev: "r2" })).tick(120_000).mod("set", rolledBack);
     expect(f.rules()).toEqual([RULES.rollback]);

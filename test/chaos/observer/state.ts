@@ -120,8 +120,9 @@ export class ClusterState {
       s.history.push({ obj: s.obj, until: e.at });
       s.history = s.history.filter((h) => h.until >= e.at - this.staleReadMs);
       if (template !== s.template) {
+        // Changed in a watch gap: when is unknown, so the rollout's clock is taken to have started long ago.
         s.template = template;
-        s.templateChangedAt = e.at;
+        s.templateChangedAt = e.resync ? 0 : e.at;
       }
       s.obj = obj;
     }
