@@ -53,7 +53,7 @@ describe("chaosFigures", () => {
     const f = chaosFigures({
       ...base,
       windows: [
-        { kind: "kill", target: "chaos-a", start: new Date(t0).toISOString(), end: new Date(t0 + 60_000).toISOString() },
+        { kind: "kill", target: "chaos-a", replica: "chaos-a", start: new Date(t0).toISOString(), end: new Date(t0 + 60_000).toISOString() },
         { kind: "proxy-429", target: "chaos-b", start: new Date(t0 + 30_000).toISOString(), end: new Date(t0 + 120_000).toISOString() },
       ],
       convergedMs: new Map([
@@ -64,6 +64,7 @@ describe("chaosFigures", () => {
     });
     expect(f.faults).toEqual({ kill: 1, "proxy-429": 1 });
     expect(f.proxyPerMin).toEqual({ faults: 120, quiet: 10, peakPerSecond: 240 });
+    expect(f.perKindPerMin).toEqual({ kill: 200, "chaos-a outside faults": 10, "chaos-b outside faults": 0 });
     expect(f.convergeMs).toEqual({ median: 1000, max: 5000 });
     expect(f.unconverged).toEqual(["c/app"]);
   });

@@ -42,11 +42,16 @@ export interface ChaosFigures {
   convergeMs: { median: number; max: number };
   /** Requests per minute, all replicas together, at the proxies (every attempt). */
   proxyPerMin: { faults: number; quiet: number; peakPerSecond: number };
+  /** Per fault kind that hits one replica: that replica's requests per minute at its proxy during those windows (a retry storm shows here), and each replica's outside every window. */
+  perKindPerMin: Record<string, number>;
   /** Requests per minute the apiserver logged from the replicas (user agent ordinal/...), if it logs. */
   auditPerMin?: { faults: number; quiet: number };
   memory: ReplicaMemory[];
   person: PersonCounts;
   events: number;
+  /** Audit-log writes the observer judged against the shard Leases; events seen only through a relist. */
+  auditWrites?: number;
+  resyncEvents?: number;
 }
 
 const median = (xs: number[]) => {
@@ -115,6 +120,23 @@ export function chaosFigures(i: FigureInputs): ChaosFigures {
     }
     auditPerMin = { faults: Math.round(f / Math.max(faultMin, 1 / 60)), quiet: Math.round(q / quietMin) };
   }
+  // The hit replica's own rate during each kind's windows, against its rate outside all windows.
+  const perKindPerMin: Record<string, number> = {};
+  const kindTotals = new Map<string, { n: number; ms: number }>();
+  for (const w of i.windows) {
+    if (!w.replica) continue;
+    const [a, b] = [Date.parse(w.start), w.end ? Date.parse(w.end) : now];
+    let n = 0;
+    for (const [sec, k] of Object.entries(i.proxyCounts[w.replica] ?? {})) if (Number(sec) * 1000 >= a && Number(sec) * 1000 < b) n += k;
+    const t = kindTotals.get(w.kind) ?? { n: 0, ms: 0 };
+    kindTotals.set(w.kind, { n: t.n + n, ms: t.ms + (b - a) });
+  }
+  for (const [k, t] of kindTotals) perKindPerMin[k] = Math.round((t.n / Math.max(t.ms, 1000)) * 60_000);
+  for (const [name, counts] of Object.entries(i.proxyCounts)) {
+    let n = 0;
+    for (const [sec, k] of Object.entries(counts)) if (!inWindows(spans, Number(sec) * 1000)) n += k;
+    perKindPerMin[`${name} outside faults`] = Math.round(n / quietMin);
+  }
   const times = i.sets.filter((s) => i.convergedMs.has(s)).map((s) => i.convergedMs.get(s)!);
   return {
     durationMin: Math.round(i.durationMs / 6000) / 10,
@@ -122,18 +144,21 @@ export function chaosFigures(i: FigureInputs): ChaosFigures {
     violations: i.report.violations,
     unconverged: i.sets.filter((s) => !i.convergedMs.has(s)),
     convergeMs: { median: median(times), max: Math.max(0, ...times) },
+    perKindPerMin,
     proxyPerMin: { faults: Math.round(inFaults / Math.max(faultMin, 1 / 60)), quiet: Math.round(outside / quietMin), peakPerSecond: Math.max(0, ...perSecond.values()) },
     auditPerMin,
     memory: i.replicas.map((r) => memoryOf(r.name, r.rss)),
     person: i.person,
     events: i.report.events,
+    auditWrites: i.report.auditWrites,
+    resyncEvents: i.report.resyncEvents,
   };
 }
 
 /** formatFigures returns the figures as the lines `npm run chaos` prints. */
 export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
   const lines = [
-    `chaos run: ${f.durationMin} min, ${f.events} events observed`,
+    `chaos run: ${f.durationMin} min; the observer judged ${f.events} events${f.auditWrites !== undefined ? ` and ${f.auditWrites} audit-log writes` : ""}${f.resyncEvents ? ` (${f.resyncEvents} seen only through a relist)` : ""}`,
     `faults: ${Object.entries(f.faults)
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")} (${Object.values(f.faults).reduce((a, b) => a + b, 0)} in all)`,
@@ -142,6 +167,9 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
     ...f.violations.slice(0, 50).map((v) => `  ${v.at} ${v.rule} ${v.object}: ${v.detail}`),
     `converged after the last fault: median ${(f.convergeMs.median / 1000).toFixed(1)} s, max ${(f.convergeMs.max / 1000).toFixed(1)} s (limit ${limitMs / 1000} s)${f.unconverged.length ? `; NOT converged: ${f.unconverged.join(", ")}` : ""}`,
     `requests/min at the replicas' proxies: ${f.proxyPerMin.faults} during faults, ${f.proxyPerMin.quiet} outside; busiest second ${f.proxyPerMin.peakPerSecond}`,
+    `requests/min of the hit replica at its proxy, by fault: ${Object.entries(f.perKindPerMin)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}`,
     ...(f.auditPerMin ? [`requests/min in the audit log (ordinal/*): ${f.auditPerMin.faults} during faults, ${f.auditPerMin.quiet} outside`] : []),
     ...f.memory.map((m) => `memory ${m.name}: ${m.lives} lives; longest ${m.minutes} min: RSS ${m.startMb} -> ${m.endMb} MB (max ${m.maxMb})`),
   ];

@@ -17,7 +17,12 @@ const LIMIT_MS = 180_000;
 
 afterAll(() => {
   kubectl(["delete", "mutatingwebhookconfiguration,validatingwebhookconfiguration", "ordinal", "--ignore-not-found"]);
-  kubectl(["delete", "namespace", "-l", "chaos.ordinal.dev/run", "--ignore-not-found", "--wait=false"]);
+  // No kubelet finishes the pods' graceful deletion: force it, so the namespaces go.
+  for (const ns of kubectl(["get", "namespaces", "-l", "chaos.ordinal.dev/run", "-o", "name"]).split("\n").filter(Boolean)) {
+    const name = ns.replace("namespace/", "");
+    kubectl(["delete", "namespace", name, "--wait=false"]);
+    kubectl(["delete", "pods", "--all", "-n", name, "--grace-period=0", "--force"]);
+  }
 });
 
 describe("a short seeded chaos run", () => {
