@@ -24,7 +24,7 @@ export interface FigureInputs {
   durationMs: number;
 }
 
-export interface ReplicaMemory {
+interface ReplicaMemory {
   name: string;
   lives: number;
   /** Over its longest life, after a minute's warm-up: the median of the first and of the last 5 samples, and the largest. */

@@ -17,7 +17,7 @@ interface Container {
 }
 
 /** deploymentEnv returns the container args and the literal env of deploy/server.yaml's Deployment (fieldRef values left out). */
-export function deploymentEnv(file = "deploy/server.yaml"): { args: string[]; env: Record<string, string> } {
+function deploymentEnv(file = "deploy/server.yaml"): { args: string[]; env: Record<string, string> } {
   const docs = parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJSON() as { kind?: string; spec?: { template?: { spec?: { containers?: Container[] } } } });
   const container = docs.find((d) => d.kind === "Deployment")?.spec?.template?.spec?.containers?.[0];
   if (!container) throw new Error(`${file}: no Deployment container`);
