@@ -11,6 +11,7 @@ import { ensureGateConditions } from "./replica-fixes.ts";
 import { findFirstUnhealthy, planReplicas, splitReplicas, type SplitReplicas } from "./replicas.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
+import { rolloutTargets } from "./partition.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
 import { checkProgress } from "./progress-deadline.ts";
@@ -178,7 +179,7 @@ function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCou
     condemned: slots.condemned,
     updateRevision: revisions.updateName,
     templates,
-    updateMin: strategy.partition,
+    targets: rolloutTargets(ctx, slots.replicas, revisions.updateName),
     rolling,
     now: ctx.now,
   });
