@@ -111,6 +111,7 @@ export const STATEFULSET_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "status.volumeClaims[].volumeClaimName": "The claim template's name.",
   "status.volumeClaims[].compatibleReplicas": "Pods whose claim of this template exists and requests at least the template's storage.",
   "status.volumeClaims[].compatibleReadyReplicas": "Of those, pods whose claim's capacity has reached its request (the expansion is done).",
+  "status.updateOrder": "With unorderedUpdate.priorityStrategy or spec.roles: the set's pods in the order a rollout updates them, first to last (at most 16 names, then the count of the rest). `kubectl get osts -o wide` shows it as ORDER.",
 };
 
 export const IMAGELIST_DESCRIPTIONS: Readonly<Record<string, string>> = {

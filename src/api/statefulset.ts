@@ -204,6 +204,7 @@ const StatefulSetStatusSchema = z.object({
     labelSelector: z.optional(z.string()),
     conditions: z.optional(z.array(ConditionSchema)),
     volumeClaims: z.optional(z.array(VolumeClaimStatusSchema)),
+    updateOrder: z.optional(z.string()),
   });
 
 export const StatefulSetSchema = z.object({

@@ -12,6 +12,7 @@ import { findFirstUnhealthy, planReplicas, splitReplicas, type SplitReplicas } f
 import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
 import { rolloutTargets } from "./partition.ts";
+import { updateOrderStatus } from "./order-display.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
 import { checkProgress } from "./progress-deadline.ts";
@@ -91,6 +92,7 @@ export function plan(input: PlanInput): Plan {
   const slots = splitReplicas(ctx.range, pods.owned);
   const sync = deleting ? undefined : syncReplicas(ctx, slots, observed);
   const claims = claimReport(ctx, slots.replicas);
+  const updateOrder = updateOrderStatus(ctx, slots.replicas.pods.values());
   // What holds the rollout, named once: the deadline's event, the Progressing message (blocker.ts).
   const blocker = rolloutBlocker(ctx, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound, replicas: slots.replicas });
   const progress = checkProgress(ctx, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status, replicas: slots.replicas });
@@ -116,7 +118,7 @@ export function plan(input: PlanInput): Plan {
       refusalMissing: (pod) => isMissingReplica(set, ctx.range, pods.owned, pod),
     },
     now,
-    claims.status,
+    { volumeClaims: claims.status, updateOrder },
   );
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
@@ -133,6 +135,7 @@ export function plan(input: PlanInput): Plan {
       collisionCount: revisions.collisionCount,
       conditions: status.status.conditions,
       volumeClaims: claims.status,
+      updateOrder,
       claims: ctx.claims,
       now,
     },
