@@ -66,11 +66,21 @@ export interface ShardRunnerOptions {
 export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
+/**
+ * A woken set is stored as due before its pass, with the alarm this long after it is due: the net
+ * for an object that dies during the pass (an isolate killed, a deploy), whose drain never stores
+ * what follows; a drain that ends sets the alarm again first, so it seldom fires.
+ */
+export const WAKE_NET_MS = 10_000;
 
 export class ShardRunner {
   /** The schedule model, built from the store's snapshot on the first event of this instance. */
   private schedule: Schedule | undefined;
   private draining: Promise<boolean> | undefined;
+  /** The snapshot in the store as this instance last read or wrote it. */
+  private stored: ScheduleSnapshot | undefined;
+  /** The alarm as this instance last set it (after a load: the earliest time of the stored snapshot, which its drain set it for). */
+  private alarmAt = Infinity;
   private readonly elector: LeaderElector;
   /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
   private readonly client: KubeClient;
@@ -110,6 +120,7 @@ export class ShardRunner {
       this.o.log.warn("wake for another shard ignored", { namespace: w.namespace, shard: this.o.shard.index });
       return;
     }
+    await this.storeWake(schedule, key, next.at ?? schedule.nextAt());
     const waitMs = (next.at ?? 0) - this.now().getTime();
     this.o.log.debug?.("wake", { set: key, dueInMs: waitMs, write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
     // Its coalescing time, at most; a set due later (a recheck, a Lease held elsewhere) is the alarm's.
@@ -133,7 +144,32 @@ export class ShardRunner {
     const schedule = await this.loaded();
     await this.drainUntil(() => schedule.dueSets().length === 0 && !schedule.fullPassDue());
     // Nothing was due (an early or repeated alarm): the alarm a handler ran is gone, set it again.
-    await this.o.store.setAlarm(Math.max(schedule.nextAt(), this.now().getTime()));
+    await this.setAlarm(schedule.nextAt());
+  }
+
+  /**
+   * storeWake stores a woken set as due at `at` before its pass (the wake's answer waits for it),
+   * with the alarm WAKE_NET_MS after it (never later than the alarm set already): an accepted
+   * wake survives the object's death. Nothing is written when the stored snapshot already has
+   * the set, or the full pass, due by then.
+   */
+  private async storeWake(schedule: Schedule, key: string, at: number): Promise<void> {
+    const stored = this.stored;
+    if (stored && Math.min(stored.due[key] ?? Infinity, stored.nextFullPassAt) <= at) return;
+    await this.save(schedule);
+    await this.setAlarm(Math.min(this.alarmAt, at + WAKE_NET_MS));
+  }
+
+  /** save stores the model's snapshot (noted first: a wake that comes meanwhile finds its set stored). */
+  private async save(schedule: Schedule): Promise<void> {
+    this.stored = schedule.snapshot();
+    await this.o.store.save(this.stored);
+  }
+
+  /** setAlarm sets the alarm for `at`, never in the past. */
+  private async setAlarm(at: number): Promise<void> {
+    this.alarmAt = Math.max(at, this.now().getTime());
+    await this.o.store.setAlarm(this.alarmAt);
   }
 
   /** drainUntil runs drains until `done` (a wake may come in while a drain finishes), at most while a drain makes progress. */
@@ -148,6 +184,10 @@ export class ShardRunner {
   private async loaded(): Promise<Schedule> {
     if (this.schedule) return this.schedule;
     const snapshot = await this.o.store.load();
+    if (snapshot && !this.stored) {
+      this.stored = snapshot;
+      this.alarmAt = Math.min(snapshot.nextFullPassAt, ...Object.values(snapshot.due));
+    }
     this.schedule ??= new Schedule({ shard: this.o.shard, intervalMs: this.o.intervalMs, waitingRecheckMs: WORKER_WAITING_RECHECK_MS, coalesceMs: this.o.coalesceMs }, () => this.now().getTime(), snapshot);
     return this.schedule;
   }
@@ -190,8 +230,8 @@ export class ShardRunner {
       return true;
     } finally {
       await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
-      await this.o.store.save(s.snapshot());
-      await this.o.store.setAlarm(Math.max(s.nextAt(), this.now().getTime()));
+      await this.save(s);
+      await this.setAlarm(s.nextAt());
       if (!finished) log.debug?.("drain stopped with work left", { shard: this.o.shard.index });
       this.o.onDrain?.(passes, (this.now().getTime() - startedAt) / 1000);
     }
