@@ -23,7 +23,11 @@ export interface ReconcilerStack {
   beforeFullPass?: () => Promise<void>;
   /** record counts an invocation (a Node pass, a Worker drain, a CLI run) with its passes and wall seconds. */
   record(passes: PassResult[], seconds: number, acquired?: boolean): void;
-  /** logInvocation records an invocation and logs it with the counters so far (`reconcile invocation done`: the Worker's and the CLI's metrics). */
+  /**
+   * logInvocation records an invocation and logs it with the counters so far (`reconcile invocation
+   * done`: the Worker's and the CLI's metrics): at info, or at debug within `invocationInfoEveryMs`
+   * of the last info line.
+   */
   logInvocation(passes: PassResult[], seconds: number, fields?: Record<string, unknown>): void;
 }
 
@@ -35,6 +39,14 @@ export interface StackOptions {
   metrics?: Metrics;
   /** The client is counted already (`ordinal serve` counts its webhooks' reads with the same client): do not wrap it again. */
   instrumented?: boolean;
+  /**
+   * An invocation's line is info at most once this often (ms), debug in between: the Worker, whose
+   * every wake's drain is an invocation (its RECONCILE_INTERVAL_MS: the counters at info once per full
+   * pass, each drain at LOG_LEVEL=debug). Default: every line at info (`ordinal reconcile`: one a run).
+   */
+  invocationInfoEveryMs?: number;
+  /** The clock of invocationInfoEveryMs (epoch ms; default Date.now). */
+  now?: () => number;
 }
 
 /** buildReconciler returns the stack of a runtime's reconciler over the apiserver `client`. */
@@ -42,6 +54,15 @@ export function buildReconciler(client: KubeClient, o: StackOptions): Reconciler
   const metrics = o.metrics ?? new Metrics();
   const counted = o.instrumented ? client : instrumentClient(client, metrics, o.log);
   const record = (passes: PassResult[], seconds: number, acquired = true) => recordRun(metrics, { acquired, passes }, seconds);
+  const now = o.now ?? Date.now;
+  let lastInfoAt: number | undefined;
+  /** levelNow returns the level of an invocation's line now, noting an info line. */
+  const levelNow = (): "info" | "debug" => {
+    const at = now();
+    if (o.invocationInfoEveryMs !== undefined && lastInfoAt !== undefined && at - lastInfoAt < o.invocationInfoEveryMs) return "debug";
+    lastInfoAt = at;
+    return "info";
+  };
   return {
     client: counted,
     metrics,
@@ -50,7 +71,8 @@ export function buildReconciler(client: KubeClient, o: StackOptions): Reconciler
     logInvocation(passes, seconds, fields = {}) {
       record(passes, seconds);
       const actions = passes.reduce((n, p) => n + p.actionCount, 0);
-      o.log.info("reconcile invocation done", { ...fields, passes: passes.length, actions, seconds: Math.round(seconds * 1000) / 1000, metrics: metrics.snapshot() });
+      const line = levelNow() === "info" ? o.log.info : o.log.debug;
+      line?.call(o.log, "reconcile invocation done", { ...fields, passes: passes.length, actions, seconds: Math.round(seconds * 1000) / 1000, metrics: metrics.snapshot() });
     },
   };
 }

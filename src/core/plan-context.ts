@@ -7,11 +7,12 @@ import type { SetRevisions } from "./revisions.ts";
 import { claimUpdates, type ClaimUpdates, type ExpansionByClass } from "./claim-update.ts";
 import { scaleMaxUnavailableOf, updateStrategyOf, type UpdateStrategy } from "./update-strategy.ts";
 import { isRunningAndReady } from "./pod-state.ts";
+import { newUpdateOrder, type UpdateOrder } from "./update-order.ts";
 import { countedRevision, type ReplicaCounts } from "./status.ts";
 
 /**
- * A set with the two readings every phase needs: which ordinals are its replicas and its update
- * strategy with defaults. Built once (setView) so no phase re-derives either rule.
+ * A set with the readings every phase needs: which ordinals are its replicas, its update
+ * strategy with defaults and its update order. Built once (setView) so no phase re-derives a rule.
  */
 export interface SetView {
   readonly set: StatefulSet;
@@ -19,11 +20,14 @@ export interface SetView {
   readonly range: OrdinalRange;
   /** spec.updateStrategy with its defaults (update-strategy.ts). */
   readonly strategy: UpdateStrategy;
+  /** The order a rollout moves pods in (update-order.ts). */
+  readonly order: UpdateOrder;
 }
 
 /** setView returns the set with its ordinal range and update strategy. */
 export function setView(set: StatefulSet): SetView {
-  return { set, range: ordinalRange(set.spec), strategy: updateStrategyOf(set) };
+  const strategy = updateStrategyOf(set);
+  return { set, range: ordinalRange(set.spec), strategy, order: newUpdateOrder(set, strategy.priority) };
 }
 
 /**

@@ -23,13 +23,14 @@ import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 export interface PodsToUpdate {
   /**
    * Replicas labelled ordinal.dev/specified-delete to delete this pass (specified-delete.ts),
-   * highest ordinal first: each counts against maxUnavailable like an update, the partition does
+   * in the update order (update-order.ts): each counts against maxUnavailable like an update, the partition does
    * not hold them back, and a paused rollout takes none (as Kruise).
    */
   chosen: Pod[];
   /**
    * Replicas at or above the partition that are not at the update revision and not terminating,
-   * in the order they are to be updated: highest ordinal first.
+   * in the order they are to be updated (update-order.ts: highest ordinal first unless a
+   * priorityStrategy or roles say otherwise).
    */
   pods: Pod[];
   /** How many of `pods` (from the front) may be updated this pass. */
@@ -41,14 +42,14 @@ export interface PodsToUpdate {
 /**
  * podsToUpdate returns the pods to update in order and how many of them may start this pass,
  * with maxUnavailable (upstream's MaxUnavailableStatefulSet, Kruise's accounting): candidates are
- * the replicas from the highest ordinal down to the partition that are not at the update
+ * the replicas at or above the partition, in the update order (update-order.ts), that are not at the update
  * revision, not terminating and not already held by an in-place update (that update goes on by
  * itself, refreshInPlaceUpdates). Every replica that is missing, not yet created, terminating,
  * not Running and Ready for minReadySeconds, or held by an in-place update counts as unavailable;
  * walking the candidates in order, one that is unavailable already is taken at no cost (a pod is
  * never counted twice, so a broken pod is always replaced), an available one only while fewer
  * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
- * (taking a lower ordinal instead would break the order). A paused rollout takes none.
+ * (taking a later pod instead would break the order). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
  * With `claims` (volumeClaimUpdateStrategy OnPodRollingUpdate), a pod whose claims lag behind
  * their templates (a claim to expand, a template volume to mount) is a candidate too, whatever
@@ -91,11 +92,16 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
     unavailableCount++;
     return true;
   };
-  // Chosen pods first, highest ordinal first, skipping (not stopping at) one that does not fit (Kruise).
+  // Every replica by its offset, walked in the update order (update-order.ts).
+  const offsetOf = new Map<Pod, number>();
+  for (const [t, pod] of replicas.pods) offsetOf.set(pod, t);
+  const ordered = view.order.sort(offsetOf.keys());
+  // Chosen pods first, in the update order, skipping (not stopping at) one that does not fit (Kruise).
   const chosen: Pod[] = [];
   const chosenAt = new Set<number>();
   if (!strategy.paused) {
-    for (const [t, pod] of [...replicas.pods].reverse()) {
+    for (const pod of ordered) {
+      const t = offsetOf.get(pod)!;
       // One preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
       if (!isSpecifiedDelete(pod) || !isCreated(pod) || isTerminating(pod) || isPreparingDelete(pod) || !take(t)) continue;
       chosen.push(pod);
@@ -104,8 +110,9 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   }
   const candidates: number[] = [];
   const pods: Pod[] = [];
-  for (const [t, pod] of [...replicas.pods].reverse()) {
-    if (t < partition) break;
+  for (const pod of ordered) {
+    const t = offsetOf.get(pod)!;
+    if (t < partition) continue;
     // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
     const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
     if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && lagging) {

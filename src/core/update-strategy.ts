@@ -1,4 +1,5 @@
 import type { StatefulSet } from "../api/statefulset.ts";
+import type { PriorityStrategy } from "./update-order.ts";
 
 /**
  * The one place that reads spec.updateStrategy: every phase, the status conditions and
@@ -21,6 +22,8 @@ export interface UpdateStrategy {
   gracePeriodSeconds: number;
   /** rollbackOnFailure: a rollout past spec.progressDeadlineSeconds is rolled back (RollingUpdate only). */
   rollbackOnFailure: boolean;
+  /** unorderedUpdate.priorityStrategy: which pods a rollout moves first (update-order.ts); undefined: none. */
+  priority?: PriorityStrategy;
   /** imagePrewarm.parallelism, undefined when the set does not pre-warm (or is OnDelete). */
   prewarmParallelism?: number;
 }

@@ -22,7 +22,8 @@ import { setting } from "../settings.ts";
 import { clientFor, clusterConfigFromEnv } from "./kubeconfig.ts";
 import { nodeReconciler } from "./reconciler.ts";
 import type { WakeForwarding } from "./wake-forward.ts";
-import { NamespaceGuard, ReadingTracker, type Reading } from "./namespace-guard.ts";
+import { NamespaceGuard, type Reading } from "../reconciler/namespace-guard.ts";
+import { ReadingTracker } from "./reading-tracker.ts";
 
 const ROLE = "ordinal-reconcile-thread";
 
@@ -34,7 +35,7 @@ interface ThreadData {
   /** The settings parsed from it, with what serve learned (the reconciler's username, the caBundle). */
   settings: OrdinalSettings;
   scheduler: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
-  /** The namespace the thread before this one was reading when it died, and how it died: struck in the quarantine record first (namespace-guard.ts). */
+  /** The namespace the thread before this one was reading when it died, and how it died: struck in the quarantine record first (src/reconciler/namespace-guard.ts). */
   suspect?: { namespace: string; why: string };
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
@@ -53,7 +54,7 @@ interface PassSummary {
   passes: { sets: { identityRefusal?: IdentityRefusal }[] }[];
 }
 
-/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it); "reading": a namespace a list reads (namespace-guard.ts). */
+/** "set": a set the thread's watch saw appear, as stored (the main thread's mutating hook caches it); "reading": a namespace a list reads (src/reconciler/namespace-guard.ts). */
 type FromThread = { type: "metrics"; state: MetricsState } | { type: "pass"; summary: PassSummary } | { type: "set"; set: KubeObject } | { type: "reading"; reading: Reading } | { type: "stopped" };
 
 /** isReconcileThread is true in the reconcile thread (serve then runs reconcileThreadMain instead). */

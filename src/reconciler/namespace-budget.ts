@@ -8,7 +8,7 @@ import { SET_NAME_LABEL } from "../objects/constants.ts";
  * of its sets (`ordinal.dev/statefulset in (…)`, each slice within the budget, halved while it is
  * not); a set that alone is more than the budget is set aside (condition ReconcileError=True,
  * reason OverBudget, and a Warning event: set-error.ts) and the pass goes on with the others. A
- * namespace quarantined by its runtime (src/node/namespace-guard.ts: it was being read when the
+ * namespace quarantined by its runtime (namespace-guard.ts: it was being read when the
  * reconciler died) is skipped the same way, with reason NamespaceQuarantined.
  */
 

@@ -4,7 +4,7 @@ import { R } from "../kube/resources.ts";
 /**
  * The quarantine record (issue 35: a reconciler restart does not replay the namespace that killed
  * it first). A namespace that was being read when the reconciler died (its runtime tells which:
- * src/node/namespace-guard.ts) is struck: it is set aside for a backoff that doubles with each
+ * namespace-guard.ts) is struck: it is set aside for a backoff that doubles with each
  * strike (1 min, 2, 4, … 1 h), and the record lives in the cluster, on the Lease
  * `ordinal-quarantine` in the lease namespace (annotation `ordinal.dev/quarantine`, JSON), so a
  * restarted thread, another replica and `kubectl` all see it. Entries whose backoff ended an hour

@@ -2,6 +2,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { errorFields, type Logger } from "../log/log.ts";
 import { DEFAULT_ELECTION, LeaderElector } from "../lease/elector.ts";
 import { EventRecorder } from "../reconciler/events.ts";
+import { NamespaceGuard, type Reading } from "../reconciler/namespace-guard.ts";
 import { fencedClient } from "../lease/fence.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
 import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
@@ -32,6 +33,26 @@ export interface ShardStore {
   save(s: ScheduleSnapshot): Promise<void>;
   /** setAlarm asks to be woken (`alarm()`) at epoch ms `at`. */
   setAlarm(at: number): Promise<void>;
+  /**
+   * The namespace a drain is reading (noted before its list, cleared when the drain ends): one left
+   * behind names what the invocation was reading when it died (its isolate out of memory or CPU
+   * time), which the next one quarantines (src/reconciler/namespace-guard.ts). Without: no quarantine.
+   */
+  reading?: NamespaceNote;
+  /**
+   * The namespace the invocation before died reading, not yet struck: one death is no proof (a
+   * deploy, an eviction, a killed `wrangler dev` end an invocation anywhere), so a namespace is
+   * quarantined when an invocation dies reading it while it is the suspect already (a namespace
+   * that kills whoever reads it does so each time); a drain that read it and ended clears it.
+   * Without: the first death quarantines.
+   */
+  suspect?: NamespaceNote;
+}
+
+/** One namespace name kept in a shard's store (undefined: none). */
+export interface NamespaceNote {
+  load(): Promise<string | undefined>;
+  save(namespace: string | undefined): Promise<void>;
 }
 
 export interface ShardRunnerOptions {
@@ -49,6 +70,8 @@ export interface ShardRunnerOptions {
   budgetMs: number;
   /** Apiserver requests one drain may make (a Worker invocation's subrequest limit). */
   maxRequests: number;
+  /** What a pass may hold of one namespace (objects: src/reconciler/namespace-budget.ts; the Worker's: objectBudgetFor of its isolate's 128 MB); default: no bound. */
+  objectBudget?: number;
   /** Before each full pass (registration repair); errors are logged. */
   beforeFullPass?: () => Promise<void>;
   now?: () => Date;
@@ -64,6 +87,8 @@ export interface ShardRunnerOptions {
 
 /** The Lease is renewed when the last renewal is this old: the timing `ordinal serve`'s elector uses. */
 export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
+/** Why a namespace left noted as being read is quarantined. */
+const DIED_READING = "the Worker's invocation ended while reading it (its isolate out of memory or CPU time)";
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
 /**
@@ -82,8 +107,14 @@ export class ShardRunner {
   /** The alarm as this instance last set it (after a load: the earliest time of the stored snapshot, which its drain set it for). */
   private alarmAt = Infinity;
   private readonly elector: LeaderElector;
-  /** The apiserver client of passes: every write fenced by the Lease (fence.ts). */
+  /** The apiserver client of passes: every write fenced by the Lease (fence.ts), every namespaced list guarded by the quarantine record (namespace-guard.ts). */
   private readonly client: KubeClient;
+  private readonly guardNamespaces: NamespaceGuard;
+  /** The namespace noted in the store as being read (ShardStore.reading). */
+  private reading: string | undefined;
+  /** The suspect in the store (ShardStore.suspect), and whether a drain read it (cleared when the drain ends). */
+  private suspect: { namespace: string; read: boolean } | undefined;
+  private loading: Promise<Schedule> | undefined;
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
   private readonly now: () => Date;
@@ -102,7 +133,9 @@ export class ShardRunner {
     // Lives as long as the object: expiry is judged by what this object saw across its lifetime.
     const name = shardLeaseName(o.shard.index, o.shard.count);
     this.elector = new LeaderElector(o.client, { namespace: o.leaseNamespace, holder: o.holder, name }, clock, this.now, DEFAULT_ELECTION);
-    this.client = fencedClient(o.client, () => this.acting());
+    this.guardNamespaces = new NamespaceGuard(o.client, o.leaseNamespace, o.log, this.now);
+    const fenced = fencedClient(o.client, () => this.acting());
+    this.client = o.store.reading ? this.guardNamespaces.guardedClient(fenced, (r) => this.noteReading(r)) : fenced;
     this.events = new EventRecorder(this.client, o.log);
     const others = new OtherCountLeases(o.client, o.leaseNamespace, o.shard.count, clock, DEFAULT_ELECTION.durationMs);
     this.guard = new OtherCountGuard(others, this.elector, o.log, { shard: o.shard.index }, clock, DEFAULT_ELECTION.retryPeriodMs);
@@ -180,14 +213,26 @@ export class ShardRunner {
     }
   }
 
-  /** loaded returns the model, built from the store's snapshot once per instance. */
-  private async loaded(): Promise<Schedule> {
-    if (this.schedule) return this.schedule;
+  /**
+   * loaded returns the model, built from the store's snapshot once per instance; first, the
+   * namespace an invocation before this one died reading is struck in the quarantine record.
+   */
+  private loaded(): Promise<Schedule> {
+    if (this.schedule) return Promise.resolve(this.schedule);
+    this.loading ??= this.load().catch((e: unknown) => {
+      this.loading = undefined;
+      throw e;
+    });
+    return this.loading;
+  }
+
+  private async load(): Promise<Schedule> {
     const snapshot = await this.o.store.load();
     if (snapshot && !this.stored) {
       this.stored = snapshot;
       this.alarmAt = Math.min(snapshot.nextFullPassAt, ...Object.values(snapshot.due));
     }
+    if (this.o.store.reading) await this.judgeDeath(this.o.store.reading, this.o.store.suspect);
     this.schedule ??= new Schedule({ shard: this.o.shard, intervalMs: this.o.intervalMs, waitingRecheckMs: WORKER_WAITING_RECHECK_MS, coalesceMs: this.o.coalesceMs }, () => this.now().getTime(), snapshot);
     return this.schedule;
   }
@@ -230,6 +275,11 @@ export class ShardRunner {
       return true;
     } finally {
       await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
+      if (this.reading !== undefined) await this.noteReading(undefined);
+      if (this.suspect?.read) {
+        this.suspect = undefined;
+        await this.o.store.suspect?.save(undefined);
+      }
       await this.save(s);
       await this.setAlarm(s.nextAt());
       if (!finished) log.debug?.("drain stopped with work left", { shard: this.o.shard.index });
@@ -246,7 +296,7 @@ export class ShardRunner {
     if (start?.kind !== "pass") return undefined;
     let r: PassResult | undefined;
     try {
-      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints: start.hints, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(this.client, { now: this.now, log: this.o.log, namespace, setName: name || undefined, hints: start.hints, events: this.events, shouldStop, beforeSet: () => this.renewIfDue(), objectBudget: this.o.objectBudget });
     } catch (e) {
       this.o.log.warn("targeted pass failed", { set: key, error: e instanceof Error ? e.message : String(e) });
     }
@@ -262,7 +312,7 @@ export class ShardRunner {
     const { startAfter } = s.startFull();
     let r: PassResult | undefined;
     try {
-      r = await reconcilePass(this.client, { now: this.now, log, shard: this.o.shard, startAfter, events: this.events, shouldStop, beforeSet: () => this.renewIfDue() });
+      r = await reconcilePass(this.client, { now: this.now, log, shard: this.o.shard, startAfter, events: this.events, shouldStop, beforeSet: () => this.renewIfDue(), objectBudget: this.o.objectBudget });
     } catch (e) {
       log.warn("full pass failed", { shard: this.o.shard.index, error: e instanceof Error ? e.message : String(e) });
     }
@@ -291,6 +341,30 @@ export class ShardRunner {
     }
     if (await this.guard.confirm()) return false;
     return this.acting();
+  }
+
+  /**
+   * judgeDeath strikes the namespace the invocation before died reading when it was the suspect
+   * already (or no suspect is kept), else makes it the suspect; then reads the quarantine record.
+   */
+  private async judgeDeath(reading: NamespaceNote, suspects: NamespaceNote | undefined): Promise<void> {
+    const died = await reading.load();
+    const suspect = await suspects?.load();
+    const struck = died !== undefined && (!suspects || suspect === died);
+    await this.guardNamespaces.start(struck ? { namespace: died, why: DIED_READING } : undefined);
+    if (died !== undefined && !struck) this.o.log.warn("the last invocation died reading a namespace: suspected, quarantined if it happens again", { namespace: died, shard: this.o.shard.index });
+    const next = struck ? undefined : (died ?? suspect);
+    if (next !== suspect) await suspects?.save(next);
+    this.suspect = next === undefined ? undefined : { namespace: next, read: false };
+    if (died !== undefined) await reading.save(undefined);
+  }
+
+  /** noteReading notes in the store the namespace a list is about to read (once per namespace a drain reads), or clears it (undefined). */
+  private async noteReading(r: Reading | undefined): Promise<void> {
+    if (r && r.namespace === this.suspect?.namespace) this.suspect.read = true;
+    if (!this.o.store.reading || r?.done || r?.namespace === this.reading) return;
+    this.reading = r?.namespace;
+    await this.o.store.reading.save(this.reading);
   }
 
   /** acting is true while this shard holds its Lease and no other shard count's Lease was live when it took it. */

@@ -9,8 +9,14 @@ import type { AnnouncedWrite } from "../objects/announced-write.ts";
 import { ShardRunner, type ShardStore } from "../schedule/shard-runner.ts";
 import { settingsFrom } from "../runtime-config.ts";
 import { buildReconciler } from "../reconciler-stack.ts";
+import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
 import { clientFor, varsOf, type Env } from "./env.ts";
 import { workerReconcileSettingsFrom } from "./settings.ts";
+
+/** A Worker isolate's memory limit (MB). */
+const WORKER_ISOLATE_MB = 128;
+/** What a Worker pass may hold of one namespace: the budget of a 128 MB isolate (Node's of RECONCILE_HEAP_MB=128). */
+const WORKER_OBJECT_BUDGET = objectBudgetFor(WORKER_ISOLATE_MB);
 
 /** The Lease holder of every shard of a Worker: one identity, so the shards share the cluster's Lease. */
 const WORKER_LEASE_HOLDER = "ordinal-worker";
@@ -34,8 +40,9 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     return undefined;
   }
   // The stack every runtime builds: the counted client, registration repair, and each drain's
-  // `reconcile invocation done` line with the counters Node serves at /metrics.
-  const stack = buildReconciler(raw, { settings: s, log });
+  // `reconcile invocation done` line with the counters Node serves at /metrics (at info once per
+  // full-pass interval; each wake's drain at debug).
+  const stack = buildReconciler(raw, { settings: s, log, invocationInfoEveryMs: w.intervalMs });
   return new ShardRunner({
     client: stack.client,
     store,
@@ -46,6 +53,7 @@ export function buildShardRunner(env: Env, index: number, store: ShardStore): Sh
     intervalMs: w.intervalMs,
     budgetMs: w.budgetMs,
     maxRequests: w.maxSubrequests,
+    objectBudget: WORKER_OBJECT_BUDGET,
     beforeFullPass: index === 0 ? stack.beforeFullPass : undefined,
     onDrain: (passes, seconds) => stack.logInvocation(passes, seconds),
   });

@@ -79,9 +79,12 @@ function appFor(env: Env) {
   let app = apps.get(env);
   if (!app) {
     let s: ReturnType<typeof settingsFrom>;
+    let client: ReturnType<typeof clientFor>;
     try {
       checkSettings(vars(env), "Worker");
       s = settingsFrom(vars(env));
+      // Throws on KUBE_API_URL without KUBE_TOKEN (and no KUBE_ANONYMOUS): a 503 saying so, not a 500.
+      client = clientFor(env);
     } catch (e) {
       app = unconfiguredApp(e instanceof Error ? e.message : String(e));
       apps.set(env, app);
@@ -93,7 +96,6 @@ function appFor(env: Env) {
       apps.set(env, app);
       return app;
     }
-    const client = clientFor(env);
     const lookup = client ? lookupStatefulSetWith(client) : undefined;
     app = createApp({
       ...appDepsFrom(s),

@@ -9,6 +9,10 @@
  *   (a set no wake announced waits at most one tick, whatever the alarm says).
  * - `alarm()`: the sets whose requeueAfter came, and the full (safety) pass every
  *   RECONCILE_INTERVAL_MS; then the alarm is set for the next of them.
+ * The namespace a drain reads is noted in storage (`reading`) until the drain ends: one left behind
+ * when the object starts again is what its last invocation died reading: the suspect (`suspect`),
+ * quarantined when an invocation dies reading it again (src/reconciler/namespace-guard.ts, as
+ * Node's reconcile thread does; one death alone may be a deploy or an eviction).
  * A shard whose index is no longer below RECONCILE_SHARDS (the count was lowered) deletes its
  * alarm and storage, so two objects never write the same namespace for long.
  *
@@ -21,7 +25,8 @@ import type { ShardRunner } from "../schedule/shard-runner.ts";
 interface DurableObjectStateLike {
   storage: {
     get<T>(key: string): Promise<T | undefined>;
-    put(key: string, value: unknown): Promise<void>;
+    put(key: string, value: unknown, options?: { allowUnconfirmed?: boolean }): Promise<void>;
+    delete(key: string, options?: { allowUnconfirmed?: boolean }): Promise<boolean>;
     deleteAll(): Promise<void>;
     setAlarm(at: number): Promise<void>;
     deleteAlarm(): Promise<void>;
@@ -29,6 +34,10 @@ interface DurableObjectStateLike {
 }
 
 const INDEX_KEY = "index";
+/** The namespace a drain is reading (ShardStore.reading): left behind when the invocation died reading it. */
+const READING_KEY = "reading";
+/** The namespace the invocation before died reading (ShardStore.suspect): quarantined if it happens again. */
+const SUSPECT_KEY = "suspect";
 
 /** messageOf returns the shard index and wake of a message body (its write unchecked yet), or a reason it is not one. */
 function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string; write?: unknown } } | string {
@@ -88,6 +97,16 @@ export class ShardReconciler {
       load: () => this.state.storage.get("schedule"),
       save: (s) => this.state.storage.put("schedule", s),
       setAlarm: (at) => this.state.storage.setAlarm(at),
+      // Unconfirmed: the list it precedes is not held back until the write is durable (it is in the
+      // runtime's hands before the list is sent, so an isolate that dies reading leaves it behind).
+      reading: {
+        load: () => this.state.storage.get<string>(READING_KEY),
+        save: async (ns) => void (ns === undefined ? await this.state.storage.delete(READING_KEY, { allowUnconfirmed: true }) : await this.state.storage.put(READING_KEY, ns, { allowUnconfirmed: true })),
+      },
+      suspect: {
+        load: () => this.state.storage.get<string>(SUSPECT_KEY),
+        save: async (ns) => void (ns === undefined ? await this.state.storage.delete(SUSPECT_KEY) : await this.state.storage.put(SUSPECT_KEY, ns)),
+      },
     });
     if (runner === "retired") {
       await this.state.storage.deleteAlarm();

@@ -7,11 +7,13 @@
  * for both (a step every 100 ms). A warm-up, then N samples (default 3, --quick 1), the order of
  * the two controllers alternating between samples; the table gives medians. `--worker` then
  * stops `ordinal serve` and measures the Worker under `wrangler dev` in its place (same webhooks,
- * same identity, through a plain-HTTP forwarder to the apiserver), a third column.
+ * same identity), a third column: reaching the apiserver through `kubectl proxy` as a new user's
+ * does (docs/install.md), or with `--forwarder` through a plain-HTTP forwarder with its token.
  * Also: controller time per OrderedReady step (pod Ready seen → next pod created), Lease writes
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
-import { DIR, readAudit, startBenchCluster } from "./latency/cluster.ts";
+import { loadavg } from "node:os";
+import { DIR, readAudit, startBenchCluster, type WorkerApiPath } from "./latency/cluster.ts";
 import type { AuditEvent } from "../support/audit.ts";
 import { median } from "./latency/measure.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
@@ -21,16 +23,17 @@ const log = (s: string) => console.error(`[latency] ${new Date().toISOString().s
 /**
  * parseArgs returns the number of samples (--quick is 1, --samples N (1..9), default 3), whether to
  * measure the Worker too, and whether to leave `ordinal serve` out (--worker-only: upstream and the
- * Worker side by side, for work on the Worker).
+ * Worker side by side, their samples alternating, for work on the Worker).
  */
-function parseArgs(argv: string[]): { samples: number; worker: boolean; serve: boolean } {
-  const o = { samples: 3, worker: false, serve: true };
+function parseArgs(argv: string[]): { samples: number; worker: boolean; serve: boolean; via: WorkerApiPath } {
+  const o = { samples: 3, worker: false, serve: true, via: "kubectl-proxy" as WorkerApiPath };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--quick") o.samples = 1;
     else if (argv[i] === "--worker") o.worker = true;
     else if (argv[i] === "--worker-only") Object.assign(o, { worker: true, serve: false });
+    else if (argv[i] === "--forwarder") o.via = "forwarder";
     else if (argv[i] === "--samples" && /^[1-9]$/.test(argv[i + 1] ?? "")) o.samples = Number(argv[++i]);
-    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker, --worker-only`);
+    else throw new Error(`unknown argument ${JSON.stringify(argv[i])}: use --quick, --samples N (1..9), --worker, --worker-only, --forwarder`);
   }
   return o;
 }
@@ -108,19 +111,27 @@ async function runSamples(cluster: Awaited<ReturnType<typeof startBenchCluster>>
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+  log(`load average (1, 5, 15 min) at the start: ${load()}`);
   const cluster = await startBenchCluster(log);
   const stop = () => void cluster.stop().then(() => process.exit(130));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream"], o.samples);
-    if (o.worker) {
+    if (!o.serve) {
+      // --worker-only: the Worker from the start, its samples alternating with upstream's.
       log("the Worker in serve's place (serve stopped, webhooks re-registered)");
-      await cluster.useWorker();
+      await cluster.useWorker(o.via);
+    }
+    const all = await runSamples(cluster, o.serve ? ["upstream", "ordinal"] : ["upstream", "worker"], o.samples);
+    if (o.worker && o.serve) {
+      log("the Worker in serve's place (serve stopped, webhooks re-registered)");
+      await cluster.useWorker(o.via);
       all.push(...(await runSamples(cluster, ["worker"], o.samples)));
     }
     await new Promise((r) => setTimeout(r, 1000)); // the audit log's last lines
     report(all, readAudit(), o.samples);
+    console.log(`\nLoad average (1, 5, 15 min) at the end: ${load()}${o.worker ? `; the Worker reached the apiserver through ${o.via === "forwarder" ? "the plain-HTTP forwarder" : "kubectl proxy"}` : ""}.`);
     log(`logs (apiserver audit, ordinal serve) stay in ${DIR}`);
   } finally {
     await cluster.stop();

@@ -38,6 +38,25 @@ describe("buildReconciler", () => {
     expect(Object.keys(metrics).some((k) => k.startsWith("ordinal_apiserver_requests_total{"))).toBe(true);
   });
 
+  it("with invocationInfoEveryMs (the Worker), an invocation's line is info at most once that often, debug in between", () => {
+    const lines: { level: string; msg: string }[] = [];
+    const keep = (level: string) => (msg: string) => void lines.push({ level, msg });
+    const log: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") };
+    let now = 1_000_000;
+    const client = createKubeClient({ baseUrl: "https://fake", fetch: createFakeApiServer().fetch, maxAttempts: 1 });
+    const stack = buildReconciler(client, { log, invocationInfoEveryMs: 60_000, now: () => now });
+    for (const step of [0, 100, 59_000, 1_000, 30_000]) {
+      now += step;
+      stack.logInvocation([], 0.01);
+    }
+    expect(lines.filter((l) => l.msg === "reconcile invocation done").map((l) => l.level)).toEqual(["info", "debug", "debug", "info", "debug"]);
+    const every = buildReconciler(client, { log, now: () => now });
+    lines.length = 0;
+    every.logInvocation([], 0.01);
+    every.logInvocation([], 0.01);
+    expect(lines.map((l) => l.level)).toEqual(["info", "info"]);
+  });
+
   it("the Worker's shard runner reports each drain's passes (its `reconcile invocation done` line)", async () => {
     const { stack, lines } = world();
     const drains: number[] = [];

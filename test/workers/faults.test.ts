@@ -108,8 +108,8 @@ describe("an alarm delivered more than once", () => {
     fake.faults.add({ verb: "list", resource: "leases", fault: "internal", times: 4 });
     await expect(runInDurableObject(stubOf(index), (o: ShardReconciler) => o.alarm())).rejects.toThrow();
     expect(podNames()).toEqual([]);
-    expect((await readState()).schedule?.due["default/web"]).toBeLessThanOrEqual(Date.now());
-    // The client tried 4 times; Cloudflare retries an alarm whose handler threw.
+    // The client tried 4 times; Cloudflare retries an alarm whose handler threw (here the alarm
+    // the drain set again, due now, may fire first: either passes the set still stored as due).
     await runInDurableObject(stubOf(index), (o: ShardReconciler) => o.alarm());
     expect(podNames()).toEqual(["web-0"]);
   });

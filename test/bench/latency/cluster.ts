@@ -7,8 +7,9 @@
  * The apiserver writes an audit log, from which each controller's requests are counted.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import type { KubeClient } from "../../../src/kube/client.ts";
+import type { FetchLike } from "../../../src/kube/http.ts";
 import { clientFor, fetchFor } from "../../../src/node/kubeconfig.ts";
 import type { ApiAccess } from "./watch.ts";
 import { reconcilerUserBindings } from "../../support/reconciler-user.ts";
@@ -18,6 +19,9 @@ export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-
 const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946 };
 const AUDIT_LOG = `${DIR}/audit.log`;
 const KCM_CONTROLLERS = "serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection,statefulset";
+
+/** How the Worker reaches the apiserver under `wrangler dev` (useWorker). */
+export type WorkerApiPath = "kubectl-proxy" | "forwarder";
 
 interface EnvJson {
   KUBE_API_URL: string;
@@ -37,10 +41,12 @@ export interface BenchCluster {
   webhookUrl: string;
   /**
    * useWorker stops `ordinal serve` (it releases the Lease) and puts the Worker in its place:
-   * `wrangler dev` over https, reaching the apiserver through a plain-HTTP forwarder (as a Workers
-   * VPC tunnel would), its webhooks registered instead of serve's.
+   * `wrangler dev` over https, its webhooks registered instead of serve's, reaching the apiserver as
+   * a new user's does (docs/install.md): through `kubectl proxy` with the reconciler's credentials
+   * (`KUBE_ANONYMOUS=true`, no token in the Worker); `via: "forwarder"`: through a plain-HTTP
+   * forwarder (test/e2e/api-proxy.mjs, as a Workers VPC tunnel would) with the token in the Worker.
    */
-  useWorker: () => Promise<void>;
+  useWorker: (via?: WorkerApiPath) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -95,10 +101,12 @@ export async function startBenchCluster(log: (s: string) => void, o: { serveEnv?
       kubectl,
       servePid: serve.pid!,
       webhookUrl: `https://127.0.0.1:${PORTS.webhook}`,
-      useWorker: async () => {
+      useWorker: async (via = "kubectl-proxy") => {
         await stopProcess(serve);
-        procs.push(startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }));
-        const worker = startProcess("wrangler-dev", "npx", workerArgs(env), { CI: "true", WRANGLER_SEND_METRICS: "false" });
+        const proxy = via === "forwarder" ? startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }) : startKubectlProxy(env);
+        procs.push(proxy);
+        await waitUp(`http://127.0.0.1:${PORTS.apiProxy}/version`, proxy, via === "forwarder" ? "api-proxy" : "kubectl-proxy");
+        const worker = startProcess("wrangler-dev", "npx", workerArgs(env, via), { CI: "true", WRANGLER_SEND_METRICS: "false" });
         procs.push(worker);
         await register(`https://127.0.0.1:${PORTS.worker}`, worker, "wrangler-dev");
       },
@@ -118,9 +126,26 @@ function serveEnv(env: EnvJson): Record<string, string> {
   return { KUBECONFIG: "", KUBE_API_URL: env.KUBE_API_URL, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, KUBE_CA_FILE: env.KUBE_CA_FILE, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
 }
 
-/** workerArgs returns `npx wrangler dev …` for the Worker with wrangler.toml's settings and the same identity and auth mode. */
-function workerArgs(env: EnvJson): string[] {
-  const vars: Record<string, string> = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
+/**
+ * startKubectlProxy runs `kubectl proxy` on the Worker's apiserver port with a kubeconfig of the
+ * reconciler's identity (docs/install.md's recipe, with the reconciler's credentials so that the
+ * audit log tells its requests from the bench's own).
+ */
+function startKubectlProxy(env: EnvJson): ChildProcess {
+  const kubeconfig = `${DIR}/reconciler-kubeconfig`;
+  const config = ["apiVersion: v1", "kind: Config", "clusters:", "- name: bench", "  cluster:", `    server: ${env.KUBE_API_URL}`, `    certificate-authority: ${env.KUBE_CA_FILE}`];
+  config.push("users:", "- name: ordinal-reconciler", "  user:", `    token: ${env.KUBE_RECONCILER_TOKEN}`, "contexts:", "- name: bench", "  context: {cluster: bench, user: ordinal-reconciler}", "current-context: bench", "");
+  writeFileSync(kubeconfig, config.join("\n"), { mode: 0o600 });
+  return startProcess("kubectl-proxy", "kubectl", ["proxy", "--address", "127.0.0.1", "--port", String(PORTS.apiProxy), "--kubeconfig", kubeconfig], {});
+}
+
+/**
+ * workerArgs returns `npx wrangler dev …` for the Worker with wrangler.toml's settings and the same
+ * identity and auth mode (behind `kubectl proxy`: no token, the proxy adds the reconciler's).
+ */
+function workerArgs(env: EnvJson, via: WorkerApiPath): string[] {
+  const identity: Record<string, string> = via === "forwarder" ? { KUBE_TOKEN: env.KUBE_RECONCILER_TOKEN } : { KUBE_ANONYMOUS: "true" };
+  const vars: Record<string, string> = { KUBE_API_URL: `http://127.0.0.1:${PORTS.apiProxy}`, ...identity, WEBHOOK_AUTH: "none", RECONCILER_USERNAME: "ordinal-reconciler" };
   // LOG_LEVEL=debug on the bench's command line reaches the Worker too (serve inherits it): its shard's `wake` / `set passed` lines.
   if (process.env.LOG_LEVEL) vars.LOG_LEVEL = process.env.LOG_LEVEL;
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(PORTS.worker), "--inspector-port", String(PORTS.inspector), "--local-protocol", "https"];
@@ -139,11 +164,15 @@ function startProcess(name: string, cmd: string, args: string[], extraEnv: Recor
 }
 
 async function waitHealthy(url: string, proc: ChildProcess, name: string): Promise<void> {
-  const f = fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" });
+  await waitUp(`${url}/healthz`, proc, name, fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" }));
+}
+
+/** waitUp waits until `url` answers 2xx (60 s at most), failing at once when `proc` exits. */
+async function waitUp(url: string, proc: ChildProcess, name: string, f: FetchLike = (u) => fetch(u)): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}): see ${DIR}/${name}.log`);
     try {
-      if ((await f(`${url}/healthz`)).ok) return;
+      if ((await f(url)).ok) return;
     } catch {
       /* not up yet */
     }

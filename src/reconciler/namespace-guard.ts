@@ -1,0 +1,84 @@
+import type { KubeClient } from "../kube/client.ts";
+import type { Logger } from "../log/log.ts";
+import { errorFields } from "../log/log.ts";
+import { NamespaceSetAside } from "./namespace-budget.ts";
+import { readRecord, setAsideUntil, strikeInCluster, type QuarantineRecord } from "./quarantine.ts";
+
+/**
+ * The namespace guard of a runtime's passes (issue 35: a reconciler restart does not replay the
+ * namespace that killed it first), one for both runtimes. guardedClient wraps the client the passes
+ * read through: each namespaced list says which namespace it reads (`onReading`: Node's reconcile
+ * thread posts it to the main thread, src/node/reading-tracker.ts; the Worker's shard notes it in
+ * its Durable Object's storage, src/schedule/shard-runner.ts), and a list of a namespace the
+ * quarantine record sets aside throws NamespaceSetAside (the pass reports it on that namespace's
+ * sets and goes on with the others). `start` strikes the suspect its runtime names (what it was
+ * reading when the reconciler before it died) in the cluster's record (quarantine.ts) first.
+ */
+
+/** What a list reports: its namespace, started or ended. */
+export interface Reading {
+  namespace: string;
+  done: boolean;
+}
+
+/** A guard refreshes the record this often (another replica's strikes, backoffs over). */
+const REFRESH_MS = 60_000;
+
+/** NamespaceGuard holds the quarantine record and guards a runtime's lists with it. */
+export class NamespaceGuard {
+  private record: QuarantineRecord = {};
+  private refreshed = -Infinity;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly leaseNamespace: string,
+    private readonly log: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** start strikes `suspect` (what killed the reconciler before this one) in the cluster's record, then reads it; failures are logged. */
+  async start(suspect: { namespace: string; why: string } | undefined): Promise<void> {
+    if (suspect) {
+      try {
+        this.record = await strikeInCluster(this.client, this.leaseNamespace, suspect.namespace, suspect.why, this.now());
+        const s = this.record[suspect.namespace];
+        this.log.error("namespace quarantined: the reconciler died while reading it", { namespace: suspect.namespace, why: suspect.why, until: s?.until, strikes: s?.strikes });
+        this.refreshed = Date.now();
+        return;
+      } catch (e) {
+        this.log.error("namespace not quarantined: the record could not be written", { namespace: suspect.namespace, ...errorFields(e) });
+      }
+    }
+    await this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    this.refreshed = Date.now();
+    try {
+      this.record = await readRecord(this.client, this.leaseNamespace);
+    } catch (e) {
+      this.log.warn("quarantine record not read", errorFields(e));
+    }
+  }
+
+  /**
+   * guardedClient returns `client` whose namespaced lists report what they read to `onReading`
+   * (awaited: a report the runtime stores is stored before the list) and refuse set-aside namespaces.
+   */
+  guardedClient(client: KubeClient, onReading: (r: Reading) => void | Promise<void>): KubeClient {
+    const list: KubeClient["list"] = async (r, ns, opts) => {
+      if (ns === undefined) return client.list(r, ns, opts);
+      if (Date.now() - this.refreshed >= REFRESH_MS) void this.refresh();
+      const s = this.record[ns];
+      const until = setAsideUntil(this.record, ns, this.now());
+      if (s && until) throw new NamespaceSetAside(ns, until, s.why);
+      await onReading({ namespace: ns, done: false });
+      try {
+        return await client.list(r, ns, opts);
+      } finally {
+        await onReading({ namespace: ns, done: true });
+      }
+    };
+    return Object.assign(Object.create(client) as KubeClient, { list });
+  }
+}
