@@ -26,6 +26,8 @@ const later = () => Date.now() + 3_600_000;
 let fake: FakeApiServer;
 /** The request `hang` holds: matched by method and path; `reached` resolves when it comes. */
 let held: { method: string; path: RegExp; skip: number; reached: () => void } | undefined;
+/** The User-Agent of every request the objects sent. */
+let userAgents: Set<string>;
 
 /** hang makes the apiserver never answer the `skip + 1`-th request matching method and path; resolves once it came. */
 const hang = (method: string, path: RegExp, skip = 0) => new Promise<void>((reached) => (held = { method, path, skip, reached }));
@@ -33,11 +35,13 @@ const hang = (method: string, path: RegExp, skip = 0) => new Promise<void>((reac
 beforeEach(() => {
   fake = createFakeApiServer({ namespaces: ["default", "ordinal-system"] });
   held = undefined;
+  userAgents = new Set();
   const realFetch = globalThis.fetch;
   vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if (!url.startsWith("https://apiserver.test/")) return realFetch(input, init);
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    userAgents.add(new Headers(init?.headers).get("user-agent") ?? "");
     if (held && method === held.method && held.path.test(new URL(url).pathname) && held.skip-- === 0) {
       held.reached();
       return new Promise<Response>(() => {});
@@ -89,6 +93,8 @@ describe("an alarm delivered more than once", () => {
     expect(podCreates()).toBe(2);
     expect(fake.log.count({ verb: "create", resource: "pods", code: 409 })).toBe(0);
     expect((await readState()).alarm).not.toBeNull();
+    // The audit log names the writer as it names `ordinal serve`'s: `ordinal/<its Lease holder>`.
+    expect([...userAgents]).toEqual(["ordinal/ordinal-worker"]);
   });
 
   it("while the first one's pass runs (a retried alarm): one drain at a time, each pod created once", async () => {
