@@ -41,6 +41,7 @@ export function startObserver(o: ObserverOptions): { stop(): Promise<ObserverRep
     watchResource(http, "set", "/apis/apps.ordinal.dev/v1/statefulsets", sink, abort.signal, onError("statefulsets")),
     watchResource(http, "pod", "/api/v1/pods", sink, abort.signal, onError("pods")),
     watchResource(http, "claim", "/api/v1/persistentvolumeclaims", sink, abort.signal, onError("claims")),
+    watchResource(http, "namespace", "/api/v1/namespaces", sink, abort.signal, onError("namespaces")),
     watchResource(http, "lease", `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.leaseNamespace)}/leases`, sink, abort.signal, onError("leases")),
   ];
   const audit = o.auditLogPath ? auditTail(o.auditLogPath, new Set(o.namespaces)) : undefined;
