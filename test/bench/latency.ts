@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 1000)); // the audit log's last lines
     const audit = readAudit();
-    const floor = o.worker ? await measureFloor({ direct: cluster.api.fetch, server: cluster.env.KUBE_API_URL, token: cluster.env.KUBE_TOKEN, proxyUrl: cluster.workerApi.url, dir: DIR, port: cluster.workerApi.sparePort, log }) : undefined;
+    const floor = o.worker ? await measureFloor({ direct: cluster.api.fetch, server: cluster.env.KUBE_API_URL, token: cluster.env.KUBE_TOKEN, proxyUrl: cluster.workerApi.url, dir: DIR, port: cluster.workerApi.sparePort, webhook: { url: cluster.workerApi.webhookUrl, fetch: cluster.workerApi.webhookFetch }, log }) : undefined;
     report(all, audit, o.samples);
     if (floor) console.log(`\n${floor}`);
     console.log(`\nLoad average (1, 5, 15 min) at the end: ${load()}${o.worker ? `; the Worker reached the apiserver through ${o.via === "forwarder" ? "the plain-HTTP forwarder" : "kubectl proxy"}` : ""}.`);

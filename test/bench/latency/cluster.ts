@@ -48,7 +48,7 @@ export interface BenchCluster {
    */
   useWorker: (via?: WorkerApiPath) => Promise<void>;
   /** Where the Worker reaches the apiserver (kubectl proxy or the forwarder), once useWorker ran; and a free port for another `wrangler dev` (and the next, its inspector). */
-  workerApi: { url: string; sparePort: number };
+  workerApi: { url: string; sparePort: number; webhookUrl: string; webhookFetch: FetchLike };
   stop: () => Promise<void>;
 }
 
@@ -103,7 +103,7 @@ export async function startBenchCluster(log: (s: string) => void, o: { serveEnv?
       kubectl,
       servePid: serve.pid!,
       webhookUrl: `https://127.0.0.1:${PORTS.webhook}`,
-      workerApi: { url: `http://127.0.0.1:${PORTS.apiProxy}`, sparePort: PORTS.spare },
+      workerApi: { url: `http://127.0.0.1:${PORTS.apiProxy}`, sparePort: PORTS.spare, webhookUrl: `https://127.0.0.1:${PORTS.worker}`, webhookFetch: webhookFetch() },
       useWorker: async (via = "kubectl-proxy") => {
         await stopProcess(serve);
         const proxy = via === "forwarder" ? startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }) : startKubectlProxy(env);
@@ -166,8 +166,14 @@ function startProcess(name: string, cmd: string, args: string[], extraEnv: Recor
   return proc;
 }
 
+/** webhookFetch returns a transport to the bench's webhook servers (their certificate's CA), made when first called. */
+function webhookFetch(): FetchLike {
+  let f: FetchLike | undefined;
+  return (input, init) => (f ??= fetchFor({ server: "https://127.0.0.1", ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" }))(input, init);
+}
+
 async function waitHealthy(url: string, proc: ChildProcess, name: string): Promise<void> {
-  await waitUp(`${url}/healthz`, proc, name, fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" }));
+  await waitUp(`${url}/healthz`, proc, name, webhookFetch());
 }
 
 /** waitUp waits until `url` answers 2xx (60 s at most), failing at once when `proc` exits. */

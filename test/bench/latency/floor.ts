@@ -4,7 +4,8 @@
  * from Node straight to the apiserver (TLS, token: what kube-controller-manager and `ordinal serve`
  * pay), from Node through `kubectl proxy`, and from a bare Worker under `wrangler dev` through
  * `kubectl proxy` (no hono, no Ordinal: a module that only fetches), as the Worker's passes send
- * theirs. Each is ROUNDS sequential GETs of one pod list page; the medians and 90th percentiles.
+ * theirs; and the other direction, what each webhook call the apiserver makes to the Worker rides
+ * on (https to `wrangler dev`, GET /healthz). Each is ROUNDS sequential GETs of one pod list page; the medians and 90th percentiles.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -47,7 +48,7 @@ const row = (label: string, xs: number[]) => `| ${label} | ${pct(xs, 0.5).toFixe
  * (the bench's admin transport), the `kubectl proxy` at `proxyUrl` from Node, and from a bare
  * Worker started under `wrangler dev` on `port` (its files and log in `dir`).
  */
-export async function measureFloor(o: { direct: FetchLike; server: string; token: string; proxyUrl: string; dir: string; port: number; log: (s: string) => void }): Promise<string> {
+export async function measureFloor(o: { direct: FetchLike; server: string; token: string; proxyUrl: string; dir: string; port: number; webhook: { url: string; fetch: FetchLike }; log: (s: string) => void }): Promise<string> {
   mkdirSync(`${o.dir}/bare-worker`, { recursive: true });
   writeFileSync(`${o.dir}/bare-worker/index.js`, BARE_WORKER);
   writeFileSync(`${o.dir}/bare-worker/wrangler.toml`, `name = "bare"\nmain = "index.js"\ncompatibility_date = "2026-04-01"\nsend_metrics = false\n`);
@@ -64,7 +65,8 @@ export async function measureFloor(o: { direct: FetchLike; server: string; token
     const direct = await timed(async () => (await o.direct(`${o.server}${PATH}`, { headers })).arrayBuffer());
     const proxied = await timed(async () => (await fetch(`${o.proxyUrl}${PATH}`)).arrayBuffer());
     const fromWorker = (await (await fetch(`${url}?n=${ROUNDS}`)).json()) as number[];
-    return ["| one apiserver round trip (a pod list page) | median | p90 |", "|---|---|---|", row("Node → apiserver (TLS, token)", direct), row("Node → kubectl proxy → apiserver", proxied), row("bare Worker (`wrangler dev`) → kubectl proxy → apiserver", fromWorker)].join("\n");
+    const toWorker = await timed(async () => (await o.webhook.fetch(`${o.webhook.url}/healthz`)).arrayBuffer());
+    return ["| one apiserver round trip (a pod list page) | median | p90 |", "|---|---|---|", row("Node → apiserver (TLS, token)", direct), row("Node → kubectl proxy → apiserver", proxied), row("bare Worker (`wrangler dev`) → kubectl proxy → apiserver", fromWorker), row("Node → Ordinal's Worker (`wrangler dev`, https) GET /healthz: a webhook call's transport", toWorker)].join("\n");
   } finally {
     try {
       process.kill(-worker.pid!, "SIGTERM");
