@@ -33,6 +33,7 @@ const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 export async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
   const started = ctx.now().getTime();
   let last = "";
+  let lastOrder = "";
   let failingSince: number | undefined;
   let warned = false;
   let followed: string | undefined;
@@ -51,6 +52,7 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
     }
     const state = rolloutState(set, await podsOf(client, set), ctx.now());
     if (state.message !== last) ctx.out((last = state.message));
+    if (state.order && state.order !== lastOrder) ctx.out((lastOrder = state.order));
     if (state.done) return 0;
     if (!warned && o.watch) {
       const silence = await reconcilerSilence(client, setting(ctx.env, "LEASE_NAMESPACE"), ctx.now());

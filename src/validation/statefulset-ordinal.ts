@@ -32,6 +32,7 @@ import { validateMaxUnavailable } from "./statefulset-spec.ts";
 import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
+import { validateUnorderedUpdate } from "./statefulset-priority.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -59,6 +60,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     const gp = ruPath.child("inPlaceUpdateStrategy", "gracePeriodSeconds");
     errs.push(...nonNegative(r.int32(ips.gracePeriodSeconds, gp), gp));
   }
+  errs.push(...validateUnorderedUpdate(r, ru.unorderedUpdate, ruPath.child("unorderedUpdate")));
   const prewarm = r.obj(ru.imagePrewarm, ruPath.child("imagePrewarm"));
   if (prewarm) {
     const pp = ruPath.child("imagePrewarm", "parallelism");
