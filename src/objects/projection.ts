@@ -1,5 +1,14 @@
 import type { ContainerStatus, ControllerRevision, PersistentVolumeClaim, Pod, PodCondition, Volume } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, PULLER_IMAGE_ANNOTATION, REVISION_LABEL } from "./constants.ts";
+import {
+  INPLACE_READY_CONDITION,
+  INPLACE_STATE_ANNOTATION,
+  LIFECYCLE_TIMESTAMP_ANNOTATION,
+  POD_INDEX_LABEL,
+  POD_NAME_LABEL,
+  PULLER_IMAGE_ANNOTATION,
+  REVISION_LABEL,
+  SWITCHOVER_REQUEST_ANNOTATION,
+} from "./constants.ts";
 
 /**
  * What a pass keeps of each object it lists: the fields the planner and the executor read, and
@@ -33,7 +42,7 @@ export const MAX_MESSAGE_CHARS = 1024;
 export const MAX_ANNOTATION_CHARS = 16 * 1024;
 
 /** The pod annotations Ordinal reads. */
-const OWN_ANNOTATIONS = [INPLACE_STATE_ANNOTATION, PULLER_IMAGE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION];
+const OWN_ANNOTATIONS = [INPLACE_STATE_ANNOTATION, PULLER_IMAGE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, SWITCHOVER_REQUEST_ANNOTATION];
 
 /** The pod conditions Ordinal reads (the kubelet's and its own gate); others (custom readiness gates) are dropped. */
 const KEPT_CONDITIONS = new Set(["Ready", "PodScheduled", "ContainersReady", "Initialized", INPLACE_READY_CONDITION]);
@@ -62,8 +71,8 @@ function defined<T extends Obj>(o: T): T {
 
 /**
  * selectedLabelKeys returns the label keys a namespace's (unparsed) sets read on their objects
- * beyond Ordinal's own: those their selectors (matchLabels, matchExpressions) and lifecycle hooks
- * (labelsHandler) name.
+ * beyond Ordinal's own: those their selectors (matchLabels, matchExpressions), lifecycle hooks
+ * (labelsHandler) and roles (labelKey) name.
  */
 export function selectedLabelKeys(sets: readonly unknown[]): Set<string> {
   const keys = new Set<string>();
@@ -80,6 +89,7 @@ export function selectedLabelKeys(sets: readonly unknown[]): Set<string> {
     }
     const lifecycle = spec.lifecycle;
     if (isObj(lifecycle)) for (const hook of Object.values(lifecycle)) if (isObj(hook)) addKeysOf(hook.labelsHandler);
+    if (isObj(spec.roles) && typeof spec.roles.labelKey === "string") keys.add(spec.roles.labelKey);
   }
   return keys;
 }

@@ -259,7 +259,7 @@ describe("ordinal set image and get", () => {
     expect(head.split(/\s+/)).toEqual(["NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE"]);
     expect(row.split(/\s+/).slice(0, 7)).toEqual(["web", "3", "3", "3", "3", "3", "false"]);
     expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
-    expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).slice(-2)).toEqual(["nginx", "nginx:1.25"]);
+    expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).slice(-4)).toEqual(["nginx", "nginx:1.25", "<none>", "<none>"]);
   });
 
   it("get -o name prints kubectl's resource/name; -o yaml and -o json leave managedFields out", async () => {
