@@ -110,6 +110,12 @@ const namespacedName: Kind<{ namespace: string; name: string }> = {
   },
 };
 
+/** podName accepts a pod's name (a DNS subdomain: lowercase letters, digits, '-' and '.', at most 253). */
+const podName: Kind<string> = {
+  type: "a pod name",
+  parse: (raw, refuse) => (/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(raw) ? raw : refuse("a pod name (lowercase letters, digits, '-' and '.', at most 253)")),
+};
+
 /** list accepts comma-separated values (blanks dropped). */
 const list = (type: string): Kind<readonly string[]> => ({
   type,
@@ -194,6 +200,7 @@ export const SETTINGS = {
   TLS_CLIENT_CA_FILE: row(text("a file path"), undefined, SERVE, "Verify client certificates against this CA (`--client-ca` wins): turns WEBHOOK_MTLS on."),
   WEBHOOK_TLS_SECRET: row(text("a Secret name"), undefined, SERVE, "In a cluster: the Secret (in WEBHOOK_SERVICE's namespace) holding one serving certificate for all replicas, created when missing; its CA becomes the configurations' caBundle."),
   WEBHOOK_CERT_HOSTS: row(list("host names, comma-separated"), NONE, SERVE, "Extra names the serving certificate of WEBHOOK_TLS_SECRET covers, beside the Service's."),
+  POD_NAME: row(podName, undefined, SERVE, "The pod's name (deploy/ sets it from metadata.name): the replica's identity on the Leases and in its User-Agent (`ordinal/<identity>`, in the apiserver's audit log) is `<POD_NAME>-<8 hex digits>`, new at each start.", { unset: "`node-<8 hex digits>`" }),
   POD_IP: row(ip, undefined, SERVE, "The pod's IP (deploy/ sets it from status.podIP): a standby replica forwards the wakes its webhooks see to the Lease holder there.", { unset: "no forwarding" }),
   // --- logs ---
   LOG_LEVEL: row(oneOf(...LOG_LEVELS), undefined as LogLevel | undefined, ALL, "The lowest level logged.", { unset: "info (warn for `ordinal serve`'s embedded simulation)" }),

@@ -137,8 +137,8 @@ export const statefulSetCrd = (): Json =>
       age,
       { name: "Containers", type: "string", jsonPath: ".spec.template.spec.containers[*].name", priority: 1, description: "Container names" },
       { name: "Images", type: "string", jsonPath: ".spec.template.spec.containers[*].image", priority: 1, description: "Container images" },
-      { name: "Role-Label", type: "string", jsonPath: ".spec.roles.labelKey", priority: 1, description: "The pod label that carries each pod's role (spec.roles)" },
-      { name: "Update-Order", type: "string", jsonPath: ".spec.roles.updateOrder", priority: 1, description: "Roles in update order, first to last (spec.roles.updateOrder)" },
+      { name: "Order", type: "string", jsonPath: ".status.updateOrder", priority: 1, description: "The order a rollout updates the pods in (priorityStrategy or roles), first to last" },
+      { name: "Roles", type: "string", jsonPath: ".spec.roles.updateOrder", priority: 1, description: "Roles in update order, first to last (spec.roles.updateOrder; the role label is spec.roles.labelKey)" },
     ],
   });
 

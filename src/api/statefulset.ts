@@ -69,6 +69,26 @@ const ImagePrewarmSchema = z.object({
     parallelism: z._default(int32().check(z.minimum(1)), 1),
   });
 
+/**
+ * MAX_PRIORITY_TERMS is how many terms one priorityStrategy form may list: far beyond any real
+ * order, and it bounds the work of ordering each pass (every pod against every term).
+ */
+export const MAX_PRIORITY_TERMS = 64;
+
+/**
+ * Kruise's UpdatePriorityStrategy (its field names and meaning): which pods a rollout moves first,
+ * by weights of label selectors or by ordered label keys (src/core/update-order.ts). Exactly one
+ * form, weights 0–100, no empty selector: checked on apply (src/validation/statefulset-priority.ts).
+ */
+const PriorityStrategySchema = z.object({
+    weightPriority: z.optional(
+        z
+          .array(z.object({ weight: int32().check(z.minimum(0), z.maximum(100)), matchSelector: LabelSelectorSchema }))
+          .check(z.maxLength(MAX_PRIORITY_TERMS)),
+      ),
+    orderPriority: z.optional(z.array(z.object({ orderedKey: z.string() })).check(z.maxLength(MAX_PRIORITY_TERMS))),
+  });
+
 const RollingUpdateSchema = z.object({
     partition: count(0),
     maxUnavailable: z.optional(intOrString()),
@@ -81,6 +101,7 @@ const RollingUpdateSchema = z.object({
       ),
     imagePrewarm: z.optional(ImagePrewarmSchema),
     rollbackOnFailure: z.optional(z.boolean()),
+    unorderedUpdate: z.optional(z.object({ priorityStrategy: z.optional(PriorityStrategySchema) })),
   });
 
 /**
@@ -206,6 +227,7 @@ const StatefulSetStatusSchema = z.object({
     labelSelector: z.optional(z.string()),
     conditions: z.optional(z.array(ConditionSchema)),
     volumeClaims: z.optional(z.array(VolumeClaimStatusSchema)),
+    updateOrder: z.optional(z.string()),
   });
 
 export const StatefulSetSchema = z.object({
@@ -220,6 +242,7 @@ export const StatefulSetSchema = z.object({
 export type StatefulSet = z.output<typeof StatefulSetSchema>;
 export type StatefulSetStatus = z.output<typeof StatefulSetStatusSchema>;
 export type Condition = z.output<typeof ConditionSchema>;
+export type PriorityStrategy = z.output<typeof PriorityStrategySchema>;
 export type LifecycleHook = z.output<ReturnType<typeof LifecycleHookSchema>>;
 export type VolumeClaimStatus = z.output<typeof VolumeClaimStatusSchema>;
 export type Roles = z.output<typeof RolesSchema>;

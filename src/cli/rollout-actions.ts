@@ -34,6 +34,7 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
   const started = ctx.now().getTime();
   let last = "";
   let lastRoles: string | undefined;
+  let lastOrder = "";
   let failingSince: number | undefined;
   let warned = false;
   let followed: string | undefined;
@@ -56,6 +57,7 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
     const roles = rolesLine(set, pods, ctx.now());
     if (roles !== undefined && roles !== lastRoles) ctx.out((lastRoles = roles));
     if (state.message !== last) ctx.out((last = state.message));
+    if (state.order && state.order !== lastOrder) ctx.out((lastOrder = state.order));
     if (state.done) return 0;
     if (!warned && o.watch) {
       const silence = await reconcilerSilence(client, setting(ctx.env, "LEASE_NAMESPACE"), ctx.now());

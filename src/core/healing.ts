@@ -1,6 +1,7 @@
 import type { Pod } from "../api/k8s.ts";
 import { isInPlaceUpdating, timeMs } from "./inplace-state.ts";
 import type { PlanContext } from "./plan-context.ts";
+import type { RolloutTargets } from "./partition.ts";
 import { getPodRevision, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 
 /**
@@ -10,8 +11,8 @@ import { getPodRevision, isRunningAndReady, isTerminating, podReadyCondition } f
  * reverting the template does not help: the controller still waits for that pod first.
  *
  * Ordinal replaces such a pod at once when it is safe, that is when all of these hold:
- *  - the set is a RollingUpdate that is not paused, and the pod's ordinal is at or above the
- *    partition (the rollout owns it);
+ *  - the set is a RollingUpdate that is not paused, and the partition leaves the pod to the
+ *    rollout (partition.ts: at or above it, or with a ranked order among the pods it may take);
  *  - the pod's revision is abandoned: neither the update revision nor the current revision
  *    (the template moved on while the pod was being rolled out);
  *  - the pod is not Ready and was never Ready at that revision (wasNeverReady): it never served,
@@ -46,10 +47,11 @@ export function wasNeverReady(pod: Pod): boolean {
 
 /**
  * isStuckAtAbandonedRevision is true when the replica at `index` may be replaced at once
- * (the conditions above, but for the ordering, which the caller keeps).
+ * (the conditions above, but for the ordering, which the caller keeps); `targets` says which
+ * replicas the partition leaves to the rollout.
  */
-export function isStuckAtAbandonedRevision(ctx: PlanContext, pod: Pod, index: number): boolean {
-  if (!ctx.strategy.rolling || index < ctx.strategy.partition) return false;
+export function isStuckAtAbandonedRevision(ctx: PlanContext, pod: Pod, index: number, targets: RolloutTargets): boolean {
+  if (!ctx.strategy.rolling || !targets(index, pod)) return false;
   const rev = getPodRevision(pod);
   if (rev === ctx.revisions.updateName || rev === ctx.revisions.currentName) return false;
   return !isTerminating(pod) && !isInPlaceUpdating(pod) && !isRunningAndReady(pod) && wasNeverReady(pod);

@@ -9,6 +9,7 @@ import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
 import { earlierMs } from "./requeue.ts";
 import type { ReplicaSlots } from "./slots.ts";
 import type { SetView } from "./plan-context.ts";
+import type { RolloutTargets } from "./partition.ts";
 
 /**
  * Driving in-place updates already under way, for every pod of the set and before any ordering
@@ -25,8 +26,8 @@ export interface RefreshInput {
   condemned: Pod[];
   updateRevision: string;
   templates: Map<string, PodTemplateSpec>;
-  /** Lowest index a rolling update may move (the partition). */
-  updateMin: number;
+  /** Which replicas the partition leaves to the rollout (partition.ts). */
+  targets: RolloutTargets;
   /** False when no pod may be moved to a new revision now (paused, OnDelete, set deleted). */
   rolling: boolean;
   now: Date;
@@ -62,7 +63,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
   const visit = (pod: Pod, index: number | undefined) => {
     if (isTerminating(pod)) return;
     const state = readInPlaceState(pod);
-    const wanted = r.rolling && index !== undefined && index >= r.updateMin && getPodRevision(pod) !== r.updateRevision;
+    const wanted = r.rolling && index !== undefined && r.targets(index, pod) && getPodRevision(pod) !== r.updateRevision;
     if (!state && isPreparingDelete(pod)) {
       // Condemned: the scale-down phase goes on with it. A replica: its recreate goes on while the
       // rollout wants it, else it goes back to Normal (lifecycle.ts).

@@ -11,6 +11,8 @@ import { ensureGateConditions } from "./replica-fixes.ts";
 import { findFirstUnhealthy, planReplicas, splitReplicas, type SplitReplicas } from "./replicas.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "./revisions.ts";
 import { planRollingUpdate } from "./rolling-update.ts";
+import { rolloutTargets } from "./partition.ts";
+import { updateOrderStatus } from "./order-display.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
 import { checkProgress } from "./progress-deadline.ts";
@@ -93,6 +95,7 @@ export function plan(input: PlanInput): Plan {
   const slots = splitReplicas(ctx.range, pods.owned);
   const sync = deleting ? undefined : syncReplicas(ctx, slots, observed);
   const claims = claimReport(ctx, slots.replicas);
+  const updateOrder = updateOrderStatus(ctx, slots.replicas.pods.values());
   // What holds the rollout, named once: the deadline's event, the Progressing message (blocker.ts).
   const blocker = rolloutBlocker(ctx, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound, replicas: slots.replicas });
   const progress = checkProgress(ctx, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status, replicas: slots.replicas });
@@ -119,7 +122,7 @@ export function plan(input: PlanInput): Plan {
       refusalMissing: (pod) => isMissingReplica(set, ctx.range, pods.owned, pod),
     },
     now,
-    claims.status,
+    { volumeClaims: claims.status, updateOrder },
   );
   // The rollout's condition events go first: a failing pod write must not lose them.
   const conditionEvents = status.actions.filter((a) => a.type === "event");
@@ -136,6 +139,7 @@ export function plan(input: PlanInput): Plan {
       collisionCount: revisions.collisionCount,
       conditions: status.status.conditions,
       volumeClaims: claims.status,
+      updateOrder,
       claims: ctx.claims,
       now,
     },
@@ -182,7 +186,7 @@ function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCou
     condemned: slots.condemned,
     updateRevision: revisions.updateName,
     templates,
-    updateMin: strategy.partition,
+    targets: rolloutTargets(ctx, slots.replicas, revisions.updateName),
     rolling,
     now: ctx.now,
   });

@@ -3,6 +3,7 @@ import type { Action } from "./actions.ts";
 import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { isStuckAtAbandonedRevision } from "./healing.ts";
+import { needsCurrentRevision, rolloutTargets } from "./partition.ts";
 import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { identityMatches, newStatefulSetPod, storageMatches } from "../objects/pod.ts";
 import { planPodUpdate } from "./pod-update.ts";
@@ -56,14 +57,14 @@ export function findFirstUnhealthy(slots: SplitReplicas): Pod | undefined {
 }
 
 /**
- * newReplica returns the pod of the replica at `offset` at the revision its position wants: below
- * a RollingUpdate partition the current revision, else the update revision (Kruise v1.8's
- * isCurrentRevisionNeeded: the partition counts replicas, reserved ordinals are not counted).
+ * newReplica returns the pod of the replica at `offset` at the revision the partition wants for it
+ * (partition.ts: needsCurrentRevision, given the `others` replicas by offset): the current
+ * revision or the update revision.
  */
-export function newReplica(ctx: PlanContext, offset: number): Pod {
+export function newReplica(ctx: PlanContext, offset: number, others: Iterable<readonly [number, Pod]> = []): Pod {
   const { revisions } = ctx;
   const ordinal = ordinalAt(ctx.range, offset);
-  const atCurrent = ctx.strategy.type === "RollingUpdate" && offset < ctx.strategy.partition;
+  const atCurrent = needsCurrentRevision(ctx, offset, others, revisions.updateName);
   return atCurrent
     ? newStatefulSetPod(revisions.currentSet, ordinal, revisions.currentName)
     : newStatefulSetPod(revisions.updateSet, ordinal, revisions.updateName);
@@ -142,7 +143,7 @@ export function planReplicas(
       // OnPodRollingUpdate: a pod made again (deleted by a person, or OnDelete) finds its claims grown.
       const grow = ctx.claimUpdates?.(ordinal);
       if (grow) actions.push(...expandClaimActions(grow, getPodName(set, ordinal)));
-      const fresh = newReplica(ctx, i);
+      const fresh = newReplica(ctx, i, [...slots.pods, ...created]);
       actions.push({ type: "createPod", pod: fresh, reason: "create" });
       c = adjustCounts(c, ctx, fresh, +1, true);
       created.push([i, fresh]);
@@ -162,7 +163,7 @@ export function planReplicas(
     if (isPending(pod)) actions.push(...createClaims(missingClaims(ctx, ordinal).create, nameOf(pod)));
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
       // The pod OrderedReady waits for: replace it now if it is stuck at an abandoned revision (healing.ts).
-      if (templates && isStuckAtAbandonedRevision(ctx, pod, i)) {
+      if (templates && isStuckAtAbandonedRevision(ctx, pod, i, rolloutTargets(ctx, slots, ctx.revisions.updateName))) {
         const heal = planPodUpdate(ctx, pod, ctx.revisions.updateName, templates, now, "heal");
         actions.push(...heal.actions);
         if (heal.deleted) c = adjustCounts(c, ctx, pod, -1);

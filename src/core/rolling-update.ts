@@ -9,6 +9,7 @@ import { adjustCounts, type PhaseResult, type PlanContext, type SetView } from "
 import { inPlaceRefusal, planPodUpdate } from "./pod-update.ts";
 import { getPodRevision, isCreated, isTerminating } from "./pod-state.ts";
 import { isUnavailable } from "./update-budget.ts";
+import { rolloutTargets } from "./partition.ts";
 import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
 import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
@@ -29,7 +30,7 @@ export interface PodsToUpdate {
    */
   chosen: Pod[];
   /**
-   * Replicas at or above the partition that are not at the update revision and not terminating,
+   * Replicas the partition lets the rollout move (partition.ts) that are not at the update revision and not terminating,
    * in the order they are to be updated (update-order.ts: highest ordinal first unless a
    * priorityStrategy or roles say otherwise).
    */
@@ -43,7 +44,7 @@ export interface PodsToUpdate {
 /**
  * podsToUpdate returns the pods to update in order and how many of them may start this pass,
  * with maxUnavailable (upstream's MaxUnavailableStatefulSet, Kruise's accounting): candidates are
- * the replicas at or above the partition, in the update order (update-order.ts), that are not at the update
+ * the replicas the partition leaves to the rollout (partition.ts), in the update order (update-order.ts), that are not at the update
  * revision, not terminating and not already held by an in-place update (that update goes on by
  * itself, refreshInPlaceUpdates). Every replica that is missing, not yet created, terminating,
  * not Running and Ready for minReadySeconds, or held by an in-place update counts as unavailable;
@@ -62,7 +63,6 @@ export interface PodsToUpdate {
  */
 export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevision: string, now: Date, claims?: ClaimUpdates): PodsToUpdate {
   const { set, strategy } = view;
-  const { partition } = strategy;
   const minReady = set.spec.minReadySeconds;
   // Missing replicas count as unavailable without a slot each (slots.ts); the pods that exist one by one.
   const unavailable = new Set<number>();
@@ -113,9 +113,11 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   }
   const candidates: number[] = [];
   const pods: Pod[] = [];
+  // The partition (partition.ts): by ordinal, or with a ranked order by count.
+  const targets = rolloutTargets(view, replicas, updateRevision);
   for (const pod of ordered) {
     const t = offsetOf.get(pod)!;
-    if (t < partition) continue;
+    if (!targets(t, pod)) continue;
     // A pod preparing for deletion (lifecycle hook) is moved on by refreshInPlaceUpdates.
     const lagging = getPodRevision(pod) !== updateRevision || (!!claims && needsClaimRollout(claims(ordinal(t), pod)));
     if (!chosenAt.has(t) && isCreated(pod) && !isTerminating(pod) && !isInPlaceUpdating(pod) && !isPreparingDelete(pod) && lagging) {

@@ -15,6 +15,7 @@ import { updateStrategyOf } from "./update-strategy.ts";
 import { setView } from "./plan-context.ts";
 import { rolesSummary } from "./roles.ts";
 import { pendingSwitchovers } from "./switchover.ts";
+import { pendingOrder } from "./order-display.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
 const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked", SWITCHOVER_TIMED_OUT_CONDITION]);
@@ -26,6 +27,11 @@ export interface RolloutState {
   message: string;
   /** Set when it cannot finish without a change: paused, stuck, a pod failing. */
   blocked?: "paused" | "stuck" | "failing";
+  /**
+   * With a ranked update order (priorityStrategy or roles) and pods left to update: the order the
+   * rollout takes them in, and those the partition keeps (order-display.ts: pendingOrder).
+   */
+  order?: string;
 }
 
 /**
@@ -41,6 +47,14 @@ export interface RolloutState {
  * (after `--stuck-after`); pods not ready name the first and why. `now` judges minReadySeconds.
  */
 export function rolloutState(set: StatefulSet, pods: Pod[], now: Date): RolloutState {
+  const state = rolloutStep(set, pods, now);
+  if (state.done || !set.status?.updateRevision) return state;
+  const order = pendingOrder(setView(set), pods, set.status.updateRevision);
+  return order ? { ...state, order } : state;
+}
+
+/** rolloutStep is rolloutState without the order line. */
+function rolloutStep(set: StatefulSet, pods: Pod[], now: Date): RolloutState {
   const s = set.status;
   const strategy = updateStrategyOf(set);
   if (strategy.type !== "RollingUpdate") {

@@ -56,11 +56,19 @@ export function countReplicas(
   return c;
 }
 
+/** Status fields computed by other phases, given as they are. */
+export interface StatusExtras {
+  /** status.volumeClaims (claim-update.ts: volumeClaimStatus). */
+  volumeClaims?: VolumeClaimStatus[];
+  /** status.updateOrder (order-display.ts: updateOrderStatus). */
+  updateOrder?: string;
+}
+
 /**
  * newStatus returns the set's status: the counts, revisions, observedGeneration and the
  * selector string; a finished RollingUpdate (all updated and ready) makes the update revision
  * current, as upstream's completeRollingUpdate does. Conditions are carried over; volumeClaims
- * (claim-update.ts: volumeClaimStatus) are the ones given.
+ * and updateOrder are the ones given.
  */
 function newStatus(
   set: StatefulSet,
@@ -68,7 +76,7 @@ function newStatus(
   currentRevision: string,
   updateRevision: string,
   collisionCount: number,
-  volumeClaims?: VolumeClaimStatus[],
+  { volumeClaims, updateOrder }: StatusExtras = {},
 ): StatefulSetStatus {
   const status: StatefulSetStatus = {
     observedGeneration: set.metadata.generation,
@@ -86,6 +94,7 @@ function newStatus(
   };
   if (set.status?.conditions) status.conditions = set.status.conditions;
   if (volumeClaims) status.volumeClaims = volumeClaims;
+  if (updateOrder) status.updateOrder = updateOrder;
   if (
     updateStrategyOf(set).type === "RollingUpdate" &&
     status.updatedReplicas === status.replicas &&
@@ -117,9 +126,9 @@ export function planStatus(
   pods: readonly Pod[],
   rollout: RolloutFacts,
   now?: Date,
-  volumeClaims?: VolumeClaimStatus[],
+  extras: StatusExtras = {},
 ): { status: StatefulSetStatus; actions: Action[] } {
-  const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount, volumeClaims);
+  const status = newStatus(set, counts, revisions.currentName, revisions.updateName, revisions.collisionCount, extras);
   const actions: Action[] = [];
   if (now) {
     const c = rolloutConditions(set, status, rollout, now);
@@ -142,6 +151,8 @@ export interface StatusBasis {
   conditions?: Condition[];
   /** status.volumeClaims before any write (claim-update.ts: volumeClaimStatus). */
   volumeClaims?: VolumeClaimStatus[];
+  /** status.updateOrder as planned (order-display.ts). */
+  updateOrder?: string;
   /** The set's claims by name before any write: a created pod's claims count in volumeClaims (statusAfter). */
   claims?: ReadonlyMap<string, PersistentVolumeClaim>;
   /** The plan's `now`: when a create refused by this pass was refused (create-refusal.ts). */
@@ -182,7 +193,7 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
       if (v) v.compatibleReplicas++;
     }
   }
-  const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount, volumeClaims);
+  const status = newStatus(set, c, basis.currentRevision, basis.updateRevision, basis.collisionCount, { volumeClaims, updateOrder: basis.updateOrder });
   if (basis.conditions) status.conditions = basis.conditions;
   // A create the apiserver refused is remembered for the next pass; one created since is forgotten.
   const created = done.flatMap((a) => (a.type === "createPod" ? [nameOf(a.pod)] : []));

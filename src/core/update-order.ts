@@ -1,7 +1,7 @@
 import type { Pod } from "../api/k8s.ts";
-import type { StatefulSet } from "../api/statefulset.ts";
+import type { PriorityStrategy, StatefulSet } from "../api/statefulset.ts";
 import { getOrdinal, nameOf } from "../objects/names.ts";
-import { compileSelector, type LabelMatcher, type LabelSelector } from "../validation/labels.ts";
+import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 import { roleRanker, type RoleRank } from "./role-rank.ts";
 
 /**
@@ -26,12 +26,6 @@ import { roleRanker, type RoleRank } from "./role-rank.ts";
  *       also agrees with weightPriority, where a pod no term matches scores 0 and goes last;
  *  3. the ordinal: higher first (upstream's order, and the tie-break of both forms).
  */
-
-/** Kruise's UpdatePriorityStrategy: exactly one of its two forms (validated on apply). */
-export interface PriorityStrategy {
-  weightPriority?: { weight: number; matchSelector: LabelSelector }[];
-  orderPriority?: { orderedKey: string }[];
-}
 
 /** How one set's rollout orders its pods; built once per plan (plan-context.ts: setView). */
 export interface UpdateOrder {

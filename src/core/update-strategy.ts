@@ -1,5 +1,4 @@
-import type { StatefulSet } from "../api/statefulset.ts";
-import type { PriorityStrategy } from "./update-order.ts";
+import type { PriorityStrategy, StatefulSet } from "../api/statefulset.ts";
 
 /**
  * The one place that reads spec.updateStrategy: every phase, the status conditions and
@@ -59,6 +58,8 @@ export function updateStrategyOf(set: StatefulSet): UpdateStrategy {
     gracePeriodSeconds: ru?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
     rollbackOnFailure: rollingType && ru?.rollbackOnFailure === true,
   };
+  const priority = ru?.unorderedUpdate?.priorityStrategy;
+  if (rollingType && priority) s.priority = priority;
   if (rollingType && ru?.imagePrewarm) s.prewarmParallelism = ru.imagePrewarm.parallelism;
   return s;
 }

@@ -75,8 +75,11 @@ const serverEnv = (ns = INSTALL_NAMESPACE): ({ name: string; value: string } | {
   // The replica's address: the Lease holder writes it on the Lease, and the standby forwards the
   // wakes its webhooks see there (src/node/wake-forward.ts).
   { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-  // 8 shards (Leases ordinal-reconciler-<i>-of-8): each replica takes its fair share, ceil(8 / live
-  // replicas), in its first round, so the two replicas hold 4 each; when one dies the other takes
+  // The replica's name on the Leases it holds and in the apiserver's audit log (User-Agent ordinal/<pod>-<hex>).
+  { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+  // 8 shards (Leases ordinal-reconciler-<i>-of-8): each replica announces itself, then takes its
+  // share (8 split evenly over the live replicas: 4 each, whatever their start order; a replica
+  // that joins later is handed its part within a retry period); when one dies the other takes
   // its shards as their Leases expire (30 s). A wake seen by a replica that does not hold its set's
   // shard is forwarded to the holder (src/schedule/shard-schedulers.ts, shard-share.ts).
   { name: "RECONCILE_SHARDS", value: "8" },

@@ -40,6 +40,8 @@ export interface KubeClientOptions {
   timeoutMs?: number;
   /** Sleep used between retries (tests pass a no-op). */
   sleep?: (ms: number) => Promise<void>;
+  /** The jitter's source, in [0, 1) (default Math.random; tests pass a fixed one). */
+  random?: () => number;
   /** Extra RequestInit merged into every request (Node: undici dispatcher). */
   init?: RequestInit & Record<string, unknown>;
   userAgent?: string;
@@ -53,12 +55,30 @@ const PATCH_CONTENT: Record<PatchType, string> = {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The longest Retry-After a request waits out; an answer that asks for longer goes to the caller (its next pass comes later). */
+export const MAX_RETRY_AFTER_MS = 5000;
+
+/**
+ * retryWait returns how long to wait before attempt `attempt + 1`, or undefined when the apiserver
+ * asked for a longer wait than MAX_RETRY_AFTER_MS: never sooner than its Retry-After (seconds),
+ * never sooner than the doubling backoff, and spread by up to half again (`r` in [0, 1)), so the
+ * many requests one 429 burst refused do not all come back in the same instant.
+ */
+export function retryWait(attempt: number, backoffMs: number, retryAfter: string | null | undefined, r: number): number | undefined {
+  const expo = backoffMs * 2 ** (attempt - 1);
+  const asked = Number(retryAfter ?? NaN) * 1000;
+  if (!(Number.isFinite(asked) && asked > 0)) return expo * (0.5 + r / 2);
+  if (asked > MAX_RETRY_AFTER_MS) return undefined;
+  return Math.max(asked, expo) * (1 + r / 2);
+}
+
 export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchClient {
   const base = opts.baseUrl.replace(/\/+$/, "");
   const doFetch: FetchLike = opts.fetch ?? ((i, init) => fetch(i, init));
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 4);
   const backoff = opts.backoffMs ?? 200;
   const sleep = opts.sleep ?? defaultSleep;
+  const random = opts.random ?? Math.random;
   let count = 0;
 
   async function headersFor(): Promise<Record<string, string>> {
@@ -92,8 +112,8 @@ export function createKubeClient(opts: KubeClientOptions): KubeClient & WatchCli
       if (res) lastError = await toApiError(res);
       // An eviction a PodDisruptionBudget refuses (429) is an answer, not a throttle.
       if (attempt === maxAttempts || isDisruptionBudgetRefusal(lastError)) break;
-      const retryAfter = Number(res?.headers.get("Retry-After"));
-      const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 5000) : backoff * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+      const wait = retryWait(attempt, backoff, res?.headers.get("Retry-After"), random());
+      if (wait === undefined) break;
       await sleep(wait);
     }
     if (lastError instanceof ApiError) throw lastError;

@@ -25,7 +25,7 @@ export const shardLeaseName = (index: number, count: number): string => (count =
 
 /**
  * replicaLeaseName returns the Lease that says replica `holder` runs shards of `count` (ShardShare:
- * a replica that holds no shard yet still counts when the others work out their fair share). The
+ * a replica that holds no shard yet still counts when the others work out their shares). The
  * holder is hashed (FNV-1a) so any identity makes a valid name; it never matches a shard's Lease.
  */
 export function replicaLeaseName(holder: string, count: number): string {
@@ -79,6 +79,12 @@ export class LeaseObservations {
     this.observed.set(name, { key, at });
     const durationMs = l.spec.leaseDurationSeconds ? l.spec.leaseDurationSeconds * 1000 : this.defaultDurationMs;
     return t - at < durationMs;
+  }
+
+  /** unchangedMs returns how long (local ms, at `t`) the Lease `name` was last judged by live() has been seen unchanged (Infinity: not judged). */
+  unchangedMs(name: string, t: number): number {
+    const o = this.observed.get(name);
+    return o ? t - o.at : Infinity;
   }
 
   /** endList forgets the Leases not judged since the last endList (gone, or released). */

@@ -107,6 +107,13 @@ function withKeyFiles(env: Readonly<Record<string, string | undefined>>): Readon
 }
 
 /**
+ * replicaIdentity returns this process's identity on the Leases and in its User-Agent: the pod's
+ * name (POD_NAME; `node` without one) and 8 hex digits new at each start, so a restarted process
+ * never takes its predecessor's Leases for its own.
+ */
+export const replicaIdentity = (podName: string | undefined): string => `${podName ?? "node"}-${randomUUID().slice(0, 8)}`;
+
+/**
  * serveCommand runs until killed (or --exit-after-ms) and returns the exit code; `env` is the
  * process's environment, read (src/settings.ts), never written. Throws a SettingError for a refused setting.
  */
@@ -118,7 +125,7 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
   const vars = withKeyFiles(env);
   const cluster = flags.simulate ? undefined : clusterConfigFromEnv(vars);
   // The reconciler's identity on the Leases, and its User-Agent (the apiserver's audit log tells replicas apart).
-  const holder = `node-${randomUUID().slice(0, 8)}`;
+  const holder = replicaIdentity(setting(vars, "POD_NAME"));
   const given = settingsFrom(vars);
   const log = jsonLogger((l) => console.error(l), {}, given.logLevel ?? (cluster ? "info" : "warn"));
   // --client-ca turns client certificates on, as WEBHOOK_MTLS=true does.

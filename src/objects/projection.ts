@@ -72,23 +72,30 @@ function defined<T extends Obj>(o: T): T {
 /**
  * selectedLabelKeys returns the label keys a namespace's (unparsed) sets read on their objects
  * beyond Ordinal's own: those their selectors (matchLabels, matchExpressions), lifecycle hooks
- * (labelsHandler) and roles (labelKey) name.
+ * (labelsHandler), update order (priorityStrategy: weightPriority's matchSelectors,
+ * orderPriority's orderedKeys) and roles (labelKey) name.
  */
 export function selectedLabelKeys(sets: readonly unknown[]): Set<string> {
   const keys = new Set<string>();
   const addKeysOf = (m: unknown) => {
     if (isObj(m)) for (const k of Object.keys(m)) keys.add(k);
   };
+  const addSelector = (selector: unknown) => {
+    if (!isObj(selector)) return;
+    addKeysOf(selector.matchLabels);
+    if (Array.isArray(selector.matchExpressions)) for (const e of selector.matchExpressions) if (isObj(e) && typeof e.key === "string") keys.add(e.key);
+  };
+  const items = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
   for (const s of sets) {
     const spec = isObj(s) ? s.spec : undefined;
     if (!isObj(spec)) continue;
-    const selector = spec.selector;
-    if (isObj(selector)) {
-      addKeysOf(selector.matchLabels);
-      if (Array.isArray(selector.matchExpressions)) for (const e of selector.matchExpressions) if (isObj(e) && typeof e.key === "string") keys.add(e.key);
-    }
+    addSelector(spec.selector);
     const lifecycle = spec.lifecycle;
     if (isObj(lifecycle)) for (const hook of Object.values(lifecycle)) if (isObj(hook)) addKeysOf(hook.labelsHandler);
+    const strategy = isObj(spec.updateStrategy) && isObj(spec.updateStrategy.rollingUpdate) ? spec.updateStrategy.rollingUpdate : {};
+    const priority = isObj(strategy.unorderedUpdate) && isObj(strategy.unorderedUpdate.priorityStrategy) ? strategy.unorderedUpdate.priorityStrategy : {};
+    for (const t of items(priority.weightPriority)) addSelector(t.matchSelector);
+    for (const t of items(priority.orderPriority)) if (typeof t.orderedKey === "string") keys.add(t.orderedKey);
     if (isObj(spec.roles) && typeof spec.roles.labelKey === "string") keys.add(spec.roles.labelKey);
   }
   return keys;

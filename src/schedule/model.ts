@@ -318,10 +318,15 @@ export class Schedule {
     return { at: this.nextFull, why: r.cursor !== undefined ? "stopped" : "done" };
   }
 
-  /** snapshot returns what a shell stores between invocations (the rechecks' bookkeeping and the hints stay in memory: only hints). */
+  /**
+   * snapshot returns what a shell stores between invocations (the rechecks' bookkeeping and the
+   * hints stay in memory: only hints). A set whose pass is in flight is stored as due when it
+   * started: a shell that dies before the pass ends passes it again from the stored snapshot.
+   */
   snapshot(): ScheduleSnapshot {
     const due: Record<string, number> = {};
-    for (const [key, e] of this.sets) due[key] = e.at;
+    for (const [key, e] of this.running) due[key] = e.at;
+    for (const [key, e] of this.sets) due[key] = Math.min(e.at, due[key] ?? Infinity);
     return { due, nextFullPassAt: this.nextFull, ...(this.cursor !== undefined ? { cursor: this.cursor } : {}) };
   }
 

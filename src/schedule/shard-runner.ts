@@ -38,7 +38,21 @@ export interface ShardStore {
    * behind names what the invocation was reading when it died (its isolate out of memory or CPU
    * time), which the next one quarantines (src/reconciler/namespace-guard.ts). Without: no quarantine.
    */
-  reading?: { load(): Promise<string | undefined>; save(namespace: string | undefined): Promise<void> };
+  reading?: NamespaceNote;
+  /**
+   * The namespace the invocation before died reading, not yet struck: one death is no proof (a
+   * deploy, an eviction, a killed `wrangler dev` end an invocation anywhere), so a namespace is
+   * quarantined when an invocation dies reading it while it is the suspect already (a namespace
+   * that kills whoever reads it does so each time); a drain that read it and ended clears it.
+   * Without: the first death quarantines.
+   */
+  suspect?: NamespaceNote;
+}
+
+/** One namespace name kept in a shard's store (undefined: none). */
+export interface NamespaceNote {
+  load(): Promise<string | undefined>;
+  save(namespace: string | undefined): Promise<void>;
 }
 
 export interface ShardRunnerOptions {
@@ -77,17 +91,30 @@ export const RENEW_EVERY_MS = DEFAULT_ELECTION.retryPeriodMs;
 const DIED_READING = "the Worker's invocation ended while reading it (its isolate out of memory or CPU time)";
 /** A rough ceiling of requests one pass may make, kept back from the request budget. */
 const REQUESTS_PER_PASS_RESERVE = 20;
+/**
+ * A woken set is stored as due before its pass, with the alarm this long after it is due: the net
+ * for an object that dies during the pass (an isolate killed, a deploy), whose drain never stores
+ * what follows; a drain that ends sets the alarm again first, so it seldom fires.
+ */
+export const WAKE_NET_MS = 10_000;
 
 export class ShardRunner {
   /** The schedule model, built from the store's snapshot on the first event of this instance. */
   private schedule: Schedule | undefined;
   private draining: Promise<boolean> | undefined;
+  /** The snapshot in the store as this instance last read or wrote it. */
+  private stored: ScheduleSnapshot | undefined;
+  /** The alarm as this instance last set it (after a load: the earliest time of the stored snapshot, which its drain set it for). */
+  private alarmAt = Infinity;
   private readonly elector: LeaderElector;
   /** The apiserver client of passes: every write fenced by the Lease (fence.ts), every namespaced list guarded by the quarantine record (namespace-guard.ts). */
   private readonly client: KubeClient;
   private readonly guardNamespaces: NamespaceGuard;
   /** The namespace noted in the store as being read (ShardStore.reading). */
   private reading: string | undefined;
+  /** The suspect in the store (ShardStore.suspect), and whether a drain read it (cleared when the drain ends). */
+  private suspect: { namespace: string; read: boolean } | undefined;
+  private loading: Promise<Schedule> | undefined;
   /** Its Lease, and no other shard count's Lease live (shard-leases.ts). */
   private readonly guard: OtherCountGuard;
   private readonly now: () => Date;
@@ -126,6 +153,7 @@ export class ShardRunner {
       this.o.log.warn("wake for another shard ignored", { namespace: w.namespace, shard: this.o.shard.index });
       return;
     }
+    await this.storeWake(schedule, key, next.at ?? schedule.nextAt());
     const waitMs = (next.at ?? 0) - this.now().getTime();
     this.o.log.debug?.("wake", { set: key, dueInMs: waitMs, write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
     // Its coalescing time, at most; a set due later (a recheck, a Lease held elsewhere) is the alarm's.
@@ -149,7 +177,32 @@ export class ShardRunner {
     const schedule = await this.loaded();
     await this.drainUntil(() => schedule.dueSets().length === 0 && !schedule.fullPassDue());
     // Nothing was due (an early or repeated alarm): the alarm a handler ran is gone, set it again.
-    await this.o.store.setAlarm(Math.max(schedule.nextAt(), this.now().getTime()));
+    await this.setAlarm(schedule.nextAt());
+  }
+
+  /**
+   * storeWake stores a woken set as due at `at` before its pass (the wake's answer waits for it),
+   * with the alarm WAKE_NET_MS after it (never later than the alarm set already): an accepted
+   * wake survives the object's death. Nothing is written when the stored snapshot already has
+   * the set, or the full pass, due by then.
+   */
+  private async storeWake(schedule: Schedule, key: string, at: number): Promise<void> {
+    const stored = this.stored;
+    if (stored && Math.min(stored.due[key] ?? Infinity, stored.nextFullPassAt) <= at) return;
+    await this.save(schedule);
+    await this.setAlarm(Math.min(this.alarmAt, at + WAKE_NET_MS));
+  }
+
+  /** save stores the model's snapshot (noted first: a wake that comes meanwhile finds its set stored). */
+  private async save(schedule: Schedule): Promise<void> {
+    this.stored = schedule.snapshot();
+    await this.o.store.save(this.stored);
+  }
+
+  /** setAlarm sets the alarm for `at`, never in the past. */
+  private async setAlarm(at: number): Promise<void> {
+    this.alarmAt = Math.max(at, this.now().getTime());
+    await this.o.store.setAlarm(this.alarmAt);
   }
 
   /** drainUntil runs drains until `done` (a wake may come in while a drain finishes), at most while a drain makes progress. */
@@ -164,14 +217,22 @@ export class ShardRunner {
    * loaded returns the model, built from the store's snapshot once per instance; first, the
    * namespace an invocation before this one died reading is struck in the quarantine record.
    */
-  private async loaded(): Promise<Schedule> {
-    if (this.schedule) return this.schedule;
+  private loaded(): Promise<Schedule> {
+    if (this.schedule) return Promise.resolve(this.schedule);
+    this.loading ??= this.load().catch((e: unknown) => {
+      this.loading = undefined;
+      throw e;
+    });
+    return this.loading;
+  }
+
+  private async load(): Promise<Schedule> {
     const snapshot = await this.o.store.load();
-    if (this.o.store.reading) {
-      const died = await this.o.store.reading.load();
-      await this.guardNamespaces.start(died ? { namespace: died, why: DIED_READING } : undefined);
-      if (died) await this.o.store.reading.save(undefined);
+    if (snapshot && !this.stored) {
+      this.stored = snapshot;
+      this.alarmAt = Math.min(snapshot.nextFullPassAt, ...Object.values(snapshot.due));
     }
+    if (this.o.store.reading) await this.judgeDeath(this.o.store.reading, this.o.store.suspect);
     this.schedule ??= new Schedule({ shard: this.o.shard, intervalMs: this.o.intervalMs, waitingRecheckMs: WORKER_WAITING_RECHECK_MS, coalesceMs: this.o.coalesceMs }, () => this.now().getTime(), snapshot);
     return this.schedule;
   }
@@ -215,8 +276,12 @@ export class ShardRunner {
     } finally {
       await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
       if (this.reading !== undefined) await this.noteReading(undefined);
-      await this.o.store.save(s.snapshot());
-      await this.o.store.setAlarm(Math.max(s.nextAt(), this.now().getTime()));
+      if (this.suspect?.read) {
+        this.suspect = undefined;
+        await this.o.store.suspect?.save(undefined);
+      }
+      await this.save(s);
+      await this.setAlarm(s.nextAt());
       if (!finished) log.debug?.("drain stopped with work left", { shard: this.o.shard.index });
       this.o.onDrain?.(passes, (this.now().getTime() - startedAt) / 1000);
     }
@@ -278,8 +343,25 @@ export class ShardRunner {
     return this.acting();
   }
 
+  /**
+   * judgeDeath strikes the namespace the invocation before died reading when it was the suspect
+   * already (or no suspect is kept), else makes it the suspect; then reads the quarantine record.
+   */
+  private async judgeDeath(reading: NamespaceNote, suspects: NamespaceNote | undefined): Promise<void> {
+    const died = await reading.load();
+    const suspect = await suspects?.load();
+    const struck = died !== undefined && (!suspects || suspect === died);
+    await this.guardNamespaces.start(struck ? { namespace: died, why: DIED_READING } : undefined);
+    if (died !== undefined && !struck) this.o.log.warn("the last invocation died reading a namespace: suspected, quarantined if it happens again", { namespace: died, shard: this.o.shard.index });
+    const next = struck ? undefined : (died ?? suspect);
+    if (next !== suspect) await suspects?.save(next);
+    this.suspect = next === undefined ? undefined : { namespace: next, read: false };
+    if (died !== undefined) await reading.save(undefined);
+  }
+
   /** noteReading notes in the store the namespace a list is about to read (once per namespace a drain reads), or clears it (undefined). */
   private async noteReading(r: Reading | undefined): Promise<void> {
+    if (r && r.namespace === this.suspect?.namespace) this.suspect.read = true;
     if (!this.o.store.reading || r?.done || r?.namespace === this.reading) return;
     this.reading = r?.namespace;
     await this.o.store.reading.save(this.reading);

@@ -15,30 +15,32 @@ import { ShardShare } from "../lease/shard-share.ts";
  * by the largest namespace, whatever number of shards it holds). Registration repair runs before
  * shard 0's full passes only. With count 1 it is one unsharded scheduler (Lease `ordinal-reconciler`).
  *
- * Sharing (count > 1): once per retry period a round (shard-share.ts: one Lease list, one write)
- * counts the live replicas and gives this one its fair share, ceil(n / replicas). A free Lease
- * (never taken, or released) is taken only while this replica holds fewer than its share, and the
- * round asks the free shards' schedulers to try at once: a lone replica holds all n after its
- * first round. A replica above its share for two rounds in a row (hysteresis: a replica that
- * starts or dies moves shards once, not back and forth) gives back the excess, highest index
- * first, after each one's pass in flight; it does not take a shard it gave back for a lease
- * duration. Leases held by a replica that died (unrenewed) are taken over by the electors as soon
- * as they expire, whatever the survivor holds.
+ * Sharing (count > 1), level-triggered from the Leases (shard-share.ts): a replica announces itself
+ * (its replica Lease) in its first round and takes nothing until its second, a poll later, so
+ * replicas started together count each other before anyone takes a shard. Every round gives it its
+ * target (shareTargets: the shards split evenly over the live members). Below it, it takes free
+ * Leases (never taken, or released) up to the target, the free shards of its own part of the range
+ * first, and looks again every poll (a quarter of a retry period) until it holds its target: a
+ * shard another member gives back is taken within a poll. Above it, it gives back the surplus at
+ * once, highest index first, each after its pass in flight (fenced: the next holder never acts
+ * beside it), and does not take a shard it gave back for a retry period. Leases held by a replica
+ * that died (unrenewed) are taken over by the electors as soon as they expire, whatever the
+ * survivor holds; the next rounds even the shares out. Lease writes: the replica Lease once per
+ * retry period, each held shard's once per retry period, one per shard handed over.
  */
 export class ShardSchedulers {
   private readonly shards: ReconcileScheduler[];
   private readonly share: ShardShare | undefined;
   private readonly clock: () => number;
   private readonly retryPeriodMs: number;
-  private readonly durationMs: number;
-  /** This replica's share as the last round computed it (undefined before the first round: take nothing free yet). */
-  private fair: number | undefined;
+  /** This replica's target as the last round computed it (undefined before its second round: take nothing free yet). */
+  private target: number | undefined;
+  /** The free shards the last round would have this replica take, in its order of preference. */
+  private wanted: number[] = [];
   /** Free shards this replica was allowed to take, and when (local ms): counted as held for a retry period. */
   private readonly granted = new Map<number, number>();
-  /** Shards this replica gave back, and when: not taken again by it for a lease duration. */
+  /** Shards this replica gave back, and when: not taken again by it for a retry period. */
   private readonly gaveBack = new Map<number, number>();
-  /** Consecutive rounds this replica held more than its share. */
-  private roundsAbove = 0;
   private stopped = false;
   private balancing: Promise<void> | undefined;
   private wakeBalance: (() => void) | undefined;
@@ -52,8 +54,7 @@ export class ShardSchedulers {
     this.clock = o.clock ?? (() => performance.now());
     const timing = o.election ?? DEFAULT_ELECTION;
     this.retryPeriodMs = timing.retryPeriodMs;
-    this.durationMs = timing.durationMs;
-    this.share = count > 1 ? new ShardShare(client, o.leaseNamespace, o.holder, count, this.clock, o.now ?? (() => new Date()), timing.durationMs) : undefined;
+    this.share = count > 1 ? new ShardShare(client, o.leaseNamespace, o.holder, count, this.clock, o.now ?? (() => new Date()), timing.durationMs, timing.retryPeriodMs) : undefined;
     this.shards = Array.from(
       { length: count },
       (_, index) =>
@@ -91,29 +92,43 @@ export class ShardSchedulers {
     await this.share?.stop();
   }
 
-  /** mayTake returns true when this replica may take shard `index`'s free Lease: it holds (or was granted) fewer than its share. */
+  /** mayTake returns true when this replica may take shard `index`'s free Lease: the last round wanted it, and it holds (or was granted) fewer than its target. */
   private mayTake(index: number): boolean {
     const t = this.clock();
-    if (this.fair === undefined || t - (this.gaveBack.get(index) ?? -Infinity) < this.durationMs) return false;
+    if (this.target === undefined || t - (this.gaveBack.get(index) ?? -Infinity) < this.retryPeriodMs) return false;
     for (const [i, at] of this.granted) if (t - at >= this.retryPeriodMs) this.granted.delete(i);
     const mine = new Set([...this.held(), ...this.granted.keys()]);
-    if (!mine.has(index) && mine.size >= this.fair) return false;
+    if (!mine.has(index) && (mine.size >= this.target || !this.wanted.includes(index))) return false;
     this.granted.set(index, t);
     return true;
   }
 
-  /** balanceLoop runs a share round every retry period: takes free shards up to the share at once, gives back what is above it. */
+  /**
+   * balanceLoop runs a share round every retry period (renewing the replica Lease), and every poll
+   * (a quarter of one; a Lease list only) while this replica is below its target. The first round
+   * only announces: the second, a poll later, is the first to take or give back.
+   */
   private async balanceLoop(share: ShardShare): Promise<void> {
+    const pollMs = this.retryPeriodMs / 4;
+    let renewedAt: number | undefined;
+    let announced = false;
     while (!this.stopped) {
+      let waitMs = pollMs;
       try {
-        const round = await share.round();
-        this.fair = round.share;
-        this.rebalance(round.share, round.free);
+        const renew = renewedAt === undefined || this.clock() - renewedAt >= this.retryPeriodMs;
+        const started = this.clock();
+        const round = await share.round(renew);
+        if (renew) renewedAt = started;
+        // The first round announced this replica: act from the next, once replicas started with it announced themselves too.
+        if (!announced) announced = true;
+        else if (this.rebalance(round.target, round.free)) waitMs = this.retryPeriodMs;
+        // The next renewal is due a retry period after this one, whatever the polls in between.
+        waitMs = Math.min(waitMs, Math.max(0, renewedAt! + this.retryPeriodMs - this.clock()));
       } catch (e) {
         this.o.log.warn("shard share round failed", { holder: this.o.holder, ...errorFields(e) });
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.retryPeriodMs);
+        const timer = setTimeout(done, waitMs);
         function done() {
           clearTimeout(timer);
           resolve();
@@ -123,21 +138,26 @@ export class ShardSchedulers {
     }
   }
 
-  /** rebalance asks free shards' schedulers to try now while below `fair`, and gives back the highest held shards after two rounds above it. */
-  private rebalance(fair: number, free: number[]): void {
+  /**
+   * rebalance applies a round: gives back the held shards above `target` (highest index first), or
+   * asks the free shards' schedulers it wants to try now while below it. Returns true when this
+   * replica holds its target or more (no need to look again before the next renewal).
+   */
+  private rebalance(target: number, free: number[]): boolean {
+    this.target = target;
     const held = this.held();
-    this.roundsAbove = held.length > fair ? this.roundsAbove + 1 : 0;
-    if (this.roundsAbove >= 2) {
-      this.roundsAbove = 0;
+    if (held.length > target) {
       const t = this.clock();
-      for (const i of held.slice(fair).reverse()) {
+      const surplus = held.slice(target).reverse();
+      for (const i of surplus) {
         this.gaveBack.set(i, t);
         this.shards[i].relinquish();
       }
-      this.o.log.info("shards given back to balance the replicas", { holder: this.o.holder, share: fair, released: held.slice(fair) });
-      return;
+      this.o.log.info("shards given back to balance the replicas", { holder: this.o.holder, share: target, released: surplus });
+      return true;
     }
-    if (held.length >= fair) return;
-    for (const i of free.filter((x) => !held.includes(x)).slice(0, fair - held.length)) this.shards[i].retryNow();
+    this.wanted = free.filter((x) => !held.includes(x)).slice(0, target - held.length);
+    for (const i of this.wanted) this.shards[i].retryNow();
+    return held.length >= target;
   }
 }

@@ -34,6 +34,7 @@ import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
 import { validateRoles } from "./statefulset-roles.ts";
+import { validateUnorderedUpdate } from "./statefulset-priority.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
 
@@ -62,6 +63,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     const gp = ruPath.child("inPlaceUpdateStrategy", "gracePeriodSeconds");
     errs.push(...nonNegative(r.int32(ips.gracePeriodSeconds, gp), gp));
   }
+  errs.push(...validateUnorderedUpdate(r, ru.unorderedUpdate, ruPath.child("unorderedUpdate")));
   const prewarm = r.obj(ru.imagePrewarm, ruPath.child("imagePrewarm"));
   if (prewarm) {
     const pp = ruPath.child("imagePrewarm", "parallelism");

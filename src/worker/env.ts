@@ -27,14 +27,15 @@ export const varsOf = (env: Env) => Object.fromEntries(Object.entries(env).filte
 /**
  * clientFor returns the apiserver client of this Worker, or undefined when no cluster is configured;
  * throws when KUBE_API_URL comes without KUBE_TOKEN (and KUBE_ANONYMOUS does not say so).
+ * `userAgent` is what the apiserver's audit log names its requests (default "ordinal").
  */
-export function clientFor(env: Env): KubeClient | undefined {
+export function clientFor(env: Env, userAgent?: string): KubeClient | undefined {
   const vars = varsOf(env);
   const baseUrl = setting(vars, "KUBE_API_URL");
   if (!baseUrl) return undefined;
   checkKubeToken(vars);
   const binding = env.KUBE_API;
-  return createKubeClient({ baseUrl, token: setting(vars, "KUBE_TOKEN"), fetch: binding ? (i, init) => binding.fetch(i, init) : undefined });
+  return createKubeClient({ baseUrl, token: setting(vars, "KUBE_TOKEN"), fetch: binding ? (i, init) => binding.fetch(i, init) : undefined, userAgent });
 }
 
 /** shardName returns the name of shard `index`'s Durable Object. */

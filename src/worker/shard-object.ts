@@ -10,8 +10,9 @@
  * - `alarm()`: the sets whose requeueAfter came, and the full (safety) pass every
  *   RECONCILE_INTERVAL_MS; then the alarm is set for the next of them.
  * The namespace a drain reads is noted in storage (`reading`) until the drain ends: one left behind
- * when the object starts again is what its last invocation died reading, and is quarantined
- * (src/reconciler/namespace-guard.ts, as Node's reconcile thread does).
+ * when the object starts again is what its last invocation died reading: the suspect (`suspect`),
+ * quarantined when an invocation dies reading it again (src/reconciler/namespace-guard.ts, as
+ * Node's reconcile thread does; one death alone may be a deploy or an eviction).
  * A shard whose index is no longer below RECONCILE_SHARDS (the count was lowered) deletes its
  * alarm and storage, so two objects never write the same namespace for long.
  *
@@ -35,6 +36,8 @@ interface DurableObjectStateLike {
 const INDEX_KEY = "index";
 /** The namespace a drain is reading (ShardStore.reading): left behind when the invocation died reading it. */
 const READING_KEY = "reading";
+/** The namespace the invocation before died reading (ShardStore.suspect): quarantined if it happens again. */
+const SUSPECT_KEY = "suspect";
 
 /** messageOf returns the shard index and wake of a message body (its write unchecked yet), or a reason it is not one. */
 function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string; write?: unknown } } | string {
@@ -99,6 +102,10 @@ export class ShardReconciler {
       reading: {
         load: () => this.state.storage.get<string>(READING_KEY),
         save: async (ns) => void (ns === undefined ? await this.state.storage.delete(READING_KEY, { allowUnconfirmed: true }) : await this.state.storage.put(READING_KEY, ns, { allowUnconfirmed: true })),
+      },
+      suspect: {
+        load: () => this.state.storage.get<string>(SUSPECT_KEY),
+        save: async (ns) => void (ns === undefined ? await this.state.storage.delete(SUSPECT_KEY) : await this.state.storage.put(SUSPECT_KEY, ns)),
       },
     });
     if (runner === "retired") {

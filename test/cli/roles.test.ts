@@ -1,6 +1,6 @@
 /**
- * spec.roles in the CLI: `ordinal get -o wide` shows the role label and the update order (the CRD's
- * wide columns), and `rollout status` prints the pods by role and the switchover it waits on, and
+ * spec.roles in the CLI: `ordinal get -o wide` shows the pods in update order and the roles'
+ * order (the CRD's wide columns), and `rollout status` prints the pods by role and the switchover it waits on, and
  * exits 1 once a switchover goes unanswered past its timeout (condition SwitchoverTimedOut).
  */
 import { describe, expect, it } from "vitest";
@@ -16,14 +16,15 @@ const withRoles = () => {
 };
 
 describe("roles in the CLI", () => {
-  it("get -o wide shows the role label and the update order", async () => {
+  it("get -o wide shows the pods in update order and the roles' order", async () => {
     const w = cliWorld();
     await w.fake.seed(withRoles());
     await w.converge();
     expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
     const [head, row] = w.out.at(-1)!.split("\n");
-    expect(head.split(/\s+/).slice(-2)).toEqual(["ROLE-LABEL", "UPDATE-ORDER"]);
-    expect(row.split(/\s+/).slice(-2)).toEqual([ROLE, '["replica","master"]']);
+    expect(head.split(/\s+/).slice(-2)).toEqual(["ORDER", "ROLES"]);
+    // No pod has a role label yet: all rank with the first role, highest ordinal first.
+    expect(row.split(/\s+/).slice(-2)).toEqual(["web-2,web-1,web-0", '["replica","master"]']);
   });
 
   it("rollout status prints the pods by role and the switchover, and exits 1 once it times out", async () => {

@@ -259,7 +259,28 @@ describe("ordinal set image and get", () => {
     expect(head.split(/\s+/)).toEqual(["NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE"]);
     expect(row.split(/\s+/).slice(0, 7)).toEqual(["web", "3", "3", "3", "3", "3", "false"]);
     expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
+    // ORDER: the update order of a set with a priorityStrategy or roles; <none> for upstream's order; ROLES: spec.roles.updateOrder.
     expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).slice(-4)).toEqual(["nginx", "nginx:1.25", "<none>", "<none>"]);
+  });
+
+  it("a priorityStrategy's order: get -o wide shows it, rollout status prints what is left in it (issue 33)", async () => {
+    const w = cliWorld();
+    const set = webSet();
+    const ru = { unorderedUpdate: { priorityStrategy: { weightPriority: [{ weight: 50, matchSelector: { matchLabels: { tier: "first" } } }] } } };
+    (set.spec as Record<string, unknown>).updateStrategy = { type: "RollingUpdate", rollingUpdate: ru };
+    await w.fake.seed(set);
+    await w.converge();
+    await w.client.patch(R.pods, "default", "web-0", { metadata: { labels: { tier: "first" } } }, "merge");
+    await w.converge();
+    expect(await main(["get", "web", "-o", "wide"], w.ctx)).toBe(0);
+    expect(w.out.at(-1)!.split("\n")[0].split(/\s+/).at(-2)).toBe("ORDER");
+    expect(w.out.at(-1)!.split("\n")[1].split(/\s+/).at(-2)).toBe("web-0,web-2,web-1");
+    w.out.length = 0;
+    expect(await main(["set", "image", "osts/web", "nginx=nginx:1.26"], w.ctx)).toBe(0);
+    expect(await main(["rollout", "status", "web", "--timeout", "10m"], w.ctx)).toBe(0);
+    const orders = w.out.filter((l) => l.startsWith("update order:"));
+    // web-0 went first (gone by the first poll that sees the new revision), web-1 last.
+    expect(orders).toEqual(["update order: web-2 → web-1", "update order: web-1"]);
   });
 
   it("get -o name prints kubectl's resource/name; -o yaml and -o json leave managedFields out", async () => {

@@ -4,6 +4,8 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { INPLACE_STATE_ANNOTATION } from "../../src/objects/constants.ts";
 import { isStuckAtAbandonedRevision, wasNeverReady } from "../../src/core/healing.ts";
 import { newPlanContext } from "../../src/core/plan-context.ts";
+import { rolloutTargets } from "../../src/core/partition.ts";
+import { newSlots } from "../../src/core/slots.ts";
 import { getStatefulSetRevisions } from "../../src/core/revisions.ts";
 import { NOW, newPod, newSet, revisionOf, type PodState } from "../support/fixtures.ts";
 
@@ -52,6 +54,7 @@ describe("isStuckAtAbandonedRevision", () => {
     ["Ready False since long after its start (it served)", {}, podAt("web-abandoned", "running", (p) => (p.status!.startTime = "2026-11-21T10:00:00Z" as unknown as Date)), 1, false],
     ["an in-place update holds it", {}, podAt("web-abandoned", "running", (p) => (p.metadata!.annotations = { [INPLACE_STATE_ANNOTATION]: "{}" })), 1, false],
   ])("%s", (_, spec, pod, index, want) => {
-    expect(isStuckAtAbandonedRevision(ctxOf(spec), pod, index)).toBe(want);
+    const ctx = ctxOf(spec);
+    expect(isStuckAtAbandonedRevision(ctx, pod, index, rolloutTargets(ctx, newSlots(3, [[index, pod]]), "web-new"))).toBe(want);
   });
 });

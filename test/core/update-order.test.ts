@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { nameOf } from "../../src/objects/names.ts";
-import { newUpdateOrder, trailingInteger, type PriorityStrategy } from "../../src/core/update-order.ts";
+import type { PriorityStrategy } from "../../src/api/statefulset.ts";
+import { newUpdateOrder, trailingInteger } from "../../src/core/update-order.ts";
 import { makeSet } from "./fixtures.ts";
 
 /** A pod `web-N` with `labels` (the order reads only the name and labels). */

@@ -1,7 +1,7 @@
 /** The fetch-based apiserver client: retries, backoff, errors handed to the caller, paging. */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/kube/client.ts";
-import { createKubeClient, type FetchLike } from "../../src/kube/http.ts";
+import { createKubeClient, MAX_RETRY_AFTER_MS, retryWait, type FetchLike } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 
@@ -46,12 +46,29 @@ describe("createKubeClient retries", () => {
     expect(calls.length).toBe(3);
   });
 
-  it("honours Retry-After (capped)", async () => {
+  it.each([
+    [0, 2000],
+    [0.5, 2500],
+    [0.999, 2999],
+  ])("honours Retry-After, spread by jitter (random %d: waits %d ms): never sooner, and not all at once", async (r, ms) => {
     const { f } = scripted([() => status(429, "TooManyRequests", { "Retry-After": "2" }), () => Response.json({})]);
     const sleeps: number[] = [];
-    const c = createKubeClient({ baseUrl: "https://k", fetch: f, sleep: async (ms) => void sleeps.push(ms) });
+    const c = createKubeClient({ baseUrl: "https://k", fetch: f, sleep: async (ms) => void sleeps.push(ms), random: () => r });
     await c.get(R.pods, "ns", "x");
-    expect(sleeps).toEqual([2000]);
+    expect(sleeps.map(Math.round)).toEqual([ms]);
+  });
+
+  it("a Retry-After shorter than the doubling backoff waits the backoff (a throttle that repeats backs off)", () => {
+    expect(retryWait(3, 200, "1", 0)).toBe(1000);
+    expect(retryWait(5, 200, "1", 0)).toBe(3200);
+    expect(retryWait(5, 200, "1", 0.5)).toBe(4000);
+  });
+
+  it("a Retry-After beyond the cap is not retried early: the 429 goes to the caller", async () => {
+    const { f, calls } = scripted([() => status(429, "TooManyRequests", { "Retry-After": String(MAX_RETRY_AFTER_MS / 1000 + 1) }), () => Response.json({})]);
+    const c = createKubeClient({ baseUrl: "https://k", fetch: f, sleep: async () => {} });
+    await expect(c.get(R.pods, "ns", "x")).rejects.toMatchObject({ code: 429 });
+    expect(calls.length).toBe(1);
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main, nodeContext } from "../../src/cli/main.ts";
-import { listen, serveCommand, SERVER_LIMITS } from "../../src/node/serve.ts";
+import { listen, replicaIdentity, serveCommand, SERVER_LIMITS } from "../../src/node/serve.ts";
 import { SettingError } from "../../src/settings.ts";
 
 const servers: { close(cb?: () => void): unknown }[] = [];
@@ -94,6 +94,12 @@ describe("serveCommand: start-up", () => {
     const ctx = { ...nodeContext(), out: (l: string) => out.push(l) };
     expect(await main(["serve", "--help"], ctx)).toBe(0);
     expect(out.join("\n")).toMatch(/^usage: ordinal serve/);
+  });
+
+  it("a replica's identity (Leases, User-Agent) is POD_NAME and 8 hex digits new at each start; node-… without POD_NAME", () => {
+    expect(replicaIdentity("chaos-a")).toMatch(/^chaos-a-[0-9a-f]{8}$/);
+    expect(replicaIdentity("chaos-a")).not.toBe(replicaIdentity("chaos-a"));
+    expect(replicaIdentity(undefined)).toMatch(/^node-[0-9a-f]{8}$/);
   });
 
   it("npm start (the simulation) prints the URL its webhooks answer on, with the port it bound", async () => {

@@ -101,6 +101,13 @@ describe("the label keys a namespace's sets read", () => {
     expect(p.metadata).toEqual({ name: "web-2", labels: { "spilo-role": "master" }, annotations: { "ordinal.dev/switchover-requested": "2026-12-05T01:00:00Z" } });
   });
 
+  it("selectedLabelKeys: the keys a priorityStrategy orders by (issue 33: without them every pod ties)", () => {
+    const weights = { weightPriority: [{ weight: 5, matchSelector: { matchLabels: { role: "replica" }, matchExpressions: [{ key: "zone", operator: "Exists" }] } }, "junk"] };
+    const orders = { orderPriority: [{ orderedKey: "example.io/order" }, { orderedKey: 7 }] };
+    const set = (priorityStrategy: unknown) => ({ spec: { updateStrategy: { rollingUpdate: { unorderedUpdate: { priorityStrategy } } } } });
+    expect([...selectedLabelKeys([set(weights), set(orders), set(null)])].sort()).toEqual(["example.io/order", "role", "zone"]);
+  });
+
   it.each([
     ["app=web,tier!=db", ["app", "tier"]],
     ["app in (a, b),!gone, zone notin (x,y), has", ["app", "gone", "zone", "has"]],

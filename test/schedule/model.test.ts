@@ -229,6 +229,19 @@ describe("Schedule full pass", () => {
     expect(new Schedule({ intervalMs: INTERVAL, waitingRecheckMs: WAITING }, () => t).fullPassDue()).toBe(true);
   });
 
+  it("a set whose pass is in flight is stored as due when it started (a shell that dies mid-pass passes it again), woken meanwhile: the earlier time", () => {
+    const { s, at } = world();
+    s.wake(web);
+    at(COALESCE_MS);
+    expect(s.start(KEY)?.kind).toBe("pass");
+    expect(s.snapshot().due).toEqual({ [KEY]: T0 + COALESCE_MS });
+    at(COALESCE_MS + 100);
+    s.wake(web);
+    expect(s.snapshot().due).toEqual({ [KEY]: T0 + COALESCE_MS });
+    s.finish(KEY, report());
+    expect(s.snapshot().due).toEqual({ [KEY]: T0 + 2 * COALESCE_MS + 100 });
+  });
+
   it("deferAll moves everything due to the time the Lease may be tried again; requestFullPass makes the full pass due now", () => {
     const { s } = world();
     s.wake({ ...web, write: podUpdate });

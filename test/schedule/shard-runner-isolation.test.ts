@@ -2,8 +2,10 @@
  * The Worker's shard runner isolates namespaces as Node's reconcile thread does (issue 35): a pass
  * holds at most its object budget of one namespace (a set over it alone is set aside, OverBudget),
  * and a namespace an invocation died reading (noted in the shard's store while it reads) is
- * quarantined by the next one (NamespaceQuarantined: src/reconciler/namespace-guard.ts). Before,
- * the runner passed no budget and kept no note: both tests fail.
+ * quarantined by the next one (NamespaceQuarantined: src/reconciler/namespace-guard.ts) when it
+ * was the suspect already: the invocation before died reading it too (one death may be a deploy,
+ * an eviction, a killed `wrangler dev`: issue 36). Before, the runner passed no budget and kept
+ * no note: both tests fail; before the suspect, one death quarantined (the suspect tests fail).
  */
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
@@ -19,17 +21,18 @@ import { setManifest } from "../support/fixtures.ts";
 const HOUR = 3_600_000;
 
 /** world returns a shard runner of the only shard over a fake with sets default/web and other/web, and what its store holds. */
-function world(o: { objectBudget?: number; died?: string } = {}) {
+function world(o: { objectBudget?: number; died?: string; suspect?: string } = {}) {
   const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
   for (const namespace of ["default", "other"]) fake.seed(setManifest({ namespace, replicas: 3, policy: "Parallel" }));
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
   const t = Date.now();
-  const stored: { schedule?: ScheduleSnapshot; reading?: string; notes: (string | undefined)[] } = { schedule: { due: {}, nextFullPassAt: t + HOUR }, reading: o.died, notes: [] };
+  const stored: { schedule?: ScheduleSnapshot; reading?: string; suspect?: string; notes: (string | undefined)[]; suspects: (string | undefined)[] } = { schedule: { due: {}, nextFullPassAt: t + HOUR }, reading: o.died, suspect: o.suspect, notes: [], suspects: [] };
   const store: ShardStore = {
     load: async () => stored.schedule,
     save: async (s) => void (stored.schedule = s),
     setAlarm: async () => {},
     reading: { load: async () => stored.reading, save: async (ns) => void stored.notes.push((stored.reading = ns)) },
+    suspect: { load: async () => stored.suspect, save: async (ns) => void stored.suspects.push((stored.suspect = ns)) },
   };
   const runner = new ShardRunner({ client, store, log: silentLogger, shard: { index: 0, count: 1 }, leaseNamespace: "ordinal-system", holder: "ordinal-worker", intervalMs: 60_000, budgetMs: HOUR, maxRequests: 900, coalesceMs: 0, objectBudget: o.objectBudget });
   const pods = (ns: string) => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
@@ -62,8 +65,20 @@ describe("ShardRunner's quarantine", () => {
     expect(w.stored.reading).toBeUndefined();
   });
 
-  it("a namespace left noted (the invocation died reading it) is struck in the quarantine record and not read; the others are passed", async () => {
+  it("a namespace left noted once (the invocation died reading it: a deploy, a kill, or the namespace) is the suspect, not struck: it is passed, and a drain that read it and ended clears the suspect", async () => {
     const w = world({ died: "default" });
+    const struck: string[] = [];
+    w.fake.onRequest((r) => void (r.resource === "leases" && r.name === QUARANTINE_LEASE && r.method !== "GET" && struck.push(r.method)));
+    await w.runner.poke();
+    expect(w.stored.suspects).toEqual(["default", undefined]);
+    expect(struck).toEqual([]);
+    expect(w.pods("default")).toEqual(["web-0", "web-1", "web-2"]);
+    expect(w.stored.reading).toBeUndefined();
+    expect(w.stored.suspect).toBeUndefined();
+  });
+
+  it("a namespace left noted while it is the suspect (died reading it twice in a row) is struck in the quarantine record and not read; the others are passed", async () => {
+    const w = world({ died: "default", suspect: "default" });
     await w.runner.poke();
     const lease = w.fake.get<{ metadata: { annotations?: Record<string, string> } }>(`/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/${QUARANTINE_LEASE}`);
     expect(JSON.parse(lease?.metadata.annotations?.["ordinal.dev/quarantine"] ?? "{}")).toMatchObject({ default: { strikes: 1, why: expect.stringMatching(/invocation ended while reading it/) } });
@@ -71,5 +86,6 @@ describe("ShardRunner's quarantine", () => {
     expect(w.pods("default")).toEqual([]);
     expect(w.pods("other")).toEqual(["web-0", "web-1", "web-2"]);
     expect(w.stored.reading).toBeUndefined();
+    expect(w.stored.suspect).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { Pod } from "../../src/api/k8s.ts";
 import { createKubeClient } from "../../src/kube/http.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
-import { RENEW_EVERY_MS, ShardRunner, type ShardStore } from "../../src/schedule/shard-runner.ts";
+import { RENEW_EVERY_MS, ShardRunner, WAKE_NET_MS, type ShardStore } from "../../src/schedule/shard-runner.ts";
 import { BLIND_RECHECK_MS as WOKEN_RECHECK_MS, UNSEEN_RECHECK_MS, WORKER_WAITING_RECHECK_MS as WAITING_RECHECK_MS } from "../../src/schedule/tables.ts";
 import type { ScheduleSnapshot as ShardSchedule } from "../../src/schedule/model.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -155,6 +155,25 @@ describe("ShardRunner.wake", () => {
       ...Array.from({ length: 9 }, (_, i) => `1 create Pod web-${i} in StatefulSet web successful`),
       "2 (combined from similar events): create Pod web-10 in StatefulSet web successful",
     ]);
+  });
+
+  it("stores a woken set as due before its pass, with the alarm WAKE_NET_MS after it (an object that dies mid-pass); a wake of a set stored as due writes nothing", async () => {
+    const w = world({ coalesceMs: 5 });
+    const saves: ShardSchedule[] = [];
+    const alarms: number[] = [];
+    w.fake.onRequest(() => {
+      if (w.stored.schedule) saves.push(w.stored.schedule);
+      if (w.stored.alarm !== undefined) alarms.push(w.stored.alarm);
+    });
+    const t0 = w.clock.now().getTime();
+    const first = w.runner.wake(web);
+    const second = w.runner.wake(web);
+    await Promise.all([first, second]);
+    // Before the pass's first request: stored due at its coalescing time, the alarm WAKE_NET_MS on.
+    expect(saves[0]?.due["default/web"]).toBe(t0 + 5);
+    expect(alarms[0]).toBe(t0 + 5 + WAKE_NET_MS);
+    // One save for both wakes before the pass, one after it.
+    expect(new Set(saves).size).toBe(1);
   });
 
   it("coalesces wakes of one set that come while it is queued or passing", async () => {

@@ -31,6 +31,7 @@ describe("setting", () => {
     ["LEASE_NAMESPACE", "Ordinal_System", /LEASE_NAMESPACE must be a namespace name/],
     ["POD_IP", "pod-a", /POD_IP must be an IP address/],
     ["POD_IP", "10.0.0.256", /POD_IP must be an IP address/],
+    ["POD_NAME", "Ordinal_A", /POD_NAME must be a pod name/],
     ["KUBERNETES_SERVICE_PORT", "https", /KUBERNETES_SERVICE_PORT must be a whole number from 1 to 65535/],
   ] as const)("refuses %s=%s", (name, raw, want) => {
     expect(() => setting({ [name]: raw }, name)).toThrow(SettingError);
@@ -52,6 +53,7 @@ describe("setting", () => {
     ["HOST", undefined, "127.0.0.1"],
     ["POD_IP", "10.0.0.7", "10.0.0.7"],
     ["POD_IP", "fd00::7", "fd00::7"],
+    ["POD_NAME", "ordinal-7d9f-x2k4q", "ordinal-7d9f-x2k4q"],
     ["WEBHOOK_URL", "https://ordinal.example.workers.dev", "https://ordinal.example.workers.dev"],
   ] as const)("reads %s=%s", (name, raw, want) => {
     expect(setting({ [name]: raw }, name)).toBe(want);

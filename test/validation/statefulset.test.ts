@@ -401,6 +401,43 @@ describe("validateStatefulSet", () => {
     expect(pairs(create(lc({ inPlaceUpdate: { markPodNotReady: "yes" } })).errors)).toEqual([["spec.lifecycle.inPlaceUpdate.markPodNotReady", "FieldValueTypeInvalid"]]);
   });
 
+  it("checks unorderedUpdate.priorityStrategy (issue 33): exactly one form, weights 0-100, no empty selector, valid keys", () => {
+    const ps = (v: unknown, policy = "Parallel") =>
+      set((s) => {
+        s.spec.podManagementPolicy = policy;
+        s.spec.updateStrategy = { type: "RollingUpdate", rollingUpdate: { unorderedUpdate: { priorityStrategy: v } } };
+      });
+    const P = "spec.updateStrategy.rollingUpdate.unorderedUpdate.priorityStrategy";
+    const weight = (w: unknown, matchSelector: unknown = { matchLabels: { role: "replica" } }) => ({ weightPriority: [{ weight: w, matchSelector }] });
+    expect(create(ps(weight(100))).errors).toEqual([]);
+    expect(create(ps(weight(0, { matchExpressions: [{ key: "role", operator: "Exists" }] }))).errors).toEqual([]);
+    expect(create(ps({ orderPriority: [{ orderedKey: "example.io/order" }, { orderedKey: "zone" }] })).errors).toEqual([]);
+    // Beyond Kruise (Parallel only): OrderedReady takes it too, for the update order.
+    expect(create(ps(weight(50), "OrderedReady")).errors).toEqual([]);
+    expect(messages(create(ps({ ...weight(10), orderPriority: [{ orderedKey: "k" }] })).errors)).toEqual([`${P}: Forbidden: only one of weightPriority and orderPriority may be set`]);
+    expect(messages(create(ps({})).errors)).toEqual([`${P}: Required value: one of weightPriority or orderPriority (non-empty) is required`]);
+    expect(messages(create(ps({ weightPriority: [], orderPriority: [] })).errors)).toEqual([`${P}: Required value: one of weightPriority or orderPriority (non-empty) is required`]);
+    expect(messages(create(ps(weight(101))).errors)).toEqual([`${P}.weightPriority[0].weight: Invalid value: 101: must be between 0 and 100, inclusive`]);
+    expect(messages(create(ps(weight(-1))).errors)).toEqual([`${P}.weightPriority[0].weight: Invalid value: -1: must be between 0 and 100, inclusive`]);
+    expect(pairs(create(ps(weight("10"))).errors)).toEqual([[`${P}.weightPriority[0].weight`, "FieldValueTypeInvalid"]]);
+    expect(pairs(create(ps({ weightPriority: [{ matchSelector: { matchLabels: { a: "b" } } }] })).errors)).toEqual([[`${P}.weightPriority[0].weight`, "FieldValueRequired"]]);
+    expect(pairs(create(ps({ weightPriority: [{ weight: 1 }] })).errors)).toEqual([[`${P}.weightPriority[0].matchSelector`, "FieldValueRequired"]]);
+    expect(messages(create(ps(weight(5, {}))).errors)).toEqual([`${P}.weightPriority[0].matchSelector: Invalid value: {}: empty selector: it matches every pod, so its weight orders nothing`]);
+    expect(messages(create(ps(weight(5, { matchLabels: {}, matchExpressions: [] }))).errors)).toEqual([
+      expect.stringMatching(/weightPriority\[0\]\.matchSelector: Invalid value: .*empty selector/),
+    ]);
+    expect(messages(create(ps(weight(5, { matchLabels: { "bad key!": "x" } }))).errors)).toEqual([
+      expect.stringMatching(/^spec\.updateStrategy\.rollingUpdate\.unorderedUpdate\.priorityStrategy\.weightPriority\[0\]\.matchSelector\.matchLabels: Invalid value: "bad key!": name part must consist of/),
+    ]);
+    expect(pairs(create(ps(weight(5, { matchExpressions: [{ key: "a", operator: "In" }] }))).errors)).toEqual([[`${P}.weightPriority[0].matchSelector.matchExpressions[0].values`, "FieldValueRequired"]]);
+    expect(messages(create(ps({ orderPriority: [{ orderedKey: "a" }, { orderedKey: "a" }] })).errors)).toEqual([`${P}.orderPriority[1].orderedKey: Duplicate value: "a"`]);
+    expect(messages(create(ps({ orderPriority: [{ orderedKey: "-bad" }] })).errors)).toEqual([expect.stringMatching(/orderPriority\[0\]\.orderedKey: Invalid value: "-bad": name part must consist of/)]);
+    expect(pairs(create(ps({ orderPriority: [{}] })).errors)).toEqual([[`${P}.orderPriority[0].orderedKey`, "FieldValueRequired"]]);
+    expect(pairs(create(ps({ orderPriority: Array.from({ length: 65 }, (_, i) => ({ orderedKey: `k${i}` })) })).errors)).toEqual([[`${P}.orderPriority`, "FieldValueTooMany"]]);
+    expect(messages(create(ps({ orderPriority: [{ orderedKey: "a" }], scatter: [] })).errors)).toEqual([`${P}.scatter: Forbidden: not supported: priorityStrategy has weightPriority or orderPriority`]);
+    expect(pairs(create(set((s) => (s.spec.updateStrategy = { rollingUpdate: { unorderedUpdate: { other: 1 } } }))).errors)).toEqual([["spec.updateStrategy.rollingUpdate.unorderedUpdate.other", "FieldValueForbidden"]]);
+  });
+
   it("progressDeadlineSeconds and rollbackOnFailure (issue 23)", () => {
     const deadline = (seconds: unknown, more: (s: { spec: Record<string, unknown> }) => void = () => {}) =>
       set((s) => {

@@ -22,7 +22,7 @@ describe("auditWrite", () => {
   });
 
   it("drops reads, failed writes, Leases, Events, other namespaces and other clients", () => {
-    for (const o of [{ verb: "get" }, { responseStatus: { code: 409 } }, { objectRef: { resource: "leases", namespace: NS, name: "x" } }, { objectRef: { resource: "events", namespace: NS } }, { objectRef: { resource: "pods", namespace: "other" } }, { userAgent: "kubectl/v1.32" }, { stage: "ResponseStarted" }]) {
+    for (const o of [{ verb: "get" }, { requestURI: `/api/v1/namespaces/${NS}/pods?dryRun=All` }, { responseStatus: { code: 409 } }, { objectRef: { resource: "leases", namespace: NS, name: "x" } }, { objectRef: { resource: "events", namespace: NS } }, { objectRef: { resource: "pods", namespace: "other" } }, { userAgent: "kubectl/v1.32" }, { stage: "ResponseStarted" }]) {
       expect(auditWrite(line(o), ns)).toBeUndefined();
     }
     expect(auditWrite("not json", ns)).toBeUndefined();
@@ -55,6 +55,17 @@ describe("writes and the shard Lease", () => {
     const other = [0, 1, 2, 3].map((i) => `ordinal-reconciler-${i}-of-4`).find((n) => n !== lease)!;
     const f = new Feed({ shards: 4 }).add("lease", newLease(lease, "node-b", T0)).add("lease", newLease(other, "node-a", T0));
     f.checker.audit(write(T0 + 1000));
+    f.checker.judgeAudit();
+    expect(f.rules()).toEqual([RULES.staleWrite]);
+  });
+
+  it("without a count given, the writer's Lease among the counts seen is the one judged (Leases of an earlier count stay)", () => {
+    const f = new Feed().add("lease", newLease(lease, "node-old", T0)).add("lease", newLease("ordinal-reconciler", "node-a", T0));
+    f.checker.audit(write(T0 + 1000));
+    f.checker.audit(write(T0 + 2000, "node-old"));
+    f.checker.judgeAudit();
+    expect(f.rules()).toEqual([]);
+    f.checker.audit(write(T0 + 3000, "node-c"));
     f.checker.judgeAudit();
     expect(f.rules()).toEqual([RULES.staleWrite]);
   });

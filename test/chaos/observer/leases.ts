@@ -43,10 +43,10 @@ const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecolle
 
 /**
  * auditWrite returns the audit log line as a write by an Ordinal replica in one of `namespaces` (any when empty),
- * or undefined (a read, a failed write, someone else's, a Lease or an Event: not a set's object).
+ * or undefined (a read, a dry run, a failed write, someone else's, a Lease or an Event: not a set's object).
  */
 export function auditWrite(line: string, namespaces: ReadonlySet<string>): AuditWrite | undefined {
-  let a: { verb?: string; userAgent?: string; stage?: string; objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string }; responseStatus?: { code?: number }; requestReceivedTimestamp?: string };
+  let a: { verb?: string; userAgent?: string; stage?: string; requestURI?: string; objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string }; responseStatus?: { code?: number }; requestReceivedTimestamp?: string };
   try {
     a = JSON.parse(line);
   } catch {
@@ -56,7 +56,7 @@ export function auditWrite(line: string, namespaces: ReadonlySet<string>): Audit
   const ref = a.objectRef;
   const code = a.responseStatus?.code ?? 0;
   if (!holder || !ref?.namespace || (namespaces.size > 0 && !namespaces.has(ref.namespace)) || !WRITE_VERBS.has(a.verb ?? "")) return undefined;
-  if (a.stage !== undefined && a.stage !== "ResponseComplete") return undefined;
+  if ((a.stage !== undefined && a.stage !== "ResponseComplete") || /[?&]dryRun=/.test(a.requestURI ?? "")) return undefined;
   if (ref.resource === "leases" || ref.resource === "events" || code < 200 || code >= 300) return undefined;
   const object = `${ref.resource}${ref.subresource ? `/${ref.subresource}` : ""} ${ref.namespace}/${ref.name ?? "*"}`;
   return { at: Date.parse(a.requestReceivedTimestamp ?? ""), holder, verb: a.verb!, namespace: ref.namespace, object };
@@ -66,7 +66,8 @@ export function auditWrite(line: string, namespaces: ReadonlySet<string>): Audit
 export class LeaseJudge {
   private readonly history = new Map<string, LeaseVersion[]>();
   private pending: AuditWrite[] = [];
-  private inferredCount?: number;
+  /** The shard counts the Lease names show (1: `ordinal-reconciler`): replicas of two counts may run side by side while the count changes. */
+  private readonly counts = new Set<number>();
   judged = 0;
 
   constructor(
@@ -79,8 +80,9 @@ export class LeaseJudge {
   applyLease(e: WatchEvent, l: LeaseObject): void {
     if (l.metadata.namespace !== this.leaseNamespace || e.type === "DELETED") return;
     const m = /^ordinal-reconciler-(\d+)-of-(\d+)$/.exec(l.metadata.name);
-    if (m) this.inferredCount = Number(m[2]);
-    else if (l.metadata.name !== "ordinal-reconciler") return;
+    if (m) this.counts.add(Number(m[2]));
+    else if (l.metadata.name === "ordinal-reconciler") this.counts.add(1);
+    else return;
     const list = this.history.get(l.metadata.name) ?? [];
     list.push({ at: e.at, holder: l.spec?.holderIdentity ?? "", renew: Date.parse(l.spec?.renewTime ?? ""), durationMs: (l.spec?.leaseDurationSeconds ?? 0) * 1000 });
     this.history.set(l.metadata.name, list);
@@ -97,16 +99,30 @@ export class LeaseJudge {
     for (const w of now) this.judgeOne(w);
   }
 
+  /**
+   * leaseOf returns the Lease the write is judged by, with its history and the index of the
+   * writer's last renewal before the write (-1: none): with `shards` given, that count's; else, of
+   * the counts seen, the one whose Lease of the namespace the writer renewed last.
+   */
+  private leaseOf(w: AuditWrite): { name: string; hist: LeaseVersion[]; last: number } | undefined {
+    let best: { name: string; hist: LeaseVersion[]; last: number } | undefined;
+    for (const count of this.shards ? [this.shards] : [...this.counts].sort((a, b) => a - b)) {
+      const name = shardLeaseName(w.namespace, count);
+      const hist = this.history.get(name) ?? [];
+      let last = -1;
+      hist.forEach((v, i) => {
+        if (v.holder === w.holder && v.renew <= w.at + SKEW_MS) last = i;
+      });
+      if (hist.length && (!best || (last >= 0 && (best.last < 0 || hist[last].renew > best.hist[best.last].renew)))) best = { name, hist, last };
+    }
+    return best;
+  }
+
   private judgeOne(w: AuditWrite): void {
-    const count = this.shards ?? this.inferredCount ?? 1;
-    const name = shardLeaseName(w.namespace, count);
-    const hist = this.history.get(name) ?? [];
-    if (!hist.length) return; // the Lease watch had not started: nothing to judge by
+    const lease = this.leaseOf(w);
+    if (!lease) return; // the Lease watch had not started: nothing to judge by
     this.judged++;
-    let last = -1;
-    hist.forEach((v, i) => {
-      if (v.holder === w.holder && v.renew <= w.at + SKEW_MS) last = i;
-    });
+    const { name, hist, last } = lease;
     if (last < 0) {
       this.st.report(RULES.staleWrite, w.at, w.object, `${w.verb} by ${w.holder}, which never held Lease ${name} before`);
       return;

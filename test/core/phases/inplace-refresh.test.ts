@@ -22,7 +22,7 @@ function held(i: number, state: "running" | "terminating" = "running"): Pod {
   return p;
 }
 const run = (rollingUpdate: Record<string, unknown>, to: string, replicas: (Pod | undefined)[], o: { condemned?: Pod[]; rolling?: boolean; updateMin?: number } = {}) => {
-  const r = refreshInPlaceUpdates({ view: setView(setWith(rollingUpdate)), replicas: slotsOf(replicas), condemned: o.condemned ?? [], updateRevision: to, templates, updateMin: o.updateMin ?? 0, rolling: o.rolling ?? true, now: NOW });
+  const r = refreshInPlaceUpdates({ view: setView(setWith(rollingUpdate)), replicas: slotsOf(replicas), condemned: o.condemned ?? [], updateRevision: to, templates, targets: (i) => i >= (o.updateMin ?? 0), rolling: o.rolling ?? true, now: NOW });
   return { ...r, raw: r.actions, actions: brief(r.actions, true) };
 };
 
