@@ -121,7 +121,7 @@ export class ShardSchedulers {
         if (renew) renewedAt = started;
         // The first round announced this replica: act from the next, once replicas started with it announced themselves too.
         if (!announced) announced = true;
-        else if (this.rebalance(round.target, round.free)) waitMs = this.retryPeriodMs;
+        else if (this.rebalance(round.target, round.free, round.replicas)) waitMs = this.retryPeriodMs;
         // The next renewal is due a retry period after this one, whatever the polls in between.
         waitMs = Math.min(waitMs, Math.max(0, renewedAt! + this.retryPeriodMs - this.clock()));
       } catch (e) {
@@ -143,7 +143,8 @@ export class ShardSchedulers {
    * asks the free shards' schedulers it wants to try now while below it. Returns true when this
    * replica holds its target or more (no need to look again before the next renewal).
    */
-  private rebalance(target: number, free: number[]): boolean {
+  private rebalance(target: number, free: number[], replicas: number): boolean {
+    if (target !== this.target) this.o.log.info("shard share", { holder: this.o.holder, replicas, share: target, holds: this.held().length });
     this.target = target;
     const held = this.held();
     if (held.length > target) {

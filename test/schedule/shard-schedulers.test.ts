@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe("ShardSchedulers", () => {
   it("a replica with another shard count acts for nothing while the first count's Leases are live, and takes over once they are released", async () => {
-    w = shardWorld(2, ELECTION, 8);
+    w = shardWorld(2, ELECTION, { namespaceCount: 8 });
     const world = w;
     const old = world.replica("old");
     old.schedulers.start();

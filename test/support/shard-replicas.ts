@@ -32,8 +32,12 @@ export interface Replica {
   resume(): void;
 }
 
-/** shardWorld returns a fake apiserver with a set in each of `namespaceCount` namespaces and a way to start replicas of `count` shards on it. */
-export function shardWorld(count: number, election: ElectionTiming, namespaceCount = count) {
+/**
+ * shardWorld returns a fake apiserver with a set in each of `namespaceCount` namespaces and a way
+ * to start replicas of `count` shards on it (full passes every `intervalMs`, waiting sets looked at
+ * again every `idleMs`).
+ */
+export function shardWorld(count: number, election: ElectionTiming, { namespaceCount = count, intervalMs = 1_000, idleMs = 500 } = {}) {
   const namespaces = Array.from({ length: namespaceCount }, (_, i) => `ns-${i}`);
   const fake = createFakeApiServer({ namespaces: [...namespaces, "ordinal-system"] });
   for (const namespace of namespaces) fake.seed(setManifest({ name: "web", namespace, replicas: 1, policy: "Parallel" }));
@@ -84,7 +88,7 @@ export function shardWorld(count: number, election: ElectionTiming, namespaceCou
         return res;
       },
     });
-    const schedulers = new ShardSchedulers(client, { log, holder, leaseNamespace: "ordinal-system", intervalMs: 1_000, budgetMs: 60_000, idleMs: 500, election }, shards);
+    const schedulers = new ShardSchedulers(client, { log, holder, leaseNamespace: "ordinal-system", intervalMs, budgetMs: 60_000, idleMs, election }, shards);
     running.push(schedulers);
     return {
       schedulers,

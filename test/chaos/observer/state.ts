@@ -7,7 +7,7 @@
 import { controllerUid, inRange, ordinalOf, isRunningAndReady, isTerminating, type ClaimObject, type PodObject, type SetObject } from "./objects.ts";
 import type { FaultWindow, Violation } from "./types.ts";
 
-export type Kind = "pod" | "claim" | "set" | "lease";
+export type Kind = "pod" | "claim" | "set" | "lease" | "namespace";
 
 /** One watch event as the rules judge it; `at`: when it was seen (epoch ms); `resync`: seen through a relist, not as it happened. */
 export interface WatchEvent {
@@ -65,6 +65,14 @@ export class ClusterState {
     private readonly windows: () => FaultWindow[],
     private readonly onViolation?: (v: Violation) => void,
   ) {}
+
+  /** How many times each rule was judged (a run with 0 violations shows what it held against). */
+  readonly checks = new Map<string, number>();
+
+  /** judged counts one judgment of `rule`. */
+  judged(rule: string): void {
+    this.checks.set(rule, (this.checks.get(rule) ?? 0) + 1);
+  }
 
   /** report records a violation of `rule` at `at` (ms). */
   report(rule: string, at: number, object: string, detail: string): void {
