@@ -10,7 +10,7 @@ import { preDeleteStep } from "./lifecycle.ts";
  * Deleting a chosen pod (Kruise's specified delete): a replica labelled
  * `ordinal.dev/specified-delete` is deleted and, once gone, recreated at its ordinal by the
  * replicas phase (at the revision its position wants). The rolling update chooses which of them
- * go this pass (podsToUpdate: highest ordinal first, counted against maxUnavailable, not limited
+ * go this pass (podsToUpdate: in the update order, update-order.ts, counted against maxUnavailable, not limited
  * by the partition, none while paused, as Kruise); this file says what deleting one writes. The
  * executor evicts it (src/reconciler/evict.ts), so PodDisruptionBudgets hold: a refused eviction is
  * asked again next pass and named in the Progressing message. Whoever set the label may delete the

@@ -113,6 +113,8 @@ export class ShardRunner {
   private readonly guardNamespaces: NamespaceGuard;
   /** The namespace noted in the store as being read (ShardStore.reading). */
   private reading: string | undefined;
+  /** A Lease renewal running beside a pass (holdLeaseSoon), awaited before its drain ends. */
+  private renewing: Promise<void> | undefined;
   /** The suspect in the store (ShardStore.suspect), and whether a drain read it (cleared when the drain ends). */
   private suspect: { namespace: string; read: boolean } | undefined;
   private loading: Promise<Schedule> | undefined;
@@ -260,7 +262,7 @@ export class ShardRunner {
         const [key] = s.dueSets();
         if (key === undefined && !s.fullPassDue()) break;
         if (budgetSpent()) return (finished = false);
-        if (!(await this.holdLease())) {
+        if (!(await this.holdLeaseSoon())) {
           log.info("lease held elsewhere; this shard waits", { shard: this.o.shard.index, holder: this.o.holder });
           // The holder does the work meanwhile; this shard looks again when its elector may try
           // again (RENEW_EVERY_MS: the Lease may have expired by then), with what is due then.
@@ -275,6 +277,7 @@ export class ShardRunner {
       }
       return true;
     } finally {
+      await this.renewing;
       await this.events.close(this.now()).catch((e) => log.warn("events not recorded", { error: String(e) }));
       if (this.reading !== undefined) await this.noteReading(undefined);
       if (this.suspect?.read) {
@@ -373,8 +376,25 @@ export class ShardRunner {
     return this.guard.acting();
   }
 
-  /** renewIfDue renews the Lease between sets when its period came (a long pass keeps it; a lost one stops at its next write). */
+  /**
+   * holdLeaseSoon returns holdLease(), except while this shard acts and only its renewal is due: the
+   * renewal (a Lease list, a GET and a write) then runs beside the pass, not before it, as Node's
+   * elector renews on its own timer. Safe: writes stay fenced by the last renewal (fence.ts), which
+   * holds until the renew deadline (twice the renewal period); a renewal that fails or finds another
+   * count's Lease stops them as before. The drain awaits it before it ends.
+   */
+  private async holdLeaseSoon(): Promise<boolean> {
+    if (this.renewing) return this.acting();
+    if (!this.acting() || this.elector.msUntilRenew() > 0) return this.holdLease();
+    this.renewing = this.holdLease().then(
+      () => undefined,
+      (e: unknown) => this.o.log.warn("lease renewal failed", { holder: this.o.holder, ...errorFields(e) }),
+    ).finally(() => (this.renewing = undefined));
+    return true;
+  }
+
+  /** renewIfDue renews the Lease between sets when its period came, beside the pass (a long pass keeps it; a lost one stops at its next write). */
   private async renewIfDue(): Promise<void> {
-    if (this.elector.isLeader()) await this.holdLease();
+    if (this.elector.isLeader()) await this.holdLeaseSoon();
   }
 }

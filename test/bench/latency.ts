@@ -9,6 +9,8 @@
  * stops `ordinal serve` and measures the Worker under `wrangler dev` in its place (same webhooks,
  * same identity), a third column: reaching the apiserver through `kubectl proxy` as a new user's
  * does (docs/install.md), or with `--forwarder` through a plain-HTTP forwarder with its token.
+ * With the Worker, the floor under its figures (latency/floor.ts): one apiserver round trip from
+ * Node, through its proxy from Node, and from a bare Worker under `wrangler dev`.
  * Also: controller time per OrderedReady step (pod Ready seen → next pod created), Lease writes
  * per minute while a scenario runs, and requests per created pod, from the apiserver's audit log.
  */
@@ -16,6 +18,7 @@ import { loadavg } from "node:os";
 import { DIR, readAudit, startBenchCluster, type WorkerApiPath } from "./latency/cluster.ts";
 import type { AuditEvent } from "../support/audit.ts";
 import { median } from "./latency/measure.ts";
+import { measureFloor } from "./latency/floor.ts";
 import { runGroup, type Controller, type Measurement, type Scenario } from "./latency/scenarios.ts";
 
 const log = (s: string) => console.error(`[latency] ${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -130,7 +133,10 @@ async function main(): Promise<void> {
       all.push(...(await runSamples(cluster, ["worker"], o.samples)));
     }
     await new Promise((r) => setTimeout(r, 1000)); // the audit log's last lines
-    report(all, readAudit(), o.samples);
+    const audit = readAudit();
+    const floor = o.worker ? await measureFloor({ direct: cluster.api.fetch, server: cluster.env.KUBE_API_URL, token: cluster.env.KUBE_TOKEN, proxyUrl: cluster.workerApi.url, dir: DIR, port: cluster.workerApi.sparePort, webhook: { url: cluster.workerApi.webhookUrl, fetch: cluster.workerApi.webhookFetch }, log }) : undefined;
+    report(all, audit, o.samples);
+    if (floor) console.log(`\n${floor}`);
     console.log(`\nLoad average (1, 5, 15 min) at the end: ${load()}${o.worker ? `; the Worker reached the apiserver through ${o.via === "forwarder" ? "the plain-HTTP forwarder" : "kubectl proxy"}` : ""}.`);
     log(`logs (apiserver audit, ordinal serve) stay in ${DIR}`);
   } finally {

@@ -32,6 +32,8 @@ interface ReplicaMemory {
   endMb: number;
   maxMb: number;
   minutes: number;
+  /** The median RSS of each 5 minutes of that life, in order (a plateau, or growth). */
+  byFiveMinutes: number[];
 }
 
 export interface ChaosFigures {
@@ -75,6 +77,13 @@ function minutesOf(spans: [number, number][]): number {
   return total / 60_000;
 }
 
+/** fiveMinutes splits a life's samples into its 5-minute spans. */
+function fiveMinutes(life: RssSample[]): RssSample[][] {
+  const out: RssSample[][] = [];
+  for (const s of life) (out[Math.floor((s.at - life[0].at) / 300_000)] ??= []).push(s);
+  return out.filter(Boolean);
+}
+
 /** memoryOf summarizes a replica's RSS samples over its longest life. */
 function memoryOf(name: string, rss: RssSample[]): ReplicaMemory {
   const lives = new Map<number, RssSample[]>();
@@ -90,6 +99,7 @@ function memoryOf(name: string, rss: RssSample[]): ReplicaMemory {
     endMb: mb(use.slice(-5)),
     maxMb: Math.round(Math.max(0, ...use.map((s) => s.mb))),
     minutes: use.length ? Math.round((use[use.length - 1].at - use[0].at) / 6000) / 10 : 0,
+    byFiveMinutes: fiveMinutes(longest).map(mb),
   };
 }
 
@@ -171,7 +181,7 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")}`,
     ...(f.auditPerMin ? [`requests/min in the audit log (ordinal/*): ${f.auditPerMin.faults} during faults, ${f.auditPerMin.quiet} outside`] : []),
-    ...f.memory.map((m) => `memory ${m.name}: ${m.lives} lives; longest ${m.minutes} min: RSS ${m.startMb} -> ${m.endMb} MB (max ${m.maxMb})`),
+    ...f.memory.map((m) => `memory ${m.name}: ${m.lives} lives; longest ${m.minutes} min after a minute's warm-up: RSS ${m.startMb} -> ${m.endMb} MB (max ${m.maxMb}); each 5 min of it: ${m.byFiveMinutes.join(", ")} MB`),
   ];
   return lines;
 }

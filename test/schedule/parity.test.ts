@@ -7,8 +7,9 @@
  * - waitingRecheckMs (schedule/tables.ts): Node 1 s, the Worker 10 s (schedule-model.test.ts);
  * - Node's watch cache (observed wakes, covered webhook wakes; scheduler-cache.test.ts): a Worker
  *   cannot keep a watch, so both run without one here;
- * - Lease renewals: Node's elector renews on its own timer, the Worker's on its drains (both once
- *   per retry period: shard-runner.test.ts, elector.test.ts); not passes, so not in the timeline.
+ * - Lease renewals: Node's elector renews on its own timer, the Worker's on its drains, beside the
+ *   pass while it acts (both once per retry period, neither before a pass: shard-runner.test.ts,
+ *   shard-runner-renewal.test.ts, elector.test.ts); not passes, so not in the timeline.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";

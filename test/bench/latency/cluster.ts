@@ -16,7 +16,7 @@ import { reconcilerUserBindings } from "../../support/reconciler-user.ts";
 import { readAuditLog, type AuditEvent } from "../../support/audit.ts";
 
 export const DIR = process.env.ORDINAL_BENCH_CLUSTER_DIR ?? "/tmp/ordinal-bench-latency";
-const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946 };
+const PORTS = { api: 26743, etcd: 23991, etcdPeer: 23992, webhook: 28943, apiProxy: 28944, worker: 28945, inspector: 28946, spare: 28947 };
 const AUDIT_LOG = `${DIR}/audit.log`;
 const KCM_CONTROLLERS = "serviceaccount-token,serviceaccount,garbagecollector,namespace,pvc-protection,statefulset";
 
@@ -47,6 +47,8 @@ export interface BenchCluster {
    * forwarder (test/e2e/api-proxy.mjs, as a Workers VPC tunnel would) with the token in the Worker.
    */
   useWorker: (via?: WorkerApiPath) => Promise<void>;
+  /** Where the Worker reaches the apiserver (kubectl proxy or the forwarder), once useWorker ran; and a free port for another `wrangler dev` (and the next, its inspector). */
+  workerApi: { url: string; sparePort: number; webhookUrl: string; webhookFetch: FetchLike };
   stop: () => Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function startBenchCluster(log: (s: string) => void, o: { serveEnv?
       kubectl,
       servePid: serve.pid!,
       webhookUrl: `https://127.0.0.1:${PORTS.webhook}`,
+      workerApi: { url: `http://127.0.0.1:${PORTS.apiProxy}`, sparePort: PORTS.spare, webhookUrl: `https://127.0.0.1:${PORTS.worker}`, webhookFetch: webhookFetch() },
       useWorker: async (via = "kubectl-proxy") => {
         await stopProcess(serve);
         const proxy = via === "forwarder" ? startProcess("api-proxy", "node", ["test/e2e/api-proxy.mjs", String(PORTS.apiProxy)], { KUBE_API_URL: env.KUBE_API_URL, KUBE_CA_FILE: env.KUBE_CA_FILE }) : startKubectlProxy(env);
@@ -163,8 +166,14 @@ function startProcess(name: string, cmd: string, args: string[], extraEnv: Recor
   return proc;
 }
 
+/** webhookFetch returns a transport to the bench's webhook servers (their certificate's CA), made when first called. */
+function webhookFetch(): FetchLike {
+  let f: FetchLike | undefined;
+  return (input, init) => (f ??= fetchFor({ server: "https://127.0.0.1", ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" }))(input, init);
+}
+
 async function waitHealthy(url: string, proc: ChildProcess, name: string): Promise<void> {
-  await waitUp(`${url}/healthz`, proc, name, fetchFor({ server: url, ca: readFileSync(`${DIR}/tls.crt`, "utf8"), source: "bench webhook server" }));
+  await waitUp(`${url}/healthz`, proc, name, webhookFetch());
 }
 
 /** waitUp waits until `url` answers 2xx (60 s at most), failing at once when `proc` exits. */

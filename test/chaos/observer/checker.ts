@@ -25,6 +25,8 @@ export class Checker {
   readonly st: ClusterState;
   readonly leases: LeaseJudge;
   private readonly namespaces: Set<string>;
+  /** Namespaces being deleted. */
+  private readonly terminating = new Set<string>();
   private events = 0;
   private resyncEvents = 0;
 
@@ -41,9 +43,17 @@ export class Checker {
       this.leases.applyLease(e, e.object as LeaseObject);
       return;
     }
+    if (e.kind === "namespace") {
+      const name = e.object.metadata.name;
+      if (e.type !== "DELETED" && (e.object as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp) this.terminating.add(name);
+      else this.terminating.delete(name);
+      return;
+    }
     if (this.namespaces.size && !this.namespaces.has(ns)) return;
     this.events++;
     if (e.resync) this.resyncEvents++;
+    // A namespace being deleted takes everything with it, in any order: stored, not judged.
+    else if (this.terminating.has(ns)) e = { ...e, resync: true };
     const key = keyOf(e.object.metadata);
     if (e.kind === "set") {
       const obj = e.object as SetObject;

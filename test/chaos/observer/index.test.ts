@@ -54,6 +54,7 @@ describe("startObserver", () => {
       [RULES.staleWrite, "pods ns/web-0"],
     ]);
     expect(report.events).toBe(2);
+    expect(report.lateEvents).toBe(0);
     expect(obs.converged("ns", "web")).toBe(false);
   });
 });

@@ -12,6 +12,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { auditWrite } from "./leases.ts";
 import { Checker } from "./checker.ts";
+import { Orderer } from "./orderer.ts";
 import { httpFor, watchResource, type OrderedEvent } from "./watch.ts";
 import type { ObserverOptions, ObserverReport } from "./types.ts";
 
@@ -25,14 +26,10 @@ export function startObserver(o: ObserverOptions): { stop(): Promise<ObserverRep
   const checker = new Checker({ injected: () => o.injected(), leaseNamespace: o.leaseNamespace, namespaces: o.namespaces, shards: o.shards, staleReadMs: o.staleReadMs, onViolation: o.onViolation });
   const http = httpFor(o.apiUrl, o.token, o.caFile);
   const abort = new AbortController();
-  let buffer: OrderedEvent[] = [];
-  const sink = (e: OrderedEvent) => buffer.push(e);
-  /** release judges the buffered events seen before `until`, in resourceVersion order. */
+  const orderer = new Orderer();
+  const sink = (e: OrderedEvent) => orderer.push(e);
   const release = (until: number) => {
-    buffer.sort((a, b) => a.rv - b.rv);
-    let i = 0;
-    while (i < buffer.length && buffer[i].at <= until) checker.apply(buffer[i++]);
-    buffer = buffer.slice(i);
+    for (const e of orderer.release(until)) checker.apply(e);
   };
   const errors = new Map<string, number>();
   const onError = (what: string) => (e: unknown) => {
@@ -44,6 +41,7 @@ export function startObserver(o: ObserverOptions): { stop(): Promise<ObserverRep
     watchResource(http, "set", "/apis/apps.ordinal.dev/v1/statefulsets", sink, abort.signal, onError("statefulsets")),
     watchResource(http, "pod", "/api/v1/pods", sink, abort.signal, onError("pods")),
     watchResource(http, "claim", "/api/v1/persistentvolumeclaims", sink, abort.signal, onError("claims")),
+    watchResource(http, "namespace", "/api/v1/namespaces", sink, abort.signal, onError("namespaces")),
     watchResource(http, "lease", `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.leaseNamespace)}/leases`, sink, abort.signal, onError("leases")),
   ];
   const audit = o.auditLogPath ? auditTail(o.auditLogPath, new Set(o.namespaces)) : undefined;
@@ -63,7 +61,7 @@ export function startObserver(o: ObserverOptions): { stop(): Promise<ObserverRep
       release(Infinity);
       for (const w of audit?.read() ?? []) checker.audit(w);
       checker.judgeAudit();
-      return checker.report();
+      return { ...checker.report(), lateEvents: orderer.late };
     },
   };
 }

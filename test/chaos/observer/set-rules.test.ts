@@ -64,6 +64,13 @@ describe("claims and the retention policy", () => {
     expect(g.rules()).toEqual([RULES.claimDeleted]);
   });
 
+  it("a namespace being deleted takes its pods and claims without a violation", () => {
+    const set = newSet("db", { ...tmpl, replicas: 2 });
+    const f = started(new Feed(), set, 2).add("claim", newClaim("data-db-0")).mod("namespace", { metadata: { name: NS, deletionTimestamp: new Date().toISOString() } });
+    f.mod("pod", newPod(set, 0, { deleting: true })).mod("pod", newPod(set, 1, { deleting: true })).del("claim", newClaim("data-db-0"));
+    expect(f.rules()).toEqual([]);
+  });
+
   it("whenDeleted Delete: the claims go with the set; with Retain they stay", () => {
     const set = newSet("db", { ...tmpl, replicas: 1, persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete" } });
     const f = started(new Feed(), set, 1).add("claim", newClaim("data-db-0")).del("set", set).del("claim", newClaim("data-db-0"));

@@ -7,7 +7,7 @@
 import { controllerUid, inRange, ordinalOf, isRunningAndReady, isTerminating, type ClaimObject, type PodObject, type SetObject } from "./objects.ts";
 import type { FaultWindow, Violation } from "./types.ts";
 
-export type Kind = "pod" | "claim" | "set" | "lease";
+export type Kind = "pod" | "claim" | "set" | "lease" | "namespace";
 
 /** One watch event as the rules judge it; `at`: when it was seen (epoch ms); `resync`: seen through a relist, not as it happened. */
 export interface WatchEvent {

@@ -55,6 +55,8 @@ export interface ObserverReport {
   auditWrites?: number;
   /** Events seen only through a relist (a watch gap): they updated the model but were not judged as transitions. */
   resyncEvents?: number;
+  /** Events whose watch lagged the others by more than settleMs: judged after a later write (raise settleMs if many). */
+  lateEvents?: number;
 }
 
 /** The rule names a Violation carries. */
