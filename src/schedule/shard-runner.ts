@@ -30,9 +30,10 @@ import { COALESCE_MS, WORKER_WAITING_RECHECK_MS } from "./tables.ts";
 /** What a shard keeps between invocations (a Durable Object's storage and alarm). */
 export interface ShardStore {
   load(): Promise<ScheduleSnapshot | undefined>;
-  save(s: ScheduleSnapshot): Promise<void>;
-  /** setAlarm asks to be woken (`alarm()`) at epoch ms `at`. */
-  setAlarm(at: number): Promise<void>;
+  /** save stores the snapshot; `early`: before a pass (a woken set), whose requests need not wait until the write is durable. */
+  save(s: ScheduleSnapshot, early?: boolean): Promise<void>;
+  /** setAlarm asks to be woken (`alarm()`) at epoch ms `at`; `early` as for save. */
+  setAlarm(at: number, early?: boolean): Promise<void>;
   /**
    * The namespace a drain is reading (noted before its list, cleared when the drain ends): one left
    * behind names what the invocation was reading when it died (its isolate out of memory or CPU
@@ -191,20 +192,20 @@ export class ShardRunner {
   private async storeWake(schedule: Schedule, key: string, at: number): Promise<void> {
     const stored = this.stored;
     if (stored && Math.min(stored.due[key] ?? Infinity, stored.nextFullPassAt) <= at) return;
-    await this.save(schedule);
-    await this.setAlarm(Math.min(this.alarmAt, at + WAKE_NET_MS));
+    await this.save(schedule, true);
+    await this.setAlarm(Math.min(this.alarmAt, at + WAKE_NET_MS), true);
   }
 
   /** save stores the model's snapshot (noted first: a wake that comes meanwhile finds its set stored). */
-  private async save(schedule: Schedule): Promise<void> {
+  private async save(schedule: Schedule, early?: boolean): Promise<void> {
     this.stored = schedule.snapshot();
-    await this.o.store.save(this.stored);
+    await this.o.store.save(this.stored, early);
   }
 
   /** setAlarm sets the alarm for `at`, never in the past. */
-  private async setAlarm(at: number): Promise<void> {
+  private async setAlarm(at: number, early?: boolean): Promise<void> {
     this.alarmAt = Math.max(at, this.now().getTime());
-    await this.o.store.setAlarm(this.alarmAt);
+    await this.o.store.setAlarm(this.alarmAt, early);
   }
 
   /** drainUntil runs drains until `done` (a wake may come in while a drain finishes), at most while a drain makes progress. */

@@ -28,7 +28,7 @@ interface DurableObjectStateLike {
     put(key: string, value: unknown, options?: { allowUnconfirmed?: boolean }): Promise<void>;
     delete(key: string, options?: { allowUnconfirmed?: boolean }): Promise<boolean>;
     deleteAll(): Promise<void>;
-    setAlarm(at: number): Promise<void>;
+    setAlarm(at: number, options?: { allowUnconfirmed?: boolean }): Promise<void>;
     deleteAlarm(): Promise<void>;
   };
 }
@@ -95,8 +95,10 @@ export class ShardReconciler {
     const { buildShardRunner } = await import("./build-shard-runner.ts");
     const runner = buildShardRunner(this.env, index, {
       load: () => this.state.storage.get("schedule"),
-      save: (s) => this.state.storage.put("schedule", s),
-      setAlarm: (at) => this.state.storage.setAlarm(at),
+      // A woken set's early write is unconfirmed (as `reading` below): its pass's requests are not
+      // held back until it is durable; it is in the runtime's hands, so an isolate that dies keeps it.
+      save: (s, early) => this.state.storage.put("schedule", s, { allowUnconfirmed: !!early }),
+      setAlarm: (at, early) => this.state.storage.setAlarm(at, { allowUnconfirmed: !!early }),
       // Unconfirmed: the list it precedes is not held back until the write is durable (it is in the
       // runtime's hands before the list is sent, so an isolate that dies reading leaves it behind).
       reading: {
