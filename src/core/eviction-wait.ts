@@ -10,7 +10,7 @@ import { PROGRESSING_CONDITION } from "../objects/constants.ts";
  */
 
 /** What the Progressing message says before the chosen pods a PodDisruptionBudget holds. */
-export const EVICTIONS_WAIT_WORDS = "; chosen pods wait for a PodDisruptionBudget to allow their eviction: ";
+const EVICTIONS_WAIT_WORDS = "; chosen pods wait for a PodDisruptionBudget to allow their eviction: ";
 
 /**
  * withEvictionsWaiting returns `status` with its Progressing message saying which chosen pods'
