@@ -1,5 +1,14 @@
 import type { OwnerReference, Pod } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, SET_NAME_LABEL } from "../objects/constants.ts";
+import {
+  INPLACE_READY_CONDITION,
+  INPLACE_STATE_ANNOTATION,
+  LIFECYCLE_STATE_LABEL,
+  POD_INDEX_LABEL,
+  POD_NAME_LABEL,
+  REVISION_LABEL,
+  SET_NAME_LABEL,
+  SWITCHOVER_REQUEST_ANNOTATION,
+} from "../objects/constants.ts";
 import { reconcilerOnly } from "../objects/reconciler-identity.ts";
 import { forbidden, type FieldError } from "../validation/field-error.ts";
 import { isObject } from "../validation/json.ts";
@@ -13,8 +22,14 @@ import { allow, objectName, type AdmissionRequest, type AdmissionResult } from "
  * state machine, src/core/lifecycle.ts): only the reconciler changes them.
  */
 const IDENTITY_LABELS = [POD_NAME_LABEL, POD_INDEX_LABEL, REVISION_LABEL, SET_NAME_LABEL, LIFECYCLE_STATE_LABEL] as const;
-/** Annotations only the reconciler writes (the in-place update state machine). */
-const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION] as const;
+/**
+ * Annotations only the reconciler writes: the in-place update state machine, and the switchover
+ * request (src/core/switchover.ts) — anyone may remove that one (a person withdrawing a request:
+ * Ordinal asks again, with a fresh clock, if it still needs to), only the reconciler adds or changes it.
+ */
+const RECONCILER_ANNOTATIONS = [INPLACE_STATE_ANNOTATION, SWITCHOVER_REQUEST_ANNOTATION] as const;
+/** Reconciler annotations anyone may remove. */
+const REMOVABLE_ANNOTATIONS: readonly string[] = [SWITCHOVER_REQUEST_ANNOTATION];
 /** Pod conditions only the reconciler writes (the in-place update readiness gate). */
 const RECONCILER_CONDITIONS = [INPLACE_READY_CONDITION] as const;
 /**
@@ -60,8 +75,9 @@ const POD_WRITING_SUBRESOURCES = new Set(["", "status", "ephemeralcontainers", "
  * writes one: status, ephemeralcontainers, resize) and a CREATE of pods/binding (a Binding's
  * annotations are copied onto the pod). A pod is Ordinal's when the old OR the new object says so
  * (controller reference, else the set label). It refuses, listing every problem at once:
- * - anyone but the reconciler writing the in-place state annotation or the InPlaceUpdateReady
- *   condition (on any pod, Ordinal's or not: both names are reserved), or, updating Ordinal's
+ * - anyone but the reconciler writing the in-place state annotation, adding or changing the
+ *   switchover request, or writing the InPlaceUpdateReady condition (on any pod, Ordinal's or
+ *   not: the names are reserved), or, updating Ordinal's
  *   pods, changing an identity label or the lifecycle state label, or adding, changing or removing Ordinal's ownerReference
  *   (the garbage collector may remove it);
  * - on an UPDATE of Ordinal's pod, any `spec` change other than container images (the template is
@@ -83,8 +99,9 @@ export function validatePodRequest(req: AdmissionRequest, opts: ValidatePodOptio
   if (!isReconciler) {
     const who = reconcilerOnly(opts.reconcilerUsername, req.userInfo.username ?? "");
     for (const key of RECONCILER_ANNOTATIONS) {
-      const change = describeChange(oldPod.metadata?.annotations?.[key], pod.metadata?.annotations?.[key]);
-      if (change) errors.push(forbidden(`metadata.annotations[${key}]`, `${change}: ${who}`));
+      const after = pod.metadata?.annotations?.[key];
+      const change = describeChange(oldPod.metadata?.annotations?.[key], after);
+      if (change && !(after === undefined && REMOVABLE_ANNOTATIONS.includes(key))) errors.push(forbidden(`metadata.annotations[${key}]`, `${change}: ${who}${whatFor(key)}`));
     }
     for (const type of RECONCILER_CONDITIONS) {
       if (conditionKey(oldPod, type) !== conditionKey(pod, type)) errors.push(forbidden(`status.conditions[${type}]`, `${who} (it is the in-place update readiness gate)`));
@@ -130,6 +147,10 @@ function validateBinding(req: AdmissionRequest, opts: ValidatePodOptions): Admis
   if (errors.length === 0) return { response: allow(req) };
   return { response: denyInvalid(req, { group: "", kind: "Binding" }, objectName(req, req.object), errors) };
 }
+
+/** whatFor says what a reconciler-only annotation is for, in its refusal. */
+const whatFor = (key: string): string =>
+  key === SWITCHOVER_REQUEST_ANNOTATION ? " (it is Ordinal's request to hand the pod's role away; the application answers by moving the role label, never by writing this annotation)" : "";
 
 /** conditionKey returns a canonical text of the pod's condition of this type ("" when absent). */
 function conditionKey(pod: Pod, type: string): string {

@@ -138,6 +138,7 @@ export const statefulSetCrd = (): Json =>
       { name: "Containers", type: "string", jsonPath: ".spec.template.spec.containers[*].name", priority: 1, description: "Container names" },
       { name: "Images", type: "string", jsonPath: ".spec.template.spec.containers[*].image", priority: 1, description: "Container images" },
       { name: "Order", type: "string", jsonPath: ".status.updateOrder", priority: 1, description: "The order a rollout updates the pods in (priorityStrategy or roles), first to last" },
+      { name: "Roles", type: "string", jsonPath: ".spec.roles.updateOrder", priority: 1, description: "Roles in update order, first to last (spec.roles.updateOrder; the role label is spec.roles.labelKey)" },
     ],
   });
 

@@ -133,6 +133,28 @@ const LifecycleSchema = z.object({
     inPlaceUpdate: z.optional(LifecycleHookSchema()),
   });
 
+/** How many roles spec.roles.updateOrder may list: far beyond any real application (Patroni has 3). */
+export const MAX_ROLES = 16;
+/** spec.roles.switchover.timeoutSeconds: its default and its bound (a day). */
+export const DEFAULT_SWITCHOVER_SECONDS = 300;
+export const MAX_SWITCHOVER_SECONDS = 86_400;
+
+/**
+ * spec.roles: the pod label the application (or its operator) writes with each pod's role, the
+ * order in which roles are updated (first → last), and the roles that must be handed away before
+ * Ordinal touches their pod (src/core/roles.ts, src/core/switchover.ts).
+ */
+const RolesSchema = z.object({
+    labelKey: z.string(),
+    updateOrder: z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_ROLES)),
+    switchover: z.optional(
+        z.object({
+          roles: z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_ROLES)),
+          timeoutSeconds: z._default(int32().check(z.minimum(1), z.maximum(MAX_SWITCHOVER_SECONDS)), DEFAULT_SWITCHOVER_SECONDS),
+        }),
+      ),
+  });
+
 const RetentionPolicy = z.enum(["Retain", "Delete"]);
 
 /** When a changed claim template reaches the claims that exist: only new claims (OnDelete) or each pod's in its rollout turn. */
@@ -178,6 +200,7 @@ const StatefulSetSpecSchema = z.object({
         }),
       ),
     reserveOrdinals: z.optional(z.array(ReserveOrdinal).check(z.maxLength(MAX_RESERVE_ORDINALS))),
+    roles: z.optional(RolesSchema),
   });
 
 const ConditionSchema = z.extend(conditionSchema(), {
@@ -222,3 +245,4 @@ export type Condition = z.output<typeof ConditionSchema>;
 export type PriorityStrategy = z.output<typeof PriorityStrategySchema>;
 export type LifecycleHook = z.output<ReturnType<typeof LifecycleHookSchema>>;
 export type VolumeClaimStatus = z.output<typeof VolumeClaimStatusSchema>;
+export type Roles = z.output<typeof RolesSchema>;

@@ -1,7 +1,7 @@
 /**
  * `ordinal get [NAME]`: Ordinal sets as kubectl prints them, with the columns of the CRD
- * (DESIRED CURRENT UPDATED READY AVAILABLE PAUSED AGE; CONTAINERS, IMAGES and ORDER, the update
- * order of a set with a priorityStrategy or roles, with -o wide), or as YAML/JSON.
+ * (DESIRED CURRENT UPDATED READY AVAILABLE PAUSED AGE; CONTAINERS, IMAGES, ORDER (the update
+ * order of a set with a priorityStrategy or roles) and ROLES (spec.roles.updateOrder) with -o wide), or as YAML/JSON.
  * `kubectl get osts` shows the same columns; `kubectl get sts` shows apps/v1 sets only.
  */
 import type { StatefulSet } from "../api/statefulset.ts";
@@ -23,7 +23,7 @@ function age(created: string | undefined, now: Date): string {
 
 /** setRows returns the table (header first) for the sets. */
 function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespaces?: boolean } = {}): string[][] {
-  const head = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE", ...(o.wide ? ["CONTAINERS", "IMAGES", "ORDER"] : [])];
+  const head = [...(o.allNamespaces ? ["NAMESPACE"] : []), "NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE", ...(o.wide ? ["CONTAINERS", "IMAGES", "ORDER", "ROLES"] : [])];
   const rows = sets.map((s) => {
     const containers = ((s.spec.template.spec as { containers?: { name: string; image?: string }[] }).containers ?? []);
     return [
@@ -36,7 +36,7 @@ function setRows(sets: StatefulSet[], now: Date, o: { wide?: boolean; allNamespa
       String(s.status?.availableReplicas ?? 0),
       String(updateStrategyOf(s).paused),
       age((s.metadata as { creationTimestamp?: string }).creationTimestamp, now),
-      ...(o.wide ? [containers.map((c) => c.name).join(","), containers.map((c) => c.image ?? "").join(","), s.status?.updateOrder ?? "<none>"] : []),
+      ...(o.wide ? [containers.map((c) => c.name).join(","), containers.map((c) => c.image ?? "").join(","), s.status?.updateOrder ?? "<none>", s.spec.roles ? JSON.stringify(s.spec.roles.updateOrder) : "<none>"] : []),
     ];
   });
   return [head, ...rows];

@@ -7,7 +7,7 @@
  */
 import { stringify } from "yaml";
 import type { StatefulSet } from "../api/statefulset.ts";
-import { followedRevision, rolledBackFrom, rolloutState } from "../core/rollout-state.ts";
+import { followedRevision, rolesLine, rolledBackFrom, rolloutState } from "../core/rollout-state.ts";
 import { revisionTemplate } from "../core/revisions.ts";
 import { failedRevisions, templatePatch } from "../core/rollback.ts";
 import { canonicalJson } from "../core/hash.ts";
@@ -33,6 +33,7 @@ const CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
 export async function followRollout(client: KubeClient, ctx: CliContext, ns: string, name: string, o: { timeoutMs: number; intervalMs: number; stuckAfterMs: number; watch: boolean }): Promise<number> {
   const started = ctx.now().getTime();
   let last = "";
+  let lastRoles: string | undefined;
   let lastOrder = "";
   let failingSince: number | undefined;
   let warned = false;
@@ -50,7 +51,11 @@ export async function followRollout(client: KubeClient, ctx: CliContext, ns: str
       );
       return 1;
     }
-    const state = rolloutState(set, await podsOf(client, set), ctx.now());
+    const pods = await podsOf(client, set);
+    const state = rolloutState(set, pods, ctx.now());
+    // spec.roles: the pods by role and the switchover waited on, when they change (rollout-state.ts: rolesLine).
+    const roles = rolesLine(set, pods, ctx.now());
+    if (roles !== undefined && roles !== lastRoles) ctx.out((lastRoles = roles));
     if (state.message !== last) ctx.out((last = state.message));
     if (state.order && state.order !== lastOrder) ctx.out((lastOrder = state.order));
     if (state.done) return 0;

@@ -19,7 +19,7 @@ export type Action =
   /** Grow a claim to its template's storage request (volumeClaimUpdateStrategy OnPodRollingUpdate), before `pod` is updated or created. */
   | { type: "expandClaim"; name: string; uid: string; storage: string; template: string; pod: string }
   | { type: "createPod"; pod: Pod; reason: "create" | "recreate" }
-  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean }
+  | { type: "deletePod"; name: string; uid: string; reason: "failed" | "scaleDown" | "update" | "heal" | "specifiedDelete"; /** the pod's revision (status counts; "" while an in-place update holds it) */ revision?: string; /** the pod was running and ready (status counts) */ ready?: boolean; /** spec.roles: the pod's resourceVersion as read, a precondition (its role may move meanwhile) */ resourceVersion?: string }
   | { type: "repairPodLabels"; name: string; uid: string; labels: Record<string, string | null> }
   /** Set these conditions (a strategic merge patch of pods/status: merged by type, the pod's others left as they are; uid and resourceVersion the preconditions). */
   | { type: "setPodCondition"; name: string; uid: string; resourceVersion: string; conditions: PodCondition[] }
@@ -31,6 +31,12 @@ export type Action =
    * labels and the whole new finalizer list too.
    */
   | { type: "setLifecycleState"; name: string; uid: string; resourceVersion: string; state: string; time: string; labels?: Record<string, string>; finalizers?: string[] }
+  /**
+   * spec.roles.switchover (switchover.ts): write the request annotation (`at`, RFC 3339) or remove
+   * it (null), one merge patch (uid and resourceVersion the preconditions); the executor records
+   * the Normal event `reason` / `message` once done.
+   */
+  | { type: "setSwitchoverRequest"; name: string; uid: string; resourceVersion: string; at: string | null; reason: string; message: string }
   /** Remove the in-place update state annotation once the update is done. */
   | { type: "clearInPlaceState"; name: string; uid: string }
   | { type: "updateStatus"; status: StatefulSetStatus }

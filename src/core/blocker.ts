@@ -10,6 +10,7 @@ import { awaitsOnlyGate } from "./inplace-update.ts";
 import { hookHolders, isHeldByHook } from "./lifecycle.ts";
 import { failingContainer, getPodRevision, isFailed, isSucceeded, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import { splitReplicas } from "./replicas.ts";
+import { pendingSwitchovers } from "./switchover.ts";
 import { missingOffsets } from "./slots.ts";
 import type { SetView } from "./plan-context.ts";
 import type { ReplicaSlots } from "./slots.ts";
@@ -27,9 +28,10 @@ import type { ReplicaSlots } from "./slots.ts";
 /**
  * Who the rollout waits on: Ordinal itself (a pod to create, an in-place step to take), the
  * apiserver refusing a create, a pod (the kubelet, the image, the node), another controller (a
- * lifecycle hook), a claim, podUpdatePolicy InPlaceOnly, or a person (OnDelete).
+ * lifecycle hook), the application asked for a switchover (spec.roles.switchover), a claim,
+ * podUpdatePolicy InPlaceOnly, or a person (OnDelete).
  */
-type BlockerKind = "ordinal" | "refused" | "pod" | "hook" | "claim" | "blocked" | "person";
+type BlockerKind = "ordinal" | "refused" | "pod" | "hook" | "switchover" | "claim" | "blocked" | "person";
 
 export interface Blocker {
   kind: BlockerKind;
@@ -75,7 +77,7 @@ export interface BlockerFacts {
 
 /**
  * rolloutBlocker returns what holds the set's rollout: a refused create of a missing replica
- * first; then a pod a hook holds; then the unavailable pods (at the update revision first, lowest
+ * first; then a pod a hook holds; then a switchover requested and not answered (switchover.ts); then the unavailable pods (at the update revision first, lowest
  * ordinal first) whose next step is not Ordinal's; then InPlaceOnly and the claims; under OnDelete
  * a pod waiting to be deleted; else Ordinal's own next step (a pod whose in-place update only
  * lacks its gate or its image patch, a replica not created yet, or nothing unavailable at all).
@@ -89,6 +91,9 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
     return { kind: "refused", pod: refusal.pod, words: refusal.words, release: true, lasting: true, lastRefusedMs: refusal.lastMs };
   const held = pods.find((p) => isHeldByHook(set, p));
   if (held) return { kind: "hook", pod: nameOf(held), words: `pod ${nameOf(held)} ${heldWords(set, held)}`, lasting: true };
+  // A switchover asked and not answered: the application's to move, never the release's fault (no rollback for it).
+  const handover = pendingSwitchovers(set, pods, now)[0];
+  if (handover) return { kind: "switchover", pod: handover.pod, words: handover.words, lasting: true };
   const byOrdinal = (a: Pod, b: Pod) => getOrdinal(nameOf(a)) - getOrdinal(nameOf(b));
   const unavailable = pods.filter((p) => !isRunningAndAvailable(p, set.spec.minReadySeconds, now) || isTerminating(p) || isInPlaceUpdating(p)).sort(byOrdinal);
   const candidates = [...unavailable.filter((p) => getPodRevision(p) === updateRevision), ...unavailable.filter((p) => getPodRevision(p) !== updateRevision)];

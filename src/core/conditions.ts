@@ -7,6 +7,7 @@ import {
   PAUSED_CONDITION,
   PROGRESSING_CONDITION,
   RECONCILE_ERROR_CONDITION,
+  SWITCHOVER_TIMED_OUT_CONDITION,
   VOLUME_EXPANSION_BLOCKED_CONDITION,
   WAITING_FOR_CLAIM_REASON,
 } from "../objects/constants.ts";
@@ -27,7 +28,8 @@ import { updateStrategyOf } from "./update-strategy.ts";
  * deadline passed without progress — reason ProgressDeadlineExceeded, its lastUpdateTime the last
  * progress —), Paused (present once a
  * set has been paused), InPlaceUpdateBlocked (present once InPlaceOnly refused a pod, naming
- * the JSON pointers), LifecycleHookHeld (present once a lifecycle hook held a pod, naming the pods
+ * the JSON pointers), SwitchoverTimedOut (present once a switchover went unanswered past its
+ * timeout, naming the pods; Progressing is False with that reason meanwhile), LifecycleHookHeld (present once a lifecycle hook held a pod, naming the pods
  * and what holds them), VolumeExpansionBlocked (present once a claim OnPodRollingUpdate should grow
  * could not be, naming the claims and StorageClasses) and ReconcileError, False once a set that
  * could not be planned is planned. lastTransitionTime moves only when a condition's status changes; events
@@ -41,6 +43,8 @@ export interface RolloutFacts {
   paused: boolean;
   /** InPlaceOnly refusals this pass ("pod web-2: patch cannot use in-place update: /spec/…"). */
   blocked: string[];
+  /** Switchovers requested and not answered within spec.roles.switchover.timeoutSeconds (switchover.ts: pendingSwitchovers' words). */
+  switchoverTimeouts?: string[];
   /** Pods a lifecycle hook holds this pass ("pod web-2 PreparingDelete: label example.io/drain=true"). */
   held?: string[];
   /** Claims OnPodRollingUpdate should grow and cannot ("claim data-web-2: StorageClass \"x\" does not allow volume expansion …"). */
@@ -74,9 +78,11 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
   const next = new Map<string, Condition>();
   const exceeded = facts.progress?.exceeded;
   const waitingOn = facts.blocker ? `; waiting on: ${facts.blocker}`.slice(0, 1100) : "";
+  const timeouts = facts.switchoverTimeouts ?? [];
 
   if (facts.paused) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "Unknown", "RolloutPaused", `rollout paused: ${progress}`));
   else if (facts.blocked.length) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "InPlaceUpdateBlocked", `rollout blocked by podUpdatePolicy InPlaceOnly: ${progress}`));
+  else if (timeouts.length && !complete) next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", SWITCHOVER_TIMED_OUT_CONDITION, `rollout stopped: ${progress}; ${timeouts.join("; ")}`.slice(0, 2048)));
   else if (lag && facts.claimRefusals?.length)
     next.set(PROGRESSING_CONDITION, cond(PROGRESSING_CONDITION, "False", "VolumeExpansionBlocked", `${progress}, all ready; claims cannot grow: ${facts.claimRefusals.join("; ")}`.slice(0, 2048)));
   else if (lag && facts.claimWaits?.length)
@@ -112,6 +118,15 @@ export function rolloutConditions(set: StatefulSet, status: StatefulSetStatus, f
       events.push(event("Warning", "InPlaceUpdateBlocked", `StatefulSet ${id} podUpdatePolicy InPlaceOnly leaves ${message}`));
   } else if (wasBlocked) {
     next.set(INPLACE_BLOCKED_CONDITION, cond(INPLACE_BLOCKED_CONDITION, "False", "InPlaceUpdatePossible", "no pod needs a change that cannot be made in place"));
+  }
+
+  const wasTimedOut = prev.find((c) => c.type === SWITCHOVER_TIMED_OUT_CONDITION);
+  if (timeouts.length) {
+    const message = timeouts.join("; ").slice(0, 2048);
+    next.set(SWITCHOVER_TIMED_OUT_CONDITION, cond(SWITCHOVER_TIMED_OUT_CONDITION, "True", "NotAnswered", message));
+    if (wasTimedOut?.status !== "True" || wasTimedOut.message !== message) events.push(event("Warning", SWITCHOVER_TIMED_OUT_CONDITION, `StatefulSet ${id} rollout stopped: ${message}`));
+  } else if (wasTimedOut) {
+    next.set(SWITCHOVER_TIMED_OUT_CONDITION, cond(SWITCHOVER_TIMED_OUT_CONDITION, "False", "NoneTimedOut", "no switchover waits past its timeout"));
   }
 
   const wasHeld = prev.find((c) => c.type === LIFECYCLE_HELD_CONDITION);

@@ -1,7 +1,7 @@
 import type { PersistentVolumeClaim, Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import type { Action } from "./actions.ts";
-import { nameOf, uidOf } from "../objects/names.ts";
+import { nameOf, resourceVersionOf, uidOf } from "../objects/names.ts";
 import { ordinalRange, type OrdinalRange } from "../objects/ordinal-range.ts";
 import type { SetRevisions } from "./revisions.ts";
 import { claimUpdates, type ClaimUpdates, type ExpansionByClass } from "./claim-update.ts";
@@ -107,7 +107,11 @@ export function adjustCounts(counts: ReplicaCounts, ctx: PlanContext, pod: Pod, 
 /**
  * deletePodAction returns the deletion of a pod, carrying what the status counts need to move with
  * it (the executor's statusAfter): the revision it counts at and whether it was running and ready.
+ * `asRead` (a set with spec.roles): the pod's resourceVersion is a precondition too, so a pod whose
+ * role label moved since the pass read it is not deleted (the next pass reads it again).
  */
-export function deletePodAction(pod: Pod, reason: Extract<Action, { type: "deletePod" }>["reason"]): Action {
-  return { type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason, revision: countedRevision(pod), ready: isRunningAndReady(pod) };
+export function deletePodAction(pod: Pod, reason: Extract<Action, { type: "deletePod" }>["reason"], asRead = false): Action {
+  const a: Action = { type: "deletePod", name: nameOf(pod), uid: uidOf(pod), reason, revision: countedRevision(pod), ready: isRunningAndReady(pod) };
+  if (asRead) a.resourceVersion = resourceVersionOf(pod);
+  return a;
 }

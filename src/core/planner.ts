@@ -22,6 +22,9 @@ import { planRollback } from "./rollback.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 import type { ReplicaSlots } from "./slots.ts";
+import { pendingSwitchovers, podsWritten, staleRequests } from "./switchover.ts";
+import { isSpecifiedDelete } from "./specified-delete.ts";
+import { getPodRevision } from "./pod-state.ts";
 
 /**
  * The planner: upstream's updateStatefulSet (pkg/controller/statefulset/stateful_set_control.go)
@@ -110,6 +113,7 @@ export function plan(input: PlanInput): Plan {
       paused: ctx.strategy.paused,
       blocked: synced.blocked ?? [],
       held: synced.held ?? [],
+      switchoverTimeouts: pendingSwitchovers(set, pods.owned, now).filter((p) => p.timedOut).map((p) => p.words),
       progress,
       rollback: rollbackNote,
       claimRefusals: claims.refused,
@@ -208,8 +212,13 @@ function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCou
     if (!down.halt && strategy.type !== "OnDelete") phases.push(planRollingUpdate(ctx, created.replicas, down.counts, templates));
   }
   const requeues = phases.flatMap((p) => (p.requeueAfterMs === undefined ? [] : [p.requeueAfterMs]));
+  const actions = phases.flatMap((p) => p.actions);
+  // Switchover requests answered, or no longer needed, on pods no phase wrote (switchover.ts).
+  const condemned = new Set(slots.condemned);
+  const wanted = (p: Pod) => condemned.has(p) || isSpecifiedDelete(p) || getPodRevision(p) !== revisions.updateName;
+  actions.push(...staleRequests(ctx.set, [...slots.replicas.pods.values(), ...slots.condemned], podsWritten(actions), wanted));
   const result: Omit<PhaseResult, "halt"> = {
-    actions: phases.flatMap((p) => p.actions),
+    actions,
     counts: phases[phases.length - 1].counts,
     waiting: phases.some((p) => p.waiting),
     blocked: [...new Set(phases.flatMap((p) => p.blocked ?? []))],

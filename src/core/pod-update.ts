@@ -7,6 +7,7 @@ import { deletePodAction } from "./plan-context.ts";
 import { getPodRevision } from "./pod-state.ts";
 import { inPlaceStateLabel, isPreparingDelete, preDeleteStep, preInPlaceUpdateStep, type LifecycleStep } from "./lifecycle.ts";
 import type { SetView } from "./plan-context.ts";
+import { switchoverStep } from "./switchover.ts";
 
 /**
  * How one pod moves to the update revision, by spec.updateStrategy.rollingUpdate.podUpdatePolicy:
@@ -52,6 +53,9 @@ function calculateForPod(pod: Pod, updateRevision: string, templates: Map<string
  * then nothing can be diffed and in place is impossible). `why` is the deletion's reason.
  * `remount`: the pod lacks the volume of a claim template added since it was created; only a new
  * pod mounts it, so the pod is recreated (InPlaceOnly: left alone and reported).
+ * A pod holding a switchover role (spec.roles.switchover) is handed away first (switchover.ts),
+ * before any lifecycle hook — also one whose in-place update to an older revision is under way
+ * (this is a new update of it: in place again, or recreated).
  */
 export function planPodUpdate(
   view: SetView,
@@ -66,6 +70,8 @@ export function planPodUpdate(
   const { podUpdatePolicy: policy, gracePeriodSeconds } = view.strategy;
   const name = nameOf(pod);
   const setId = `${set.metadata.namespace}/${set.metadata.name}`;
+  const handover = switchoverStep(set, pod, now);
+  if (!handover.go) return handover.requeueAfterMs === undefined ? { actions: handover.actions, deleted: false } : { actions: handover.actions, deleted: false, requeueAfterMs: handover.requeueAfterMs };
   let refusal: string | undefined = remount ? REMOUNT_REASON : undefined;
   // A pod already preparing for deletion (preDelete hook) goes on to be deleted.
   const preparingDelete = isPreparingDelete(pod);
@@ -94,7 +100,7 @@ export function planPodUpdate(
       reason: "HealingRollout",
       message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
     });
-  actions.push(deletePodAction(pod, why));
+  actions.push(deletePodAction(pod, why, !!set.spec.roles));
   return { actions, deleted: true };
 }
 

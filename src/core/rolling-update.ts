@@ -14,6 +14,7 @@ import type { ReplicaCounts } from "./status.ts";
 import { earlierMs } from "./requeue.ts";
 import { highestMissing, missingCount, type ReplicaSlots } from "./slots.ts";
 import { isSpecifiedDelete, planChosenDelete } from "./specified-delete.ts";
+import { rankGate, roleRank } from "./roles.ts";
 
 /**
  * The rolling-update phase of upstream's updateStatefulSet, split as Kruise splits it: a pure
@@ -50,7 +51,9 @@ export interface PodsToUpdate {
  * walking the candidates in order, one that is unavailable already is taken at no cost (a pod is
  * never counted twice, so a broken pod is always replaced), an available one only while fewer
  * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
- * (taking a later pod instead would break the order). A paused rollout takes none.
+ * (taking a later pod instead would break the order). With spec.roles, the walk also stops at the
+ * first pod of a rank above the lowest one not done yet (roles.ts: rankGate: the leader waits for
+ * every follower to be updated and available). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
  * With `claims` (volumeClaimUpdateStrategy OnPodRollingUpdate), a pod whose claims lag behind
  * their templates (a claim to expand, a template volume to mount) is a candidate too, whatever
@@ -123,8 +126,14 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
     }
   }
   if (strategy.paused) return pods.length ? { chosen, pods, limit: 0, blockedBy: "paused" } : { chosen, pods, limit: 0 };
+  // Roles go one after another (roles.ts: rankGate): no pod starts while one of a lower rank is unfinished.
+  const roles = set.spec.roles;
+  const moving = (p: Pod) => isUnavailable(p, minReady, now) && (getPodRevision(p) === updateRevision || isTerminating(p) || isInPlaceUpdating(p) || isPreparingDelete(p));
+  const missingAt = highestMissing(replicas);
+  const gate = rankGate(roles, [...pods, ...[...replicas.pods.values()].filter(moving)], missingAt === undefined ? undefined : getPodName(set, ordinal(missingAt)));
   let limit = 0;
-  for (const t of candidates) {
+  for (const [i, t] of candidates.entries()) {
+    if (gate && roleRank(pods[i], roles!) > gate.rank) return { chosen, pods, limit, ...(limit ? {} : { blockedBy: gate.waitingOn }) };
     if (!take(t)) break;
     limit++;
   }

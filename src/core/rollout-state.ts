@@ -5,7 +5,7 @@
 import type { Pod } from "../api/k8s.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { nameOf } from "../objects/names.ts";
-import { LIFECYCLE_HELD_CONDITION, PROGRESSING_CONDITION, WAITING_FOR_CLAIM_REASON } from "../objects/constants.ts";
+import { LIFECYCLE_HELD_CONDITION, PROGRESSING_CONDITION, SWITCHOVER_TIMED_OUT_CONDITION, WAITING_FOR_CLAIM_REASON } from "../objects/constants.ts";
 import { claimsBehind } from "./claim-update.ts";
 import { CLAIMS_WAIT_WORDS } from "./conditions.ts";
 import { failingContainer, getPodRevision, isTerminating } from "./pod-state.ts";
@@ -13,10 +13,12 @@ import { failedRevisions } from "./rollback.ts";
 import { rolloutBlocker } from "./blocker.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 import { setView } from "./plan-context.ts";
+import { rolesSummary } from "./roles.ts";
+import { pendingSwitchovers } from "./switchover.ts";
 import { pendingOrder } from "./order-display.ts";
 
 /** Set conditions (issue 9's and earlier names) that mean the rollout cannot progress on its own. */
-const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked"]);
+const STUCK_CONDITIONS = new Set(["RolloutStuck", "InPlaceUpdateBlocked", "VolumeExpansionBlocked", SWITCHOVER_TIMED_OUT_CONDITION]);
 
 export interface RolloutState {
   /** true: the rollout is complete (exit 0). */
@@ -108,6 +110,18 @@ function rolloutStep(set: StatefulSet, pods: Pod[], now: Date): RolloutState {
     return paused ? pausedState() : { done: false, message: `waiting for statefulset rolling update to complete ${s.updatedReplicas ?? 0} pods at revision ${s.updateRevision}...` };
   }
   return { done: true, message: `statefulset rolling update complete ${s.currentReplicas ?? 0} pods at revision ${s.currentRevision}...` };
+}
+
+/**
+ * rolesLine returns, for a set with spec.roles, its pods by role in update order and the switchover
+ * waited on, if any ("roles spilo-role: replica web-0, web-1 → master web-2; switchover: pod web-2
+ * holds role master: …"); undefined without roles. `rollout status` prints it when it changes.
+ */
+export function rolesLine(set: StatefulSet, pods: readonly Pod[], now: Date): string | undefined {
+  const roles = set.spec.roles;
+  if (!roles) return undefined;
+  const waiting = pendingSwitchovers(set, pods, now).map((p) => p.words);
+  return `roles ${rolesSummary(roles, pods)}${waiting.length ? `; switchover: ${waiting.join("; ")}` : ""}`;
 }
 
 /**

@@ -5,6 +5,8 @@ import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } fro
 import { isFailed, isRunningAndAvailable, isRunningAndReady, isTerminating } from "./pod-state.ts";
 import { fixClaimOwners } from "./replica-fixes.ts";
 import { isPreparingDelete, preDeleteStep } from "./lifecycle.ts";
+import { switchoverStep } from "./switchover.ts";
+import { earlierMs } from "./requeue.ts";
 import type { ReplicaCounts } from "./status.ts";
 
 /**
@@ -16,7 +18,8 @@ import type { ReplicaCounts } from "./status.ts";
  * takes nothing away; reserved ordinals below the replicas made two of them likely), or a pod
  * preparing for its deletion (a preDelete hook's markPodNotReady made it not ready: waiting for it
  * to be Ready again would wait for ever). Claims of a deleted pod get their owners per the
- * retention policy first, and the preDelete lifecycle hook may hold a pod (lifecycle.ts).
+ * retention policy first; a pod holding a switchover role is handed away first (switchover.ts),
+ * and the preDelete lifecycle hook may hold a pod (lifecycle.ts).
  * `condemned` is lowest ordinal first (splitReplicas).
  */
 export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], firstUnhealthy: Pod | undefined, counts: ReplicaCounts): PhaseResult {
@@ -25,7 +28,8 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
   let c = counts;
   let waiting = false;
   const held: string[] = [];
-  const result = (halt: boolean): PhaseResult => ({ actions, counts: c, waiting, halt, held });
+  let requeueAfterMs: number | undefined;
+  const result = (halt: boolean): PhaseResult => (requeueAfterMs === undefined ? { actions, counts: c, waiting, halt, held } : { actions, counts: c, waiting, halt, held, requeueAfterMs });
   for (let t = condemned.length - 1; t >= 0; t--) {
     const pod = condemned[t];
     if (isTerminating(pod)) {
@@ -40,7 +44,15 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
     }
     actions.push(...fixClaimOwners(ctx, pod, getOrdinal(nameOf(pod))));
     waiting = true;
-    // The preDelete hook first (lifecycle.ts): a pod it moves or holds is not deleted yet, and
+    // The switchover first (switchover.ts): OrderedReady waits on the pod as on a terminating one.
+    const handover = switchoverStep(set, pod, now);
+    if (!handover.go) {
+      actions.push(...handover.actions);
+      requeueAfterMs = earlierMs(requeueAfterMs, handover.requeueAfterMs);
+      if (monotonic) return result(true);
+      continue;
+    }
+    // Then the preDelete hook (lifecycle.ts): a pod it moves or holds is not deleted yet, and
     // OrderedReady waits on it as on a terminating pod.
     const hook = preDeleteStep(set, pod, now);
     if (!hook.go) {
@@ -49,7 +61,7 @@ export function planScaleDown(ctx: PlanContext, condemned: readonly Pod[], first
       if (monotonic) return result(true);
       continue;
     }
-    actions.push(deletePodAction(pod, "scaleDown"));
+    actions.push(deletePodAction(pod, "scaleDown", !!set.spec.roles));
     c = adjustCounts(c, ctx, pod, -1);
     if (monotonic) return result(true);
   }

@@ -5,6 +5,7 @@ import { nameOf } from "../objects/names.ts";
 import type { StatefulSet } from "../api/statefulset.ts";
 import { deletePodAction } from "./plan-context.ts";
 import { preDeleteStep } from "./lifecycle.ts";
+import { switchoverStep } from "./switchover.ts";
 
 /**
  * Deleting a chosen pod (Kruise's specified delete): a replica labelled
@@ -31,16 +32,18 @@ export interface ChosenDelete {
 
 /**
  * planChosenDelete returns the writes that delete a pod chosen by its label: the one call site
- * every chosen deletion goes through (a preDelete lifecycle hook gates here).
+ * every chosen deletion goes through (a switchover, then a preDelete lifecycle hook gate here).
  */
 export function planChosenDelete(set: StatefulSet, pod: Pod, now: Date): ChosenDelete {
+  const handover = switchoverStep(set, pod, now);
+  if (!handover.go) return { actions: handover.actions, deleted: false };
   const hook = preDeleteStep(set, pod, now);
   if (!hook.go) return hook.held ? { actions: hook.actions, deleted: false, held: hook.held } : { actions: hook.actions, deleted: false };
   const id = `${set.metadata.namespace}/${set.metadata.name}`;
   return {
     actions: [
       { type: "event", eventType: "Normal", reason: "SpecifiedDelete", message: `StatefulSet ${id} evicts Pod ${nameOf(pod)} (label ${SPECIFIED_DELETE_LABEL}); it is recreated at its ordinal` },
-      deletePodAction(pod, "specifiedDelete"),
+      deletePodAction(pod, "specifiedDelete", !!set.spec.roles),
     ],
     deleted: true,
   };

@@ -58,6 +58,11 @@ export const RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
 export const LIFECYCLE_STATE_LABEL = "ordinal.dev/lifecycle-state";
 /** When the reconciler last wrote the lifecycle state (Kruise's `lifecycle.apps.kruise.io/timestamp`), RFC 3339. */
 export const LIFECYCLE_TIMESTAMP_ANNOTATION = "ordinal.dev/lifecycle-timestamp";
+/**
+ * Set condition: True while a switchover (spec.roles.switchover) was requested and not answered
+ * within its timeoutSeconds, naming the pods (src/core/switchover.ts); also Progressing's reason then.
+ */
+export const SWITCHOVER_TIMED_OUT_CONDITION = "SwitchoverTimedOut";
 /** Set condition: True while a lifecycle hook holds one or more pods (PreparingDelete, PreparingUpdate). */
 export const LIFECYCLE_HELD_CONDITION = "LifecycleHookHeld";
 
@@ -66,6 +71,13 @@ export const LIFECYCLE_HELD_CONDITION = "LifecycleHookHeld";
  * its ordinal, counted against maxUnavailable. Any value counts, as Kruise checks presence; write "true".
  */
 export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";
+
+/**
+ * On a pod holding a role of spec.roles.switchover.roles: the reconciler asks the application to
+ * hand the role away (the value is the request's time, RFC 3339) before it updates or deletes the
+ * pod (src/core/switchover.ts). Only the reconciler writes it (src/admission/validate-pods.ts).
+ */
+export const SWITCHOVER_REQUEST_ANNOTATION = "ordinal.dev/switchover-requested";
 
 /**
  * The control keys of a pod: labels and annotations whose presence or value steers the
@@ -79,4 +91,4 @@ export const SPECIFIED_DELETE_LABEL = "ordinal.dev/specified-delete";
  */
 export const POD_CONTROL_LABELS: readonly string[] = [SPECIFIED_DELETE_LABEL, LIFECYCLE_STATE_LABEL, PULLER_LABEL];
 /** The control annotations of a pod (see POD_CONTROL_LABELS). */
-export const POD_CONTROL_ANNOTATIONS: readonly string[] = [INPLACE_STATE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, PULLER_IMAGE_ANNOTATION];
+export const POD_CONTROL_ANNOTATIONS: readonly string[] = [INPLACE_STATE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, PULLER_IMAGE_ANNOTATION, SWITCHOVER_REQUEST_ANNOTATION];

@@ -1,5 +1,14 @@
 import type { ContainerStatus, ControllerRevision, PersistentVolumeClaim, Pod, PodCondition, Volume } from "../api/k8s.ts";
-import { INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, POD_INDEX_LABEL, POD_NAME_LABEL, PULLER_IMAGE_ANNOTATION, REVISION_LABEL } from "./constants.ts";
+import {
+  INPLACE_READY_CONDITION,
+  INPLACE_STATE_ANNOTATION,
+  LIFECYCLE_TIMESTAMP_ANNOTATION,
+  POD_INDEX_LABEL,
+  POD_NAME_LABEL,
+  PULLER_IMAGE_ANNOTATION,
+  REVISION_LABEL,
+  SWITCHOVER_REQUEST_ANNOTATION,
+} from "./constants.ts";
 
 /**
  * What a pass keeps of each object it lists: the fields the planner and the executor read, and
@@ -33,7 +42,7 @@ export const MAX_MESSAGE_CHARS = 1024;
 export const MAX_ANNOTATION_CHARS = 16 * 1024;
 
 /** The pod annotations Ordinal reads. */
-const OWN_ANNOTATIONS = [INPLACE_STATE_ANNOTATION, PULLER_IMAGE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION];
+const OWN_ANNOTATIONS = [INPLACE_STATE_ANNOTATION, PULLER_IMAGE_ANNOTATION, LIFECYCLE_TIMESTAMP_ANNOTATION, SWITCHOVER_REQUEST_ANNOTATION];
 
 /** The pod conditions Ordinal reads (the kubelet's and its own gate); others (custom readiness gates) are dropped. */
 const KEPT_CONDITIONS = new Set(["Ready", "PodScheduled", "ContainersReady", "Initialized", INPLACE_READY_CONDITION]);
@@ -63,8 +72,8 @@ function defined<T extends Obj>(o: T): T {
 /**
  * selectedLabelKeys returns the label keys a namespace's (unparsed) sets read on their objects
  * beyond Ordinal's own: those their selectors (matchLabels, matchExpressions), lifecycle hooks
- * (labelsHandler) and update order (priorityStrategy: weightPriority's matchSelectors,
- * orderPriority's orderedKeys) name.
+ * (labelsHandler), update order (priorityStrategy: weightPriority's matchSelectors,
+ * orderPriority's orderedKeys) and roles (labelKey) name.
  */
 export function selectedLabelKeys(sets: readonly unknown[]): Set<string> {
   const keys = new Set<string>();
@@ -87,6 +96,7 @@ export function selectedLabelKeys(sets: readonly unknown[]): Set<string> {
     const priority = isObj(strategy.unorderedUpdate) && isObj(strategy.unorderedUpdate.priorityStrategy) ? strategy.unorderedUpdate.priorityStrategy : {};
     for (const t of items(priority.weightPriority)) addSelector(t.matchSelector);
     for (const t of items(priority.orderPriority)) if (typeof t.orderedKey === "string") keys.add(t.orderedKey);
+    if (isObj(spec.roles) && typeof spec.roles.labelKey === "string") keys.add(spec.roles.labelKey);
   }
   return keys;
 }

@@ -18,13 +18,14 @@ const isVersionRefusal = (e: unknown, version: string): boolean => e instanceof 
 
 /**
  * evictPod evicts the pod `name` whose uid is `uid` (a precondition: a pod made again since is not
- * evicted blindly). Returns false when the pod is gone already (404), true when the apiserver
+ * evicted blindly), and, when given, whose resourceVersion is `resourceVersion` (a pod changed since
+ * it was read — its role label moved — is not evicted: 409). Returns false when the pod is gone already (404), true when the apiserver
  * deleted it (or began to); throws the apiserver's refusal otherwise (429: a budget holds it).
  */
-export async function evictPod(client: KubeClient, namespace: string | undefined, name: string, uid: string): Promise<boolean> {
+export async function evictPod(client: KubeClient, namespace: string | undefined, name: string, uid: string, resourceVersion?: string): Promise<boolean> {
   for (let tries = 0; tries < VERSIONS.length; tries++) {
     const apiVersion = VERSIONS[preferred];
-    const eviction = { apiVersion, kind: "Eviction", metadata: { name, namespace }, deleteOptions: { preconditions: { uid } } };
+    const eviction = { apiVersion, kind: "Eviction", metadata: { name, namespace }, deleteOptions: { preconditions: resourceVersion ? { uid, resourceVersion } : { uid } } };
     try {
       await client.createSubresource(R.pods, namespace, name, "eviction", eviction);
       return true;

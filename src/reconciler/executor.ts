@@ -7,13 +7,21 @@ import { statusAfter, statusChanged, withEvictionsWaiting } from "../core/status
 import type { CreateRefusal } from "../core/create-refusal.ts";
 import { revisionKey } from "../core/revisions.ts";
 import { ensureGateCondition } from "../core/replica-fixes.ts";
-import { ApiError, isAlreadyExists, isConflict, isCreateRefusal, isDisruptionBudgetRefusal, type KubeClient } from "../kube/client.ts";
-import { FAILED_REVISIONS_ANNOTATION, INPLACE_READY_CONDITION, INPLACE_STATE_ANNOTATION, LIFECYCLE_STATE_LABEL, LIFECYCLE_TIMESTAMP_ANNOTATION } from "../objects/constants.ts";
+import { ApiError, isAlreadyExists, isCreateRefusal, isDisruptionBudgetRefusal, type KubeClient } from "../kube/client.ts";
+import {
+  FAILED_REVISIONS_ANNOTATION,
+  INPLACE_READY_CONDITION,
+  INPLACE_STATE_ANNOTATION,
+  LIFECYCLE_STATE_LABEL,
+  LIFECYCLE_TIMESTAMP_ANNOTATION,
+  SWITCHOVER_REQUEST_ANNOTATION,
+} from "../objects/constants.ts";
 import { identityMismatchMessage, parseIdentityRefusal, type IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { namespaceOf, nameOf } from "../objects/names.ts";
 import { R } from "../kube/resources.ts";
 import type { EventRecorder } from "./events.ts";
 import { evictPod } from "./evict.ts";
+import { budgetWords, failureEvent } from "./failure-event.ts";
 import type { Logger } from "../log/log.ts";
 import { MAX_WRITE_BATCH } from "./write-slice.ts";
 
@@ -176,6 +184,7 @@ function podOf(a: Action): string | undefined {
     case "updatePodInPlace":
     case "clearInPlaceState":
     case "setLifecycleState":
+    case "setSwitchoverRequest":
       return a.name;
     default:
       return undefined;
@@ -238,8 +247,8 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
     }
     case "deletePod":
       // A chosen pod is evicted, so PodDisruptionBudgets hold (evict.ts); a pod Ordinal replaces is deleted, as upstream.
-      if (a.reason === "specifiedDelete") await evictPod(client, ns, a.name, a.uid);
-      else await client.delete(R.pods, ns, a.name, { preconditions: { uid: a.uid } });
+      if (a.reason === "specifiedDelete") await evictPod(client, ns, a.name, a.uid, a.resourceVersion);
+      else await client.delete(R.pods, ns, a.name, { preconditions: a.resourceVersion ? { uid: a.uid, resourceVersion: a.resourceVersion } : { uid: a.uid } });
       if (a.reason === "failed") events.record(set, "Warning", "RecreatingFailedPod", `StatefulSet ${ns}/${setName} is recreating failed Pod ${a.name}`);
       else events.record(set, "Normal", "SuccessfulDelete", `delete Pod ${a.name} in StatefulSet ${setName} successful`);
       return;
@@ -268,6 +277,10 @@ async function execute(client: KubeClient, set: StatefulSet, a: Action, events: 
       events.record(set, "Normal", "LifecycleStateChanged", `pod ${a.name} lifecycle state ${a.state}`);
       return;
     }
+    case "setSwitchoverRequest":
+      await client.patch(R.pods, ns, a.name, { metadata: { uid: a.uid, resourceVersion: a.resourceVersion, annotations: { [SWITCHOVER_REQUEST_ANNOTATION]: a.at } } }, "merge");
+      events.record(set, "Normal", a.reason, a.message);
+      return;
     case "updateStatus":
       await client.patch(R.statefulSets, ns, setName, { status: statusPatch(set, a.status) }, "merge", "status");
       return;
@@ -325,50 +338,6 @@ function statusPatch(set: StatefulSet, next: Record<string, unknown>): Record<st
   const patch: Record<string, unknown> = { ...next };
   for (const k of Object.keys(set.status ?? {})) if (!(k in next)) patch[k] = null;
   return patch;
-}
-
-/**
- * failureEvent returns the Failed<Verb> event upstream records for a failed pod or claim write
- * (undefined: no event, e.g. a conflict on the in-place gate, which the next pass redoes).
- */
-function failureEvent(a: Action, setName: string, e: Error): { reason: string; message: string } | undefined {
-  const why = e instanceof ApiError ? e.message : String(e);
-  switch (a.type) {
-    case "createPod":
-      return { reason: "FailedCreate", message: `create Pod ${nameOf(a.pod)} in StatefulSet ${setName} failed error: ${why}` };
-    case "deletePod":
-      if (isDisruptionBudgetRefusal(e)) return { reason: "EvictionWaiting", message: `evict Pod ${a.name} in StatefulSet ${setName}: ${budgetWords(e)}; asked again next pass` };
-      return { reason: "FailedDelete", message: `delete Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
-    case "createClaim":
-      return { reason: "FailedCreate", message: `create Claim ${nameOf(a.claim)} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${why}` };
-    case "expandClaim":
-      return { reason: "FailedResize", message: `resize Claim ${a.name} Pod ${a.pod} in StatefulSet ${setName} to ${a.storage} failed error: ${why}` };
-    case "rollbackTemplate":
-      // The set changed since it was read (a failed resourceVersion test is a 422): the next pass sees the change.
-      return isConflict(e) || (e instanceof ApiError && e.code === 422) ? undefined : { reason: "FailedRollback", message: `roll back StatefulSet ${setName} from revision ${a.from} to ${a.to} failed error: ${why}` };
-    case "updatePodInPlace":
-      return { reason: "FailedUpdatePodInPlace", message: `failed to update pod ${a.name} in-place(revision ${a.revision}): ${why}` };
-    case "repairPodLabels":
-    case "setClaimOwners":
-      return { reason: "FailedUpdate", message: `update ${a.type === "setClaimOwners" ? "Claim" : "Pod"} ${a.name} in StatefulSet ${setName} failed error: ${why}` };
-    // The in-place gate, its state and ownership: a refusal (a webhook's deny, a forbidden write) is
-    // as loud as a refused create; a conflict is a stale read the next pass redoes, not an event.
-    case "setPodCondition":
-    case "clearInPlaceState":
-    case "setLifecycleState":
-    case "adoptPod":
-    case "releasePod":
-      return isConflict(e) ? undefined : { reason: "FailedUpdate", message: `update Pod ${a.name} in StatefulSet ${setName} failed error: ${why}` };
-    default:
-      return undefined;
-  }
-}
-
-/** budgetWords returns an eviction's 429 in words: its message and the budget's cause ("The disruption budget web needs 3 healthy pods and has 3 currently"). */
-function budgetWords(e: ApiError): string {
-  const causes = (e.status as { details?: { causes?: { message?: unknown }[] } } | undefined)?.details?.causes ?? [];
-  const why = causes.map((c) => c?.message).filter((m): m is string => typeof m === "string");
-  return [e.message, ...why].join(" ").slice(0, 512);
 }
 
 /** describe returns a short text for an action (logs). */

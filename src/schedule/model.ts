@@ -8,8 +8,8 @@
  *   by a watch: OBSERVED_COALESCE_MS); wakes of a set already due join it, never later;
  * - the writes wakes announced that no pass read yet (at most MAX_AWAITED a set), and the recheck
  *   tables: what a pass did not read is looked at again UNSEEN_RECHECK_MS later (a look reads only
- *   the awaited objects first: `start` says "probe"), a set some wake of which announced nothing
- *   BLIND_RECHECK_MS later;
+ *   the awaited objects first: `start` says "probe"; so does a wake's own look when it awaits only
+ *   deletions), a set some wake of which announced nothing BLIND_RECHECK_MS later;
  * - rate limits: a set's pass (or probe) takes a token of its set's, its namespace's and the global bucket
  *   (wake-limiter.ts; higher rates when the shell's reads cost no request);
  * - what follows a pass ("what is due next, and why": `finish` returns a Next): at once after
@@ -219,9 +219,17 @@ export class Schedule {
     return this.take(key, e);
   }
 
-  /** probesFirst is true for a recheck (not a wake's own pass) of wakes that all announced their write, some unseen, with a look left in the table, before its outcome's own time. */
+  /**
+   * probesFirst is true for a look at a set whose wakes all announced their write, some unseen, with
+   * a look left in the table, before its outcome's own time: a recheck, or a wake's own look when
+   * every awaited write is a deletion (slow to land: the apiserver validates a DELETE, finishes a
+   * graceful one and, on 1.20, runs its validating webhooks twice; bench:latency --worker saw a
+   * kubelet's pod deletion stored 48 ms (median) after its admission, so the wake's pass read the
+   * pod still there: a whole pass for nothing, then a probe).
+   */
   private probesFirst(key: string, e: Entry, now: number): boolean {
-    return !!wakeOfKey(key).name && e.recheck > 0 && e.announced && e.awaiting.length > 0 && UNSEEN_RECHECK_MS[e.recheck] !== undefined && (e.passAt === undefined || now < e.passAt);
+    const deletions = e.awaiting.every((w) => w.operation === "DELETE");
+    return !!wakeOfKey(key).name && (e.recheck > 0 || deletions) && e.announced && e.awaiting.length > 0 && UNSEEN_RECHECK_MS[e.recheck] !== undefined && (e.passAt === undefined || now < e.passAt);
   }
 
   /** probed goes on after a probe: a pass when a write showed (or the table is spent), else the set waits for its next look. */

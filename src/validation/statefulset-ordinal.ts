@@ -22,6 +22,7 @@
  *   a mistake in a hand-edited list, and refusing it keeps `kubectl edit` diffs meaningful); at most
  *   MAX_RESERVE_ORDINALS entries; the highest replica's ordinal must stay ≤ 2147483647. An entry
  *   below ordinals.start reserves nothing: a warning.
+ * - spec.roles: statefulset-roles.ts.
  */
 import type { FieldPath} from "./field-error.ts";
 import { type FieldError, duplicate, invalid, notSupported, tooMany } from "./field-error.ts";
@@ -32,6 +33,7 @@ import { validateMaxUnavailable } from "./statefulset-spec.ts";
 import { MAX_REPLICAS, MAX_RESERVE_ORDINALS } from "../api/statefulset.ts";
 import { ordinalRange, parseReserveOrdinal, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { validateLifecycle } from "./statefulset-lifecycle.ts";
+import { validateRoles } from "./statefulset-roles.ts";
 import { validateUnorderedUpdate } from "./statefulset-priority.ts";
 
 const POD_UPDATE_POLICIES = ["ReCreate", "InPlaceIfPossible", "InPlaceOnly"];
@@ -44,6 +46,7 @@ export function validateOrdinalRules(r: Reader, spec: JsonObject, p: FieldPath):
     errs.push(invalid(p.child("replicas"), replicas, `must be less than or equal to ${MAX_REPLICAS}, the most pods Kubernetes supports in a whole cluster`));
   errs.push(...nonNegative(r.int32(spec.revisionHistoryLimit, p.child("revisionHistoryLimit")), p.child("revisionHistoryLimit")));
   errs.push(...validateLifecycle(r, spec.lifecycle, p.child("lifecycle")));
+  errs.push(...validateRoles(r, spec.roles, p.child("roles")));
   errs.push(...validateReserveOrdinals(r, spec, p));
   const ss = r.obj(spec.scaleStrategy, p.child("scaleStrategy"));
   if (ss) errs.push(...validateMaxUnavailable(r, ss.maxUnavailable, p.child("scaleStrategy", "maxUnavailable")));

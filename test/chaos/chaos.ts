@@ -192,6 +192,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
     const lastFault = Date.now();
     log(`last fault over (${plan.length} faults); waiting up to ${o.convergeLimitMs / 1000} s for every set to converge`);
     stops.push(every(2000, () => person.releaseAll()));
+    stops.push(every(2000, () => person.repair()));
 
     // The quiet phase: every set converges.
     const convergedMs = new Map<string, number>();

@@ -20,10 +20,12 @@ export interface PersonCounts {
   applies: number;
   refused: number;
   released: number;
+  /** Broken releases the person replaced after the last fault (nothing to roll back to). */
+  repairs: number;
 }
 
 export class Person {
-  readonly counts: PersonCounts = { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0 };
+  readonly counts: PersonCounts = { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0, repairs: 0 };
   private readonly release = new Map<string, number>();
   private readonly kubelets: Map<string, KubeletPlayer>;
   constructor(
@@ -104,6 +106,29 @@ export class Person {
         } catch {
           /* gone, or the apiserver is down: next round */
         }
+      }
+    }
+  }
+
+  /**
+   * repair rolls out a good release on a set left at a broken one with nothing to roll back to:
+   * a broken release that completed while the set had no pods (scaled to 0 before its deadline)
+   * is the set's only revision, and the deadline's rollback has no earlier one (docs/fields.md).
+   * A set with an earlier revision is left alone: its rollback is Ordinal's to make.
+   */
+  async repair(): Promise<void> {
+    for (const s of this.sets) {
+      try {
+        const set = await this.admin.get<{ metadata?: { generation?: number }; spec?: { template?: { spec?: { containers?: { image?: string }[] } } }; status?: { observedGeneration?: number; currentRevision?: string; updateRevision?: string } }>(R.statefulSets, s.namespace, s.name);
+        const broken = set?.spec?.template?.spec?.containers?.[0]?.image?.includes(BROKEN);
+        const st = set?.status;
+        if (!broken || st?.observedGeneration !== set?.metadata?.generation || !st?.updateRevision || st.currentRevision !== st.updateRevision) continue;
+        const n = (this.release.get(s.namespace) ?? 1) + 1;
+        this.release.set(s.namespace, n);
+        await this.admin.patch(R.statefulSets, s.namespace, s.name, { spec: { template: { spec: { containers: [{ name: "app", image: image(n) }] } } } }, "merge");
+        this.counts.repairs++;
+      } catch {
+        /* next round */
       }
     }
   }

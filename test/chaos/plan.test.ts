@@ -45,7 +45,7 @@ describe("chaosFigures", () => {
     convergeLimitMs: 60_000,
     proxyCounts: {},
     replicas: [],
-    person: { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0 },
+    person: { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0, repairs: 0 },
     durationMs: 600_000,
   };
   it("counts requests in fault windows (overlaps once) apart from the rest, the median and max convergence, the sets that did not converge", () => {

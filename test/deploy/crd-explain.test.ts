@@ -32,10 +32,10 @@ describe("CRD schemas for kubectl explain", () => {
 
 describe("StatefulSet CRD for kubectl get and scale", () => {
   const v = versionOf(statefulSetCrd());
-  it("has Kruise's columns, images only with -o wide", () => {
+  it("has Kruise's columns; images and the roles (spec.roles) only with -o wide", () => {
     const cols = v.additionalPrinterColumns as { name: string; priority?: number }[];
     expect(cols.filter((c) => !c.priority).map((c) => c.name.toUpperCase())).toEqual(["DESIRED", "CURRENT", "UPDATED", "READY", "AVAILABLE", "PAUSED", "AGE"]);
-    expect(cols.filter((c) => c.priority === 1).map((c) => c.name.toUpperCase())).toEqual(["CONTAINERS", "IMAGES", "ORDER"]);
+    expect(cols.filter((c) => c.priority === 1).map((c) => c.name.toUpperCase())).toEqual(["CONTAINERS", "IMAGES", "ORDER", "ROLES"]);
   });
   it("has the scale subresource with the HPA selector path that status fills", () => {
     expect((v.subresources as Json).scale).toEqual({ specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.labelSelector" });

@@ -90,6 +90,17 @@ describe("the label keys a namespace's sets read", () => {
     expect([...selectedLabelKeys([set, null, { spec: 1 }])].sort()).toEqual(["app", "hook.io/block", "tier"]);
   });
 
+  it("selectedLabelKeys: the roles' labelKey (the role is read on every pod: core/roles.ts)", () => {
+    const set = { spec: { selector: { matchLabels: { app: "a" } }, roles: { labelKey: "spilo-role", updateOrder: ["replica", "master"] } } };
+    expect([...selectedLabelKeys([set])].sort()).toEqual(["app", "spilo-role"]);
+  });
+
+  it("projectPod keeps the switchover request and the role label", () => {
+    const pod = { metadata: { name: "web-2", labels: { "spilo-role": "master", other: "x" }, annotations: { "ordinal.dev/switchover-requested": "2026-12-05T01:00:00Z", big: "y" } } };
+    const p = projectPod(pod, labelKeys(new Set(["spilo-role"])));
+    expect(p.metadata).toEqual({ name: "web-2", labels: { "spilo-role": "master" }, annotations: { "ordinal.dev/switchover-requested": "2026-12-05T01:00:00Z" } });
+  });
+
   it("selectedLabelKeys: the keys a priorityStrategy orders by (issue 33: without them every pod ties)", () => {
     const weights = { weightPriority: [{ weight: 5, matchSelector: { matchLabels: { role: "replica" }, matchExpressions: [{ key: "zone", operator: "Exists" }] } }, "junk"] };
     const orders = { orderPriority: [{ orderedKey: "example.io/order" }, { orderedKey: 7 }] };

@@ -161,6 +161,22 @@ describe("Schedule.finish (what follows a targeted pass, and why)", () => {
     expect(looks).toEqual(cumulative.slice(0, -1));
   });
 
+  it("a wake's own look probes first when it awaits only deletions (slow to land), and passes at once when it awaits anything else", () => {
+    const podDelete: AnnouncedWrite = { ...podUpdate, operation: "DELETE" };
+    const { s, at } = world();
+    s.wake({ ...web, write: podDelete });
+    at(ANNOUNCED_COALESCE_MS);
+    expect(s.start(KEY)).toEqual({ kind: "probe", writes: [podDelete] });
+    expect(s.probed(KEY, false)).toEqual({ kind: "wait", at: T0 + ANNOUNCED_COALESCE_MS + UNSEEN_RECHECK_MS[0] });
+    at(ANNOUNCED_COALESCE_MS + UNSEEN_RECHECK_MS[0]);
+    expect(passNow(s, true)).toEqual({ awaiting: [podDelete] });
+    const mixed = world();
+    mixed.s.wake({ ...web, write: podDelete });
+    mixed.s.wake({ ...web, write: { ...podUpdate, name: "web-1" } });
+    mixed.at(ANNOUNCED_COALESCE_MS);
+    expect(mixed.s.start(KEY)).toMatchObject({ kind: "pass" });
+  });
+
   it("a probe that sees the write passes the set at once", () => {
     const { s, at } = world();
     s.wake({ ...web, write: podUpdate });

@@ -80,6 +80,15 @@ const SCENARIOS: [string, Script, Timeline][] = [
     ["15 pass default/web", "15 pass default/web", "115 pass default/web", "125 probe default/web-0", "145 probe default/web-0", "145 pass default/web", "145 pass default/web", "10145 pass default/web"],
   ],
   [
+    "a pod's deletion (stored 30 ms after its wake): its look reads the pod first",
+    [
+      [0, (w) => (seedWeb(w), w.wake({ ...web, write: setCreate }))],
+      [100, (w) => w.wake({ ...web, write: { ...podWrite(w, "web-0"), operation: "DELETE" } })],
+      [130, (w) => w.fake.remove(`/api/v1/namespaces/${MINE}/pods/web-0`)],
+    ],
+    ["15 pass default/web", "15 pass default/web", "115 probe default/web-0", "125 probe default/web-0", "145 probe default/web-0", "145 pass default/web", "145 pass default/web", "10145 pass default/web"],
+  ],
+  [
     "a burst of wakes (40 announcing no write, one a ms): one pass, then the blind rechecks",
     [
       [0, (w) => (seedWeb(w, 1), w.wake({ ...web, write: setCreate }))],

@@ -302,6 +302,24 @@ describe("ShardRunner and the writes wakes announce", () => {
     expect(w.pods()).toEqual(["web-0", "web-1"]);
   });
 
+  it("a wake awaiting only a pod's deletion reads the pod first (one GET) while it is still there, and passes the set once it is gone", async () => {
+    const w = world({ count: 1 });
+    await w.runner.wake(webCreated); // web-0 created
+    const rv = w.fake.get<Pod>("/api/v1/namespaces/default/pods/web-0")!.metadata!.resourceVersion;
+    w.fake.log.clear();
+    // The kubelet's final deletion, admitted: stored later (a 1.20 apiserver validates a DELETE twice).
+    await w.runner.wake({ ...web, write: { resource: "pods", name: "web-0", operation: "DELETE", resourceVersion: rv } });
+    expect(w.fake.log.entries.map((e) => `${e.verb} ${e.resource}`)).toEqual(["get pods"]);
+    expect(w.stored.schedule?.due["default/web"]).toBe(w.clock.now().getTime() + UNSEEN_RECHECK_MS[0]);
+    w.fake.remove("/api/v1/namespaces/default/pods/web-0");
+    w.fake.log.clear();
+    w.clock.advance(UNSEEN_RECHECK_MS[0]);
+    await w.runner.alarm();
+    expect(w.fake.log.entries[0]).toMatchObject({ verb: "get", resource: "pods" });
+    expect(w.pods()).toEqual(["web-0"]); // created again
+    expect(w.fake.get<Pod>("/api/v1/namespaces/default/pods/web-0")!.metadata!.resourceVersion).not.toBe(rv);
+  });
+
   it("a set create announced but not stored yet is looked at again 10 ms later, and its first pod created then", async () => {
     const w = world();
     const late = { namespace: "default", name: "late", write: { resource: "statefulsets" as const, name: "late", operation: "CREATE" as const } };
@@ -328,11 +346,12 @@ describe("ShardRunner and the writes wakes announce", () => {
     w.fake.remove("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
     w.fake.log.clear();
     // Each wake announces a write of its own (a blind one on a set already blind would add nothing).
-    const podDelete = (rv: string) => ({ ...web, write: { resource: "pods" as const, name: "web-0", operation: "DELETE" as const, resourceVersion: rv } });
-    await w.runner.wake(podDelete("1")); // read beside the set: its pods, claims, revisions too
+    // (Updates: a wake awaiting only deletions probes them first, shard-runner's "deletion" tests.)
+    const podUpdate = (rv: string) => ({ ...web, write: { resource: "pods" as const, name: "web-0", operation: "UPDATE" as const, resourceVersion: rv } });
+    await w.runner.wake(podUpdate("1")); // read beside the set: its pods, claims, revisions too
     expect(w.fake.log.count({ verb: "list" })).toBeGreaterThan(1);
     w.fake.log.clear();
-    await w.runner.wake(podDelete("2"));
+    await w.runner.wake(podUpdate("2"));
     expect(w.fake.log.entries.map((e) => `${e.verb} ${e.resource}`)).toEqual(["list statefulsets"]);
   });
 

@@ -18,12 +18,21 @@ export interface AuditEvent {
   name?: string;
 }
 
-/** readAuditLog returns every completed request the apiserver logged to `file` so far. */
+/** parseLine returns the JSON of one line, or an empty object for a line an apiserver killed mid-write left cut off (the chaos run restarts it). */
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return {};
+  }
+}
+
+/** readAuditLog returns every completed request the apiserver logged to `file` so far (lines cut off by a killed apiserver skipped). */
 export function readAuditLog(file: string): AuditEvent[] {
   const out: AuditEvent[] = [];
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line) continue;
-    const e = JSON.parse(line) as {
+    const e = parseLine(line) as {
       stage: string;
       requestReceivedTimestamp: string;
       user?: { username?: string };

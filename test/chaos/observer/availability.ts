@@ -31,6 +31,7 @@ export function judgeAvailability(st: ClusterState, s: SetState, e: WatchEvent, 
   const key = keyOf(p.metadata);
   slot.cause = causeOf(st, key, e, prev, next);
   if (slot.cause !== "ordinal") return;
+  st.judged(RULES.maxUnavailable);
   const taken = ordinalTaken(st, s, o, e.at);
   const budget = Math.max(...st.versionsSince(s, e.at).map(maxUnavailableOf));
   if (taken.length > budget) {

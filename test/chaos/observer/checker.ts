@@ -94,6 +94,6 @@ export class Checker {
   report(): ObserverReport {
     const convergedAt: Record<string, string> = {};
     for (const s of this.st.sets.values()) if (s.converged && s.convergedAt !== undefined) convergedAt[s.key] = new Date(s.convergedAt).toISOString();
-    return { violations: [...this.st.violations], events: this.events, convergedAt, auditWrites: this.leases.judged, resyncEvents: this.resyncEvents };
+    return { violations: [...this.st.violations], events: this.events, convergedAt, auditWrites: this.leases.judged, resyncEvents: this.resyncEvents, checks: Object.fromEntries([...this.st.checks].sort()) };
   }
 }

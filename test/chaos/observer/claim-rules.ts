@@ -35,6 +35,7 @@ export function judgeClaim(st: ClusterState, e: WatchEvent, prev: ClaimObject | 
   const versions = st.versionsSince(s, e.at);
   const scaledAway = versions.some((v) => policy(v).whenScaled === "Delete" && !inRange(v, o));
   const podOwned = (c: ClaimObject) => c.metadata.ownerReferences?.some((r) => r.kind === "Pod") ?? false;
+  if ((next && podOwned(next) && !podOwned(prev)) || (!prev.metadata.deletionTimestamp && (!next || next.metadata.deletionTimestamp))) st.judged(RULES.claimDeleted);
   if (next && podOwned(next) && !podOwned(prev) && !scaledAway) {
     st.report(RULES.claimDeleted, e.at, key, `a pod was made its owner (the garbage collector will delete it) though ${s.key}'s whenScaled is ${policy(s.obj).whenScaled ?? "Retain"} or ordinal ${o} is in range`);
   }

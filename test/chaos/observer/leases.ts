@@ -122,6 +122,7 @@ export class LeaseJudge {
     const lease = this.leaseOf(w);
     if (!lease) return; // the Lease watch had not started: nothing to judge by
     this.judged++;
+    this.st.judged(RULES.staleWrite);
     const { name, hist, last } = lease;
     if (last < 0) {
       this.st.report(RULES.staleWrite, w.at, w.object, `${w.verb} by ${w.holder}, which never held Lease ${name} before`);

@@ -18,6 +18,7 @@ export function judgePod(st: ClusterState, e: WatchEvent, prev: PodObject | unde
   trackHolds(st, key, e, prev, next);
   if (e.resync) return;
   const s = st.setOf(p);
+  if (next && s && (!prev || prev.metadata.uid !== next.metadata.uid)) st.judged(RULES.onePerOrdinal);
   if (next && prev && prev.metadata.uid !== next.metadata.uid) {
     st.report(RULES.onePerOrdinal, e.at, key, `pod ${next.metadata.uid} created while pod ${prev.metadata.uid} of that name was still in the apiserver`);
   }
@@ -38,10 +39,12 @@ function judgeCreate(st: ClusterState, s: SetState, e: WatchEvent, pod: PodObjec
     st.report(RULES.range, e.at, key, `created by ${s.key} with a name that is not <set>-<ordinal>`);
     return;
   }
+  st.judged(RULES.range);
   if (!st.inAnyRange(s, o, e.at)) {
     st.report(RULES.range, e.at, key, `created at ordinal ${o}, outside ${s.key}'s range in every version of the last ${st.staleReadMs} ms (replicas ${s.obj.spec?.replicas ?? 1})`);
   }
   if (isOrderedReady(s.obj)) {
+    st.judged(RULES.orderedCreate);
     const ns = pod.metadata.namespace ?? "";
     const waiting = rangeOrdinals(s.obj, o).filter((i) => i < o).filter((i) => {
       const last = s.slots.get(i)?.lastReadyAt;
@@ -55,6 +58,7 @@ function judgeCreate(st: ClusterState, s: SetState, e: WatchEvent, pod: PodObjec
   const budget = s.obj.spec?.scaleStrategy?.maxUnavailable;
   const slot = s.slots.get(o);
   if (!isOrderedReady(s.obj) && budget !== undefined && !slot?.hadPod) {
+    st.judged(RULES.scaleMaxUnavailable);
     const k = scaled(budget, s.obj.spec?.replicas ?? 1, Infinity);
     const minReady = s.obj.spec?.minReadySeconds ?? 0;
     const starting = st.podsOf(s).filter((p) => {
@@ -71,6 +75,7 @@ function judgeCreate(st: ClusterState, s: SetState, e: WatchEvent, pod: PodObjec
 
 function judgeAdoption(st: ClusterState, s: SetState, e: WatchEvent, prev: PodObject): void {
   const key = keyOf(prev.metadata);
+  st.judged(RULES.adoption);
   const before = controllerUid(prev.metadata);
   if (before !== undefined) {
     st.report(RULES.adoption, e.at, key, `${s.key} took over a pod controlled by ${before}`);
@@ -85,11 +90,13 @@ function judgeDeleteStart(st: ClusterState, s: SetState, e: WatchEvent, prev: Po
   const key = keyOf(prev.metadata);
   const holds = hookHolds(s.obj, prev);
   const unheld = st.unheldAt.get(key);
+  if (s.obj.spec?.lifecycle?.preDelete) st.judged(RULES.preDelete);
   if (holds.length && !isFailed(prev) && (unheld === undefined || unheld < e.at - st.staleReadMs)) {
     st.report(RULES.preDelete, e.at, key, `deleted while the preDelete hook holds it (${holds.join(", ")})`);
   }
   const o = ordinalFrom(s, prev);
   if (o === undefined || !isOrderedReady(s.obj) || st.inAnyRange(s, o, e.at)) return;
+  st.judged(RULES.orderedScaleDown);
   const condemned = st.podsOf(s).filter((p) => {
     const i = ordinalFrom(s, p);
     return p.metadata.name !== prev.metadata.name && i !== undefined && !inRange(s.obj, i);

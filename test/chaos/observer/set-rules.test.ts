@@ -8,6 +8,8 @@ describe("maxUnavailable (Ordinal's own deletions and in-place updates)", () => 
   it("a second pod deleted while the first is not back is a violation; after it is Ready again it is not", () => {
     const f = started(new Feed(), set).mod("pod", newPod(set, 2, { deleting: true })).mod("pod", newPod(set, 1, { deleting: true }));
     expect(f.rules()).toEqual([RULES.maxUnavailable]);
+    // What the run held against: three creates (each judged for identity, range and order), two pods Ordinal took.
+    expect(f.checker.report().checks).toEqual({ [RULES.maxUnavailable]: 2, [RULES.onePerOrdinal]: 3, [RULES.orderedCreate]: 3, [RULES.range]: 3 });
     const g = started(new Feed(), set).mod("pod", newPod(set, 2, { deleting: true })).del("pod", newPod(set, 2, { deleting: true }));
     g.add("pod", newPod(set, 2, { uid: "n2", rev: "r2", ready: false })).mod("pod", newPod(set, 2, { uid: "n2", rev: "r2" })).mod("pod", newPod(set, 1, { deleting: true }));
     expect(g.rules()).toEqual([]);

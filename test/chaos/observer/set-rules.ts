@@ -18,6 +18,7 @@ export function judgeRollback(st: ClusterState, s: SetState | undefined, e: Watc
   if (!s || e.resync || e.type === "DELETED") return;
   const before = new Set(failedRevisions(s.obj));
   for (const rev of failedRevisions(next).filter((r) => !before.has(r))) {
+    st.judged(RULES.rollback);
     const deadline = s.obj.spec?.progressDeadlineSeconds;
     if (deadline === undefined) {
       st.report(RULES.rollback, e.at, s.key, `rolled back from ${rev} without a progress deadline`);

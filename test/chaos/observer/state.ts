@@ -66,6 +66,14 @@ export class ClusterState {
     private readonly onViolation?: (v: Violation) => void,
   ) {}
 
+  /** How many times each rule was judged (a run with 0 violations shows what it held against). */
+  readonly checks = new Map<string, number>();
+
+  /** judged counts one judgment of `rule`. */
+  judged(rule: string): void {
+    this.checks.set(rule, (this.checks.get(rule) ?? 0) + 1);
+  }
+
   /** report records a violation of `rule` at `at` (ms). */
   report(rule: string, at: number, object: string, detail: string): void {
     const v = { rule, at: new Date(at).toISOString(), object, detail };

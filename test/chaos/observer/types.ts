@@ -55,6 +55,8 @@ export interface ObserverReport {
   auditWrites?: number;
   /** Events seen only through a relist (a watch gap): they updated the model but were not judged as transitions. */
   resyncEvents?: number;
+  /** Per rule, how many times it was judged (a create, a deletion, a pod Ordinal took, a write…): what a run with no violation held against. */
+  checks?: Record<string, number>;
   /** Events whose watch lagged the others by more than settleMs: judged after a later write (raise settleMs if many). */
   lateEvents?: number;
 }
