@@ -21,6 +21,8 @@ export interface FigureInputs {
   proxyCounts: Record<string, Record<string, number>>;
   replicas: { name: string; rss: RssSample[]; holders: string[] }[];
   person: PersonCounts;
+  /** When the run began (epoch ms): the audit log holds what came before too (other tests' servers). */
+  startedAt: number;
   durationMs: number;
 }
 
@@ -124,7 +126,7 @@ export function chaosFigures(i: FigureInputs): ChaosFigures {
     let f = 0;
     let q = 0;
     for (const e of readAuditLog(i.auditLog)) {
-      if (!e.userAgent.startsWith("ordinal/")) continue;
+      if (!e.userAgent.startsWith("ordinal/") || e.at < i.startedAt) continue;
       if (inWindows(spans, e.at)) f++;
       else q++;
     }
