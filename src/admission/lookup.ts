@@ -9,6 +9,12 @@ export const SET_CACHE_TTL_MS = 10_000;
 const SET_CACHE_SIZE = 256;
 
 /**
+ * Set GETs in flight at once (lookups of a set already being read join its GET and count nothing):
+ * forged reviews naming many sets cost at most this many apiserver reads at a time.
+ */
+export const MAX_SET_READS_IN_FLIGHT = 16;
+
+/**
  * SetLookup is the mutating hook's set lookup with its cache, which `remember` primes with sets
  * read from the apiserver (Node: the reconcile thread's watch sees each new set appear).
  */
@@ -32,9 +38,10 @@ export type SetLookup = LookupStatefulSet & {
  * builds already carries the new template's volume, which the identity patch keeps (it replaces
  * only the volumes of the templates it knows), so a stale cached set costs nothing there; a pod
  * made by hand within the time-to-live of a template's addition gets it when next recreated.
- * Lookups of one set while its GET is in flight share that GET.
+ * Lookups of one set while its GET is in flight share that GET; at most `maxReads` GETs are in
+ * flight at once, and a lookup of another set beyond them throws (the pod is refused: try again).
  */
-export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now): SetLookup {
+export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now, maxReads = MAX_SET_READS_IN_FLIGHT): SetLookup {
   const cache = new Map<string, { set: StatefulSet; at: number }>();
   const keep = (key: string, set: StatefulSet) => {
     cache.delete(key);
@@ -48,6 +55,9 @@ export function lookupStatefulSetWith(client: KubeClient, now: () => number = Da
     const hit = cache.get(key);
     if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return Promise.resolve(hit.set);
     let p = reading.get(key);
+    // Over the cap the lookup throws: the hook refuses the pod (500, mutatePodFailed) and its creator
+    // retries, never admits it without its identity as for a set that does not exist.
+    if (!p && reading.size >= maxReads) return Promise.reject(new Error(`${reading.size} StatefulSet reads are in flight already: try again`));
     if (!p) {
       p = read(namespace, name, key).finally(() => reading.delete(key));
       reading.set(key, p);

@@ -4,12 +4,14 @@ import { INPLACE_READY_CONDITION, LIFECYCLE_STATE_LABEL } from "../objects/const
 import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { recordedRefusal } from "./create-refusal.ts";
+import { evictionsWaiting } from "./eviction-wait.ts";
 import { wasNeverReady } from "./healing.ts";
 import { gateCondition, isInPlaceUpdating, readInPlaceState, timeMs } from "./inplace-state.ts";
 import { awaitsOnlyGate } from "./inplace-update.ts";
 import { hookHolders, isHeldByHook } from "./lifecycle.ts";
 import { failingContainer, getPodRevision, isFailed, isSucceeded, isRunningAndAvailable, isRunningAndReady, isTerminating, podReadyCondition } from "./pod-state.ts";
 import { splitReplicas } from "./replicas.ts";
+import { isSpecifiedDelete } from "./specified-delete.ts";
 import { pendingSwitchovers } from "./switchover.ts";
 import { missingOffsets } from "./slots.ts";
 import type { SetView } from "./plan-context.ts";
@@ -29,9 +31,9 @@ import type { ReplicaSlots } from "./slots.ts";
  * Who the rollout waits on: Ordinal itself (a pod to create, an in-place step to take), the
  * apiserver refusing a create, a pod (the kubelet, the image, the node), another controller (a
  * lifecycle hook), the application asked for a switchover (spec.roles.switchover), a claim,
- * podUpdatePolicy InPlaceOnly, or a person (OnDelete).
+ * podUpdatePolicy InPlaceOnly, a PodDisruptionBudget refusing a chosen pod's eviction, or a person (OnDelete).
  */
-type BlockerKind = "ordinal" | "refused" | "pod" | "hook" | "switchover" | "claim" | "blocked" | "person";
+type BlockerKind = "ordinal" | "refused" | "pod" | "hook" | "switchover" | "claim" | "blocked" | "budget" | "person";
 
 export interface Blocker {
   kind: BlockerKind;
@@ -78,7 +80,8 @@ export interface BlockerFacts {
 /**
  * rolloutBlocker returns what holds the set's rollout: a refused create of a missing replica
  * first; then a pod a hook holds; then a switchover requested and not answered (switchover.ts); then the unavailable pods (at the update revision first, lowest
- * ordinal first) whose next step is not Ordinal's; then InPlaceOnly and the claims; under OnDelete
+ * ordinal first) whose next step is not Ordinal's; then InPlaceOnly and the claims; then a chosen
+ * pod whose eviction a PodDisruptionBudget refused at the last pass (eviction-wait.ts); under OnDelete
  * a pod waiting to be deleted; else Ordinal's own next step (a pod whose in-place update only
  * lacks its gate or its image patch, a replica not created yet, or nothing unavailable at all).
  */
@@ -103,6 +106,9 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
     list?.length ? { kind, pod: "", words: list.join("; ").slice(0, 1024), release: kind === "blocked", lasting: true } : undefined;
   const other = first("blocked", facts.blocked) ?? first("claim", facts.claimRefusals) ?? first("claim", facts.claimWaits);
   if (other) return other;
+  // A chosen pod a PodDisruptionBudget holds: the budget's to allow (Ordinal asks each pass), never the release's fault.
+  const budget = heldByBudget(set, pods);
+  if (budget) return budget;
   if (view.strategy.type === "OnDelete") {
     const old = [...replicas.pods.values()].find((p) => getPodRevision(p) !== updateRevision);
     if (old) return { kind: "person", pod: nameOf(old), words: `pod ${nameOf(old)} waits to be deleted: OnDelete updates a pod when it is deleted`, lasting: true };
@@ -111,6 +117,21 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
   if (mine) return { kind: "ordinal", pod: nameOf(mine), words: `pod ${nameOf(mine)} ${ordinalsStep(mine, set)}`};
   if (missing[0]) return { kind: "ordinal", pod: missing[0], words: `pod ${missing[0]} is not created yet: Ordinal creates it next`};
   return { kind: "ordinal", pod: "", words: "no pod is unavailable: the next step is Ordinal's"};
+}
+
+/**
+ * heldByBudget returns the first chosen pod (lowest ordinal) whose eviction a PodDisruptionBudget
+ * refused at the last pass, as the Progressing message remembers it, while the pod is still there,
+ * chosen and not terminating; undefined when none. Not `lasting`: the executor appends the budget's
+ * words to the Progressing message itself each pass the eviction is refused.
+ */
+function heldByBudget(set: StatefulSet, pods: readonly Pod[]): Blocker | undefined {
+  const waiting = evictionsWaiting(set.status?.conditions);
+  if (waiting.size === 0) return undefined;
+  const held = pods.filter((p) => waiting.has(nameOf(p)) && isSpecifiedDelete(p) && !isTerminating(p)).sort((a, b) => getOrdinal(nameOf(a)) - getOrdinal(nameOf(b)))[0];
+  if (!held) return undefined;
+  const why = (waiting.get(nameOf(held)) ?? "").slice(`pod ${nameOf(held)}: `.length);
+  return { kind: "budget", pod: nameOf(held), words: `pod ${nameOf(held)} is chosen for deletion and a PodDisruptionBudget refuses its eviction: ${why}`.slice(0, 1024) };
 }
 
 /** isMissingReplica is true when `pod` names one of the set's replicas and no such pod exists (a refused create of a pod no longer wanted blocks nothing). */

@@ -11,7 +11,6 @@ import { getPodRevision, isCreated, isRunningAndAvailable, isRunningAndReady, is
 import { truncateHistory, type SetRevisions } from "./revisions.ts";
 import { updateStrategyOf } from "./update-strategy.ts";
 import { selectorToString } from "../validation/labels.ts";
-import { PROGRESSING_CONDITION } from "../objects/constants.ts";
 
 /**
  * Status bookkeeping after upstream's computeReplicaStatus / completeRollingUpdate. Counts are
@@ -203,18 +202,4 @@ export function statusAfter(set: StatefulSet, basis: StatusBasis, done: readonly
     else delete status.conditions;
   }
   return status;
-}
-
-/**
- * withEvictionsWaiting returns `status` with its Progressing message saying which chosen pods'
- * evictions PodDisruptionBudgets refused this pass (`waiting`, "pod web-2: …"), asked again next
- * pass; the condition's status and reason stay the rollout's. Unchanged when nothing waits, so the
- * message goes back once the eviction happened.
- */
-export function withEvictionsWaiting(status: StatefulSetStatus, waiting: readonly string[]): StatefulSetStatus {
-  if (waiting.length === 0 || !status.conditions) return status;
-  const conditions = status.conditions.map((c) =>
-    c.type === PROGRESSING_CONDITION ? { ...c, message: `${c.message ?? ""}; chosen pods wait for a PodDisruptionBudget to allow their eviction: ${waiting.join("; ")}`.slice(0, 2048) } : c,
-  );
-  return { ...status, conditions };
 }

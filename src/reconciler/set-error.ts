@@ -64,7 +64,7 @@ export function errorConditions(stored: unknown, reason: SetErrorReason, message
 
 /**
  * reportSetError writes ReconcileError=True on the set's status and records a Warning event when the
- * condition changes. Best effort: a failed status write is logged, never thrown (the pass goes on).
+ * condition changes; one log line ("set not planned", with the reason and the error) says both. Best effort: a failed status write is logged, never thrown (the pass goes on).
  */
 export async function reportSetError(
   client: KubeClient,
@@ -89,5 +89,6 @@ export async function reportSetError(
     kind: raw.kind ?? KIND,
     metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion },
   };
-  o.events.record(subject, "Warning", reason, `StatefulSet ${id} ${WHAT[reason]}: ${message}`);
+  // The "set not planned" line above says what the event says: the event gets no line of its own.
+  o.events.record(subject, "Warning", reason, `StatefulSet ${id} ${WHAT[reason]}: ${message}`, true);
 }

@@ -1,6 +1,6 @@
 /** lookupStatefulSetWith's cache (src/admission/lookup.ts): its time-to-live on a real clock, and its size bound. */
 import { describe, expect, it } from "vitest";
-import { lookupStatefulSetWith, SET_CACHE_TTL_MS } from "../../src/admission/lookup.ts";
+import { lookupStatefulSetWith, MAX_SET_READS_IN_FLIGHT, SET_CACHE_TTL_MS } from "../../src/admission/lookup.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { sampleSet } from "./helpers.ts";
 
@@ -67,6 +67,32 @@ describe("lookupStatefulSetWith", () => {
     expect(sets.every((s) => s?.metadata.name === "web")).toBe(true);
     await lookup("victim", "web");
     expect(calls).toEqual(["victim/web", "victim/web"]);
+  });
+
+  it("at most MAX_SET_READS_IN_FLIGHT GETs at once: forged reviews naming 40 sets send 16, the others are refused (the hook answers 500) until one returns; a set being read is still shared", async () => {
+    const calls: string[] = [];
+    const waiting: (() => void)[] = [];
+    const get = async (_r: unknown, ns: string, name: string) => {
+      calls.push(`${ns}/${name}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return { ...structuredClone(sampleSet()), metadata: { name, namespace: ns, uid: `uid-${name}` } };
+    };
+    const lookup = lookupStatefulSetWith({ get } as unknown as KubeClient, () => 0);
+    const answers = Array.from({ length: 40 }, (_, i) => lookup("victim", `s${i}`).then((s) => s?.metadata.name, (e: Error) => e.message));
+    const shared = lookup("victim", "s0");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls).toHaveLength(MAX_SET_READS_IN_FLIGHT);
+    expect(MAX_SET_READS_IN_FLIGHT).toBe(16);
+    for (const release of waiting) release();
+    const settled = await Promise.all(answers);
+    expect(settled.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `s${i}`));
+    expect(new Set(settled.slice(16))).toEqual(new Set(["16 StatefulSet reads are in flight already: try again"]));
+    expect((await shared)?.metadata.name).toBe("s0");
+    // Once they returned, another set is read again.
+    const next = lookup("victim", "s20");
+    await new Promise((r) => setTimeout(r, 0));
+    waiting[waiting.length - 1]();
+    expect((await next)?.metadata.name).toBe("s20");
   });
 
   it("sets of the same name in two namespaces are two entries", async () => {

@@ -219,6 +219,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosFigures> {
       proxyCounts: stats,
       replicas: replicas.map((r) => ({ name: r.o.name, rss: r.rss, holders: r.holders })),
       person: person.counts,
+      startedAt,
       durationMs: Date.now() - startedAt,
     });
     writeFileSync(`${o.workDir}/figures.json`, JSON.stringify(figures, null, 2));

@@ -20,7 +20,7 @@ export interface PersonCounts {
   applies: number;
   refused: number;
   released: number;
-  /** Broken releases the person replaced after the last fault (nothing to roll back to). */
+  /** Broken releases replaced, and pods of one deleted, after the last fault (repair). */
   repairs: number;
 }
 
@@ -111,10 +111,12 @@ export class Person {
   }
 
   /**
-   * repair rolls out a good release on a set left at a broken one with nothing to roll back to:
-   * a broken release that completed while the set had no pods (scaled to 0 before its deadline)
-   * is the set's only revision, and the deadline's rollback has no earlier one (docs/fields.md).
-   * A set with an earlier revision is left alone: its rollback is Ordinal's to make.
+   * repair is the person's fix of what docs/fields.md lists as not handled: a broken release that
+   * completed while the set had no pods (scaled to 0 before its deadline) is the set's only
+   * revision, with nothing to roll back to — the person rolls out a good release; and a pod at
+   * that broken revision stays never-Ready at the current revision, which nothing heals — the
+   * person deletes it, upstream's manual step. A set with an earlier revision is left to
+   * Ordinal's rollback.
    */
   async repair(): Promise<void> {
     for (const s of this.sets) {
@@ -122,11 +124,20 @@ export class Person {
         const set = await this.admin.get<{ metadata?: { generation?: number }; spec?: { template?: { spec?: { containers?: { image?: string }[] } } }; status?: { observedGeneration?: number; currentRevision?: string; updateRevision?: string } }>(R.statefulSets, s.namespace, s.name);
         const broken = set?.spec?.template?.spec?.containers?.[0]?.image?.includes(BROKEN);
         const st = set?.status;
-        if (!broken || st?.observedGeneration !== set?.metadata?.generation || !st?.updateRevision || st.currentRevision !== st.updateRevision) continue;
-        const n = (this.release.get(s.namespace) ?? 1) + 1;
-        this.release.set(s.namespace, n);
-        await this.admin.patch(R.statefulSets, s.namespace, s.name, { spec: { template: { spec: { containers: [{ name: "app", image: image(n) }] } } } }, "merge");
-        this.counts.repairs++;
+        if (st?.observedGeneration !== set?.metadata?.generation || !st?.updateRevision) continue;
+        if (broken && st.currentRevision === st.updateRevision) {
+          const n = (this.release.get(s.namespace) ?? 1) + 1;
+          this.release.set(s.namespace, n);
+          await this.admin.patch(R.statefulSets, s.namespace, s.name, { spec: { template: { spec: { containers: [{ name: "app", image: image(n) }] } } } }, "merge");
+          this.counts.repairs++;
+        } else if (!broken) {
+          for (const p of await this.admin.list<Pod>(R.pods, s.namespace)) {
+            const stuck = p.spec?.containers?.[0]?.image?.includes(BROKEN) && p.metadata?.labels?.["controller-revision-hash"] === st.currentRevision && !p.metadata?.deletionTimestamp;
+            if (!stuck) continue;
+            await this.admin.delete(R.pods, s.namespace, p.metadata!.name!);
+            this.counts.repairs++;
+          }
+        }
       } catch {
         /* next round */
       }

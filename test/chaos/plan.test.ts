@@ -1,4 +1,7 @@
 /** The chaos run's seeded pieces: the fault plan and the figures it reports. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../src/sim/fake-apiserver/random.ts";
 import { FAULT_KINDS, planFaults } from "./faults/injector.ts";
@@ -46,6 +49,7 @@ describe("chaosFigures", () => {
     proxyCounts: {},
     replicas: [],
     person: { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0, repairs: 0 },
+    startedAt: 0,
     durationMs: 600_000,
   };
   it("counts requests in fault windows (overlaps once) apart from the rest, the median and max convergence, the sets that did not converge", () => {
@@ -67,5 +71,14 @@ describe("chaosFigures", () => {
     expect(f.perKindPerMin).toEqual({ kill: 200, "chaos-a outside faults": 10, "chaos-b outside faults": 0 });
     expect(f.convergeMs).toEqual({ median: 1000, max: 5000 });
     expect(f.unconverged).toEqual(["c/app"]);
+  });
+
+  it("counts only the run's own requests in the audit log: what other servers logged before it began is not the run's", () => {
+    const t0 = Date.parse("2026-12-05T01:00:00Z");
+    const entry = (at: number) => JSON.stringify({ stage: "ResponseComplete", requestReceivedTimestamp: new Date(at).toISOString(), userAgent: "ordinal/node-1", verb: "patch" });
+    const file = join(mkdtempSync(join(tmpdir(), "chaos-")), "audit.log");
+    writeFileSync(file, [entry(t0 - 3_600_000), entry(t0 - 60_000), entry(t0 + 10_000), entry(t0 + 90_000)].join("\n"));
+    const f = chaosFigures({ ...base, startedAt: t0, durationMs: 120_000, auditLog: file, convergedMs: new Map(), windows: [{ kind: "kill", target: "chaos-a", start: new Date(t0).toISOString(), end: new Date(t0 + 60_000).toISOString() }] });
+    expect(f.auditPerMin).toEqual({ faults: 1, quiet: 1 });
   });
 });

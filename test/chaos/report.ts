@@ -21,6 +21,8 @@ export interface FigureInputs {
   proxyCounts: Record<string, Record<string, number>>;
   replicas: { name: string; rss: RssSample[]; holders: string[] }[];
   person: PersonCounts;
+  /** When the run began (epoch ms): the audit log holds what came before too (other tests' servers). */
+  startedAt: number;
   durationMs: number;
 }
 
@@ -124,7 +126,7 @@ export function chaosFigures(i: FigureInputs): ChaosFigures {
     let f = 0;
     let q = 0;
     for (const e of readAuditLog(i.auditLog)) {
-      if (!e.userAgent.startsWith("ordinal/")) continue;
+      if (!e.userAgent.startsWith("ordinal/") || e.at < i.startedAt) continue;
       if (inWindows(spans, e.at)) f++;
       else q++;
     }
@@ -172,7 +174,7 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
     `faults: ${Object.entries(f.faults)
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")} (${Object.values(f.faults).reduce((a, b) => a + b, 0)} in all)`,
-    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} broken releases replaced after the last fault (nothing to roll back to)`,
+    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced, or its pod deleted: docs/fields.md's manual step)`,
     `violations: ${f.violations.length}`,
     ...f.violations.slice(0, 50).map((v) => `  ${v.at} ${v.rule} ${v.object}: ${v.detail}`),
     `converged after the last fault: median ${(f.convergeMs.median / 1000).toFixed(1)} s, max ${(f.convergeMs.max / 1000).toFixed(1)} s (limit ${limitMs / 1000} s)${f.unconverged.length ? `; NOT converged: ${f.unconverged.join(", ")}` : ""}`,

@@ -46,6 +46,8 @@ class Watched {
   readonly violations: string[] = [];
   readonly updated: string[] = [];
   private step = 0;
+  /** at returns the wall-clock time (UTC, seconds) of a timeline line. */
+  private at = () => new Date().toISOString().slice(11, 19);
   private rolling = false;
   constructor(
     private readonly ns: string,
@@ -64,7 +66,7 @@ class Watched {
       const pods = await listPods(this.ns);
       if (this.rolling) {
         const down = 3 - pods.filter((p) => isRunningAndReady(p) && !p.metadata?.deletionTimestamp).length;
-        if (down > 1) this.violations.push(`step ${this.step}: ${down} pods down (maxUnavailable 1)`);
+        if (down > 1) this.violations.push(`${this.at()} step ${this.step}: ${down} pods down (maxUnavailable 1)`);
       }
       this.step++;
       if (done(pods)) return pods;
@@ -73,10 +75,15 @@ class Watched {
     return listPods(this.ns);
   }
 
+  /** note adds a line to the timeline. */
+  note(what: string) {
+    this.timeline.push(`${this.at()} step ${this.step}: ${what}`);
+  }
+
   /** startRollout writes the new template; from now on maxUnavailable is checked. */
   async startRollout(image: string) {
     this.rolling = true;
-    this.timeline.push(`step ${this.step}: template image → ${image}`);
+    this.timeline.push(`${this.at()} step ${this.step}: template image → ${image}`);
     await admin.patch(R.statefulSets, this.ns, "web", { spec: { template: template(image) } }, "merge");
   }
 
@@ -90,10 +97,10 @@ class Watched {
       const what = deleted ? "recreate" : inPlace ? `update in place (${a!.spec?.containers[0].image})` : undefined;
       if (what && !b.metadata?.deletionTimestamp) {
         this.updated.push(name);
-        this.timeline.push(`step ${this.step}: ${what} ${name} (${roleOf(b) ?? "no role"})`);
-        if (roleOf(b) === "master") this.violations.push(`step ${this.step}: ${what} ${name} while it held master`);
+        this.timeline.push(`${this.at()} step ${this.step}: ${what} ${name} (${roleOf(b) ?? "no role"})`);
+        if (roleOf(b) === "master") this.violations.push(`${this.at()} step ${this.step}: ${what} ${name} while it held master`);
       }
-      if (requestOf(a) !== requestOf(b)) this.timeline.push(`step ${this.step}: ${requestOf(a) ? `switchover requested on ${name} (${roleOf(b)}) at ${requestOf(a)}` : `request removed from ${name} (now ${roleOf(a)})`}`);
+      if (requestOf(a) !== requestOf(b)) this.timeline.push(`${this.at()} step ${this.step}: ${requestOf(a) ? `switchover requested on ${name} (${roleOf(b)}) at ${requestOf(a)}` : `request removed from ${name} (now ${roleOf(a)})`}`);
     }
   }
 
@@ -114,7 +121,7 @@ class Watched {
       if (!to) continue;
       await admin.patch(R.pods, this.ns, to.metadata!.name!, { metadata: { labels: { [ROLE]: "master" } } }, "merge");
       await admin.patch(R.pods, this.ns, p.metadata!.name!, { metadata: { labels: { [ROLE]: "replica" } } }, "merge");
-      this.timeline.push(`step ${this.step}: operator switchover: master ${p.metadata!.name} → ${to.metadata!.name}`);
+      this.timeline.push(`${this.at()} step ${this.step}: operator switchover: master ${p.metadata!.name} → ${to.metadata!.name}`);
     }
   }
 }
@@ -172,6 +179,7 @@ describe("a switchover never answered", () => {
     const stuck = async () => (await setOf(ns)).status?.conditions?.find((c) => c.type === "SwitchoverTimedOut" && c.status === "True");
     let pods: Pod[] = [];
     for (let i = 0; i < 80 && !(await stuck()); i++) pods = await w.run(1);
+    w.note(`condition SwitchoverTimedOut True; rollout status exits ${rolloutStatus(ns).code}`);
     console.log(`roles e2e (never answered) update order ${w.updated.join(", ")}; timeline:\n  ${w.timeline.join("\n  ")}`);
     expect(w.violations).toEqual([]);
     expect(w.updated).toEqual(["web-1", "web-0"]);

@@ -104,6 +104,13 @@ function webhookChecks(label: string) {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("apps.kubernetes.io/pod-index");
   });
+
+  it("a switchover request (ordinal.dev/switchover-requested) is denied for anyone but the reconciler", () => {
+    const r = kubectlResult(["-n", ns, "annotate", "pod", "web-1", "ordinal.dev/switchover-requested=2026-12-05T01:00:00Z"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("ordinal.dev/switchover-requested");
+    expect(r.stderr).toContain("the application answers by moving the role label");
+  });
 }
 
 beforeAll(setupCluster);

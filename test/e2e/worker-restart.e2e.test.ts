@@ -201,6 +201,8 @@ describe("the Worker killed mid-pass under wrangler dev", () => {
       const ms = await until(`${phase.what}: every set converged`, 180_000, kubelets, all(phase.replicas, phase.image));
       figures.push(`${phase.what}: ${[...notes, `converged ${ms} ms after the ${phase.kills ? "last restart's tick" : "change"}`].join("; ")}`);
     }
+    // The forwarder outlived every kill (a Worker killed mid-request ends that request only).
+    expect(proxy.proc.exitCode, proxy.output()).toBeNull();
     const { violations, events, auditWrites } = await observer.stop();
     console.log(`[worker-restart] seed ${SEED}: ${kills} kills, ${events} events and ${auditWrites ?? 0} audited writes judged, ${violations.length} violations\n  ${figures.join("\n  ")}`);
     expect(violations).toEqual([]);

@@ -77,6 +77,27 @@ describe("a chosen pod is evicted", () => {
   });
 });
 
+describe("a rollout held only by a PodDisruptionBudget", () => {
+  it.each<["OrderedReady" | "Parallel"]>([["OrderedReady"], ["Parallel"]])("%s: the progress deadline runs and Progressing names the budget (a hold is not progress)", async (policy) => {
+    const t = setup();
+    t.fake.seed(setManifest({ replicas: 3, policy, spec: { progressDeadlineSeconds: 10, updateStrategy: { type: "RollingUpdate", rollingUpdate: { rollbackOnFailure: true } } } }));
+    await t.settle(12);
+    t.fake.seed(t.budget(3));
+    await t.client.patch(R.pods, "default", "web-2", { metadata: { labels: { [SPECIFIED_DELETE_LABEL]: "true" } } }, "merge");
+    await t.client.patch(R.statefulSets, "default", "web", { spec: { template: { spec: { containers: [{ name: "c", image: "img:2" }] } } } }, "merge");
+    await t.settle(30);
+    const p = t.progressing() as { status?: string; reason?: string; message?: string } | undefined;
+    // Before: every pass saw "nothing unavailable: Ordinal's step" and restarted the clock (lastUpdateTime kept moving, never exceeded).
+    expect(p).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
+    expect(p?.message).toContain("no pod newly updated and Ready for 10s: pod web-2 is chosen for deletion and a PodDisruptionBudget refuses its eviction: Cannot evict pod");
+    expect(p?.message).toContain("The disruption budget web needs 3 healthy pods and has 3 currently");
+    // A budget's hold is not the release's fault: rollbackOnFailure does not undo it.
+    const set = t.fake.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
+    expect(set?.spec.template.spec.containers[0].image).toBe("img:2");
+    expect(t.podNamed("web-2")?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+});
+
 describe("the fake apiserver's eviction (1.20)", () => {
   it("refuses a policy/v1 Eviction, a name that differs from the URL's, and answers 404 for a pod that does not exist", async () => {
     const t = setup();

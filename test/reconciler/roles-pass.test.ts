@@ -18,14 +18,15 @@ import { NS, ROLE, rolesWorld, type RolesWorldOptions } from "./roles-world.ts";
 
 const roles = (timeoutSeconds = 300) => ({ labelKey: ROLE, updateOrder: ["replica", "master"], switchover: { roles: ["master"], timeoutSeconds } });
 
-async function started(o: RolesWorldOptions & { update?: string; maxUnavailable?: number; policy?: "OrderedReady" | "Parallel"; timeoutSeconds?: number; leader?: string }) {
+async function started(o: RolesWorldOptions & { update?: string; maxUnavailable?: number; policy?: "OrderedReady" | "Parallel"; timeoutSeconds?: number; leader?: string; deadline?: number }) {
   const w = rolesWorld(o);
   const manifest = setManifest({
     replicas: 3,
     policy: o.policy,
     spec: {
       roles: roles(o.timeoutSeconds),
-      updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: o.update ?? "ReCreate", maxUnavailable: o.maxUnavailable ?? 1 } },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { podUpdatePolicy: o.update ?? "ReCreate", maxUnavailable: o.maxUnavailable ?? 1, ...(o.deadline ? { rollbackOnFailure: true } : {}) } },
+      ...(o.deadline ? { progressDeadlineSeconds: o.deadline } : {}),
     },
   });
   await w.observer.create(R.statefulSets, NS, manifest);
@@ -96,6 +97,23 @@ describe("a switchover never answered", () => {
     expect(t.violations).toEqual([]);
     expect(done(t)).toBe(true);
     expect(t.set()?.status?.conditions?.find((c) => c.type === "SwitchoverTimedOut")).toMatchObject({ status: "False" });
+  });
+});
+
+describe("a switchover waited on past the progress deadline", () => {
+  it("is no progress: ProgressDeadlineExceeded names the switchover, and rollbackOnFailure does not roll back for it", async () => {
+    const t = await started({ answer: false, timeoutSeconds: 300, deadline: 15 });
+    await t.newImage();
+    await t.roll(40);
+    expect(t.violations).toEqual([]);
+    expect(t.updated).toEqual(["web-1", "web-0"]);
+    const progressing = t.set()?.status?.conditions?.find((c) => c.type === "Progressing");
+    expect(progressing).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded", message: expect.stringContaining("pod web-2 holds role master: switchover requested at") });
+    const events = t.fake.list<{ reason?: string; message?: string }>(`/api/v1/namespaces/${NS}/events`);
+    expect(events.find((e) => e.reason === "ProgressDeadlineExceeded")?.message).toContain("not rolled back");
+    // The new template stays: the followers keep their update, the leader its revision.
+    expect(t.parsedSet().spec.template.spec.containers[0].image).toBe("img:2");
+    expect(events.some((e) => e.reason === "RolledBack")).toBe(false);
   });
 });
 

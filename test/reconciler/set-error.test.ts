@@ -89,7 +89,9 @@ describe("a set whose stored object does not parse", () => {
     // The apiserver validates the whole object on a status write, so a spec the schema now refuses
     // takes no condition (as on kube-apiserver 1.20): the event and the log line say it.
     expect(condition("big")).toBeUndefined();
-    expect(logged.map((l) => l.msg)).toEqual(["set not planned", "set error condition not written", "warning event"]);
+    // One line for the failure (its reason and error, which the event repeats), one for the status write that failed.
+    expect(logged.map((l) => l.msg)).toEqual(["set not planned", "set error condition not written"]);
+    expect(logged[0]).toMatchObject({ set: "default/big", reason: "InvalidSpec", error: expect.stringMatching(/^spec\.replicas: /) });
   });
 });
 

@@ -11,6 +11,7 @@ import type { PodState } from "../fixtures.ts";
 import { newPlanContext, setView } from "../../../src/core/plan-context.ts";
 import { needsCurrentRevision, rolloutTargets } from "../../../src/core/partition.ts";
 import { newReplica } from "../../../src/core/replicas.ts";
+import { isStuckAtAbandonedRevision } from "../../../src/core/healing.ts";
 import { planRollingUpdate, podsToUpdate } from "../../../src/core/rolling-update.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
 import { SPECIFIED_DELETE_LABEL } from "../../../src/objects/constants.ts";
@@ -137,5 +138,26 @@ describe("needsCurrentRevision and newReplica with a ranked order", () => {
     const first = newReplica(ctx, 0, []);
     expect(first.spec?.containers[0].image).toBe("img:1");
     expect(newReplica(ctx, 1, [[0, first]]).spec?.containers[0].image).toBe("img:2");
+  });
+});
+
+describe("healing with a ranked order", () => {
+  /** A pod at an abandoned revision, Running but never Ready since it started. */
+  const stuckAt = (set: ReturnType<typeof setWith>, i: number, tier?: string): Pod => {
+    const p = pod(set, i, "web-abandoned", "running", "2026-11-21T11:00:00Z");
+    p.status!.startTime = "2026-11-21T11:00:00Z" as unknown as Date;
+    if (tier) p.metadata!.labels = { ...p.metadata!.labels, tier };
+    return p;
+  };
+  it("replaces a stuck pod the partition's count leaves to the rollout, not one it keeps", () => {
+    const set = setWith({ partition: 1 }, WEIGHTS, "OrderedReady");
+    const ctx = newPlanContext(set, getStatefulSetRevisions(set, [revisionOf(old, 1), revisionOf(set, 2)]), [], NOW);
+    // Two old pods, partition 1: the first in the order (tier=first) is the rollout's, the other is kept.
+    const first = stuckAt(set, 0, "first");
+    const last = stuckAt(set, 1);
+    const replicas = slotsOf([first, last, pod(set, 2, n)]);
+    const targets = rolloutTargets(ctx, replicas, n);
+    expect(isStuckAtAbandonedRevision(ctx, first, 0, targets)).toBe(true);
+    expect(isStuckAtAbandonedRevision(ctx, last, 1, targets)).toBe(false);
   });
 });
