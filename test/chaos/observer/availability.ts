@@ -9,10 +9,16 @@ import { inRange, isAvailable, isGated, isTerminating, maxUnavailableOf, revisio
 import { keyOf, ordinalFrom, type Cause, type ClusterState, type SetState, type WatchEvent } from "./state.ts";
 import { RULES } from "./types.ts";
 
-/** causeOf says who made an available pod unavailable in this event. */
-function causeOf(st: ClusterState, key: string, e: WatchEvent, prev: PodObject, next: PodObject | undefined): Cause {
+/**
+ * causeOf says who made an available pod unavailable in this event. A deletion of an ordinal
+ * outside the range of a version read within staleReadMs is a scale-down's (upstream acts on its
+ * cache too: a scale-down decided just before a scale-up), which rollingUpdate.maxUnavailable does
+ * not govern; a gate or a new revision is never a scale-down's.
+ */
+function causeOf(st: ClusterState, s: SetState, o: number, key: string, e: WatchEvent, prev: PodObject, next: PodObject | undefined): Cause {
   if (st.injected(key, e.at)) return "injected";
-  if (!next || isTerminating(next) || isGated(next) || revisionOf(next) !== revisionOf(prev)) return "ordinal";
+  if (!next || isTerminating(next)) return st.outOfSomeRange(s, o, e.at) ? "scaled" : "ordinal";
+  if (isGated(next) || revisionOf(next) !== revisionOf(prev)) return "ordinal";
   return "other";
 }
 
@@ -29,7 +35,7 @@ export function judgeAvailability(st: ClusterState, s: SetState, e: WatchEvent, 
   }
   if (!prev || !isAvailable(prev, minReady, e.at) || (next && next.metadata.uid !== prev.metadata.uid)) return;
   const key = keyOf(p.metadata);
-  slot.cause = causeOf(st, key, e, prev, next);
+  slot.cause = causeOf(st, s, o, key, e, prev, next);
   if (slot.cause !== "ordinal") return;
   st.judged(RULES.maxUnavailable);
   const taken = ordinalTaken(st, s, o, e.at);

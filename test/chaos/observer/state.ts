@@ -19,14 +19,14 @@ export interface WatchEvent {
 }
 
 /** Who made a slot unavailable: Ordinal (a deletion, an in-place update), the injector, or something else (the kubelet, a person). */
-export type Cause = "ordinal" | "injected" | "other";
+export type Cause = "ordinal" | "injected" | "scaled" | "other";
 
 export interface Slot {
   /** When its pod was last seen Running and Ready and not terminating (ms; Infinity while it is). */
   lastReadyAt?: number;
   /** Set once a pod existed at the ordinal while observed. */
   hadPod: boolean;
-  /** Why it is unavailable, once an available pod there became unavailable; cleared when one is available again. */
+  /** Why it is unavailable, once an available pod there became unavailable; cleared when one is available again or the ordinal leaves the range (a scale-down's, not a rollout's). */
   cause?: Cause;
 }
 
@@ -109,6 +109,11 @@ export class ClusterState {
     return this.versionsSince(s, at).some((v) => inRange(v, o));
   }
 
+  /** outOfSomeRange is true when the ordinal is outside the range of some version of the set a reconciler may have read at `at` (a deletion there may be a scale-down's). */
+  outOfSomeRange(s: SetState, o: number, at: number): boolean {
+    return this.versionsSince(s, at).some((v) => !inRange(v, o));
+  }
+
   slot(s: SetState, o: number): Slot {
     let slot = s.slots.get(o);
     if (!slot) s.slots.set(o, (slot = { hadPod: false }));
@@ -133,6 +138,8 @@ export class ClusterState {
         s.templateChangedAt = e.resync ? 0 : e.at;
       }
       s.obj = obj;
+      // Scaled away: a pod made there again is a scale-up's, and its absence no rollout's doing.
+      for (const [o, slot] of s.slots) if (slot.cause && !inRange(obj, o)) slot.cause = undefined;
     }
     s.gone = e.type === "DELETED";
     if (obj.metadata.uid) this.setsByUid.set(obj.metadata.uid, key);
