@@ -84,8 +84,12 @@ describe("a rollout held only by a PodDisruptionBudget", () => {
     await t.settle(12);
     t.fake.seed(t.budget(3));
     await t.client.patch(R.pods, "default", "web-2", { metadata: { labels: { [SPECIFIED_DELETE_LABEL]: "true" } } }, "merge");
+    const uids = ["web-0", "web-1"].map((n) => t.podNamed(n)?.metadata?.uid);
     await t.client.patch(R.statefulSets, "default", "web", { spec: { template: { spec: { containers: [{ name: "c", image: "img:2" }] } } } }, "merge");
     await t.settle(30);
+    // The held pod is the rollout's step in progress: no other pod is updated meanwhile (OrderedReady
+    // waits on each pod, as upstream; Parallel's maxUnavailable 1 is spent on the chosen pod).
+    expect(["web-0", "web-1"].map((n) => t.podNamed(n)?.metadata?.uid)).toEqual(uids);
     const p = t.progressing() as { status?: string; reason?: string; message?: string } | undefined;
     // Before: every pass saw "nothing unavailable: Ordinal's step" and restarted the clock (lastUpdateTime kept moving, never exceeded).
     expect(p).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
