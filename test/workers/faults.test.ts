@@ -5,19 +5,16 @@
 // create twice, and a wake the object accepted is passed after the crash, by its alarm, not by the
 // next full pass. The objects' apiserver is the in-process fake (as in shards.test.ts); `hang`
 // holds one request forever, so the object is aborted in the middle of its pass.
-import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import type { ScheduleSnapshot } from "../../src/schedule/model.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
 import type { ShardReconciler } from "../../src/worker/shard-object.ts";
-import type { Env } from "../../src/worker/env.ts";
 import { setManifest } from "../support/fixtures.ts";
+import { resetShards, SHARDS, stubOf } from "./shard-stubs.ts";
 
-const SHARDS = 3; // vitest.config.ts: RECONCILE_SHARDS
-const bindings = env as unknown as Env & { SHARDS: NonNullable<Env["SHARDS"]> };
-const stubOf = (index: number) => bindings.SHARDS.get(bindings.SHARDS.idFromName(`shard-${index}`)) as Parameters<typeof runInDurableObject<ShardReconciler, unknown>>[0];
 const podNames = (ns = "default") => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
 const podCreates = () => fake.log.count({ verb: "create", resource: "pods" });
 const index = shardOf("default", SHARDS);
@@ -52,13 +49,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   await abortAllDurableObjects();
-  for (let i = 0; i < SHARDS; i++) {
-    await runInDurableObject(stubOf(i), async (_o, state) => {
-      await state.storage.deleteAlarm();
-      await state.storage.deleteAll();
-    });
-  }
-  await abortAllDurableObjects();
+  await resetShards();
   vi.restoreAllMocks();
 });
 

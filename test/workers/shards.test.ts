@@ -3,7 +3,7 @@
 // next look and the safety pass; the cron tick pokes every shard. The objects' env (vitest.config.ts)
 // points them at https://apiserver.test, answered here by the in-process fake apiserver (the objects
 // run in the tests' isolate, so mocking fetch reaches them).
-import { abortAllDurableObjects, createExecutionContext, env, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { abortAllDurableObjects, createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Lease, Pod } from "../../src/api/k8s.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
@@ -13,13 +13,10 @@ import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apis
 import { WEBHOOK_PATHS } from "../../src/webhook-config/webhook-configs.ts";
 import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import worker from "../../src/worker/index.ts";
-import type { Env } from "../../src/worker/env.ts";
 import { setManifest } from "../support/fixtures.ts";
+import { bindings, resetShards, SHARDS, stubOf } from "./shard-stubs.ts";
 import { request, review, sampleSet } from "../admission/helpers.ts";
 
-const SHARDS = 3; // vitest.config.ts: RECONCILE_SHARDS
-const bindings = env as unknown as Env & { SHARDS: Parameters<typeof listDurableObjectIds>[0] & NonNullable<Env["SHARDS"]> };
-const stubOf = (index: number) => bindings.SHARDS.get(bindings.SHARDS.idFromName(`shard-${index}`)) as Parameters<typeof runInDurableObject>[0];
 const podNames = (fake: FakeApiServer, ns = "default") => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
 
 let fake: FakeApiServer;
@@ -35,13 +32,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   // Each test starts with shards that never ran (reset() leaves alarms behind).
-  for (let i = 0; i < SHARDS; i++) {
-    await runInDurableObject(stubOf(i), async (_o, state) => {
-      await state.storage.deleteAlarm();
-      await state.storage.deleteAll();
-    });
-  }
-  await abortAllDurableObjects();
+  await resetShards();
   vi.restoreAllMocks();
 });
 
