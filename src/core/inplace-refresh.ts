@@ -75,6 +75,7 @@ export function refreshInPlaceUpdates(r: RefreshInput): RefreshResult {
         out.actions.push(...chosen.actions);
         if (chosen.deleted) out.deleted.push(index);
         if (chosen.held) out.held.push(chosen.held);
+        requeue(chosen.requeueAfterMs);
         return;
       }
       if (!wanted) {

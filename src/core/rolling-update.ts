@@ -163,6 +163,7 @@ export function planRollingUpdate(ctx: PlanContext, replicas: ReplicaSlots, coun
     actions.push(...d.actions);
     if (d.deleted) c = adjustCounts(c, ctx, pod, -1);
     if (d.held) held.push(d.held);
+    requeueAfterMs = earlierMs(requeueAfterMs, d.requeueAfterMs);
   }
   for (const pod of pods.slice(0, limit)) {
     // The pod's claims grow first (claim-update.ts); then the pod moves, if its revision or volumes lag.

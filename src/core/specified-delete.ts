@@ -28,6 +28,8 @@ export interface ChosenDelete {
   deleted: boolean;
   /** A preDelete lifecycle hook holds it (lifecycle.ts). */
   held?: string;
+  /** Look again after this many milliseconds: when the switchover the deletion waits on times out (switchover.ts). */
+  requeueAfterMs?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface ChosenDelete {
  */
 export function planChosenDelete(set: StatefulSet, pod: Pod, now: Date): ChosenDelete {
   const handover = switchoverStep(set, pod, now);
-  if (!handover.go) return { actions: handover.actions, deleted: false };
+  if (!handover.go) return handover.requeueAfterMs === undefined ? { actions: handover.actions, deleted: false } : { actions: handover.actions, deleted: false, requeueAfterMs: handover.requeueAfterMs };
   const hook = preDeleteStep(set, pod, now);
   if (!hook.go) return hook.held ? { actions: hook.actions, deleted: false, held: hook.held } : { actions: hook.actions, deleted: false };
   const id = `${set.metadata.namespace}/${set.metadata.name}`;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Action } from "../../src/core/actions.ts";
 import { plan } from "../../src/core/planner.ts";
-import { SPECIFIED_DELETE_LABEL } from "../../src/objects/constants.ts";
+import { SPECIFIED_DELETE_LABEL, SWITCHOVER_REQUEST_ANNOTATION } from "../../src/objects/constants.ts";
 import { NOW, claimFor, makeSet, pod, revisionOf, type PodState } from "./fixtures.ts";
 
 const summary = (actions: Action[]) =>
@@ -84,5 +84,22 @@ describe("plan: a chosen pod already in PreparingDelete (a preDelete hook held i
   it("resumed, the released pod is deleted (and not before its hook lets go)", () => {
     expect(summary(planPreparing(false, "false").actions).filter((x) => x.startsWith("delete"))).toEqual(["delete web-1 (specifiedDelete)"]);
     expect(summary(planPreparing(false, "true").actions).filter((x) => x.startsWith("delete"))).toEqual([]);
+  });
+});
+
+describe("plan: a chosen pod that holds a switchover role (spec.roles.switchover)", () => {
+  const set = makeSet({ roles: { labelKey: "spilo-role", updateOrder: ["replica", "master"], switchover: { roles: ["master"], timeoutSeconds: 60 } } });
+  const leader = (request?: string) => {
+    const p = pod(set, 1, revisionOf(set).metadata!.name!, "ready");
+    p.metadata!.labels = { ...p.metadata!.labels, [SPECIFIED_DELETE_LABEL]: "true", "spilo-role": "master" };
+    if (request) p.metadata!.annotations = { ...p.metadata!.annotations, [SWITCHOVER_REQUEST_ANNOTATION]: request };
+    return plan({ set, pods: [pod(set, 0, revisionOf(set).metadata!.name!, "ready"), p, pod(set, 2, revisionOf(set).metadata!.name!, "ready")], claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [revisionOf(set)], now: NOW });
+  };
+
+  it("is not deleted while its switchover waits, and asks to be looked at again when the wait times out", () => {
+    const requested = new Date(NOW.getTime() - 20_000).toISOString().replace(/\.\d+Z$/, "Z");
+    const r = leader(requested);
+    expect(summary(r.actions)).toEqual([]);
+    expect(r.requeueAfterMs).toBe(40_000);
   });
 });
