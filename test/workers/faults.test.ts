@@ -149,7 +149,13 @@ describe("an object that dies in the middle of a pass", () => {
     await abortAllDurableObjects();
     held = undefined;
     expect(Object.keys((await readState()).schedule?.due ?? {}).sort()).toEqual(["default/db", "default/web"]);
+    // The alarm passes both. A namespace suspected after the crash is passed set by set: a set the
+    // first alarm left is still stored as due with its alarm at once (workerd may run that alarm
+    // itself before runDurableObjectAlarm asks), never lost until the hour-away full pass.
     expect(await runDurableObjectAlarm(stubOf(index))).toBe(true);
-    expect([...podNames()]).toEqual(["db-0", "web-0"]);
+    await vi.waitFor(async () => {
+      await runDurableObjectAlarm(stubOf(index));
+      expect([...podNames()]).toEqual(["db-0", "web-0"]);
+    });
   });
 });
