@@ -174,7 +174,7 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
     `faults: ${Object.entries(f.faults)
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")} (${Object.values(f.faults).reduce((a, b) => a + b, 0)} in all)`,
-    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced, or its pod deleted: docs/fields.md's manual step)`,
+    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced by a good one)`,
     `violations: ${f.violations.length}`,
     ...f.violations.slice(0, 50).map((v) => `  ${v.at} ${v.rule} ${v.object}: ${v.detail}`),
     `converged after the last fault: median ${(f.convergeMs.median / 1000).toFixed(1)} s, max ${(f.convergeMs.max / 1000).toFixed(1)} s (limit ${limitMs / 1000} s)${f.unconverged.length ? `; NOT converged: ${f.unconverged.join(", ")}` : ""}`,
