@@ -34,6 +34,7 @@ import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
 import { registrationCheck } from "../webhook-config/registration-check.ts";
 import { warmAdmission } from "./warm-admission.ts";
+import { nodeBody } from "./node-body.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarding } from "./wake-forward.ts";
 import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
 
@@ -239,6 +240,7 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
       return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
     onWake: (wake) => loop.wake(wake),
+    bodySource: nodeBody,
   });
   const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
   const tlsOptions = tls
