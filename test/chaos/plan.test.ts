@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../src/sim/fake-apiserver/random.ts";
 import { FAULT_KINDS, planFaults } from "./faults/injector.ts";
-import { chaosFigures } from "./report.ts";
+import { chaosFigures, formatFigures } from "./report.ts";
 import { chaosSets } from "./sets.ts";
 
 describe("planFaults", () => {
@@ -80,5 +80,24 @@ describe("chaosFigures", () => {
     writeFileSync(file, [entry(t0 - 3_600_000), entry(t0 - 60_000), entry(t0 + 10_000), entry(t0 + 90_000)].join("\n"));
     const f = chaosFigures({ ...base, startedAt: t0, durationMs: 120_000, auditLog: file, convergedMs: new Map(), windows: [{ kind: "kill", target: "chaos-a", start: new Date(t0).toISOString(), end: new Date(t0 + 60_000).toISOString() }] });
     expect(f.auditPerMin).toEqual({ faults: 1, quiet: 1 });
+  });
+});
+
+describe("formatFigures", () => {
+  it("prints how many times the observer judged each rule and its late events beside the violations", () => {
+    const f = chaosFigures({
+      report: { violations: [], events: 10, checks: { "one-pod-per-ordinal": 7, "max-unavailable": 3 }, lateEvents: 2 },
+      sets: [],
+      convergeLimitMs: 60_000,
+      proxyCounts: {},
+      replicas: [],
+      person: { scales: 0, reimages: 0, broken: 0, applies: 0, refused: 0, released: 0, repairs: 0 },
+      startedAt: 0,
+      durationMs: 60_000,
+      windows: [],
+      convergedMs: new Map(),
+    });
+    const line = formatFigures(f, 60_000).find((l) => l.startsWith("violations:"));
+    expect(line).toBe("violations: 0; checks judged per rule: one-pod-per-ordinal 7, max-unavailable 3; late events 2");
   });
 });

@@ -56,6 +56,10 @@ export interface ChaosFigures {
   /** Audit-log writes the observer judged against the shard Leases; events seen only through a relist. */
   auditWrites?: number;
   resyncEvents?: number;
+  /** Per rule, how many times the observer judged it: what "0 violations" held against. */
+  checks: Record<string, number>;
+  /** Events whose watch lagged the others by more than the observer's settle time (judged after a later write). */
+  lateEvents: number;
 }
 
 const median = (xs: number[]) => {
@@ -164,6 +168,8 @@ export function chaosFigures(i: FigureInputs): ChaosFigures {
     events: i.report.events,
     auditWrites: i.report.auditWrites,
     resyncEvents: i.report.resyncEvents,
+    checks: i.report.checks ?? {},
+    lateEvents: i.report.lateEvents ?? 0,
   };
 }
 
@@ -175,7 +181,11 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")} (${Object.values(f.faults).reduce((a, b) => a + b, 0)} in all)`,
     `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced, or its pod deleted: docs/fields.md's manual step)`,
-    `violations: ${f.violations.length}`,
+    `violations: ${f.violations.length}; checks judged per rule: ${
+      Object.entries(f.checks)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ") || "none"
+    }; late events ${f.lateEvents}`,
     ...f.violations.slice(0, 50).map((v) => `  ${v.at} ${v.rule} ${v.object}: ${v.detail}`),
     `converged after the last fault: median ${(f.convergeMs.median / 1000).toFixed(1)} s, max ${(f.convergeMs.max / 1000).toFixed(1)} s (limit ${limitMs / 1000} s)${f.unconverged.length ? `; NOT converged: ${f.unconverged.join(", ")}` : ""}`,
     `requests/min at the replicas' proxies: ${f.proxyPerMin.faults} during faults, ${f.proxyPerMin.quiet} outside; busiest second ${f.proxyPerMin.peakPerSecond}`,
