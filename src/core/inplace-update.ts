@@ -24,7 +24,7 @@ import { getPodRevision } from "./pod-state.ts";
  *
  *   1. gate False (reason StartInPlaceUpdate) through pods/status: endpoints drop the pod;
  *   2. wait gracePeriodSeconds from that condition's lastTransitionTime (the step says how long);
- *   3. one pod update (merge patch), resourceVersion as precondition: images, controller-revision-hash,
+ *   3. one pod update (a strategic merge patch: containers merged by name), resourceVersion as precondition: images, controller-revision-hash,
  *      template label/annotation changes and the state annotation;
  *   4. wait until every changed container runs the new image (see containerUpdated);
  *   5. gate True (reason InPlaceUpdateDone), then remove the annotation.
