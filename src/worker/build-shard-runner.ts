@@ -26,7 +26,7 @@ const WORKER_OBJECT_BUDGET = objectBudgetFor(WORKER_ISOLATE_MB);
  * the object's storage. So no shard passes another's holder check, two deployments of the Worker
  * pointed at one cluster never both hold a shard, and the audit log tells their writes apart.
  */
-export const workerHolderName = (index: number): string => `ordinal-worker-${index}`;
+const workerHolderName = (index: number): string => `ordinal-worker-${index}`;
 
 /**
  * buildShardRunner returns the runner of shard `index`, its holder identity the one `identity`
