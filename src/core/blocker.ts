@@ -4,7 +4,7 @@ import { INPLACE_READY_CONDITION, LIFECYCLE_STATE_LABEL } from "../objects/const
 import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { recordedRefusal } from "./create-refusal.ts";
-import { evictionsWaiting } from "./eviction-wait.ts";
+import { budgetHoldWords, evictionsWaiting } from "./eviction-wait.ts";
 import { wasNeverReady } from "./healing.ts";
 import { gateCondition, isInPlaceUpdating, readInPlaceState, timeMs } from "./inplace-state.ts";
 import { awaitsOnlyGate } from "./inplace-update.ts";
@@ -130,8 +130,7 @@ function heldByBudget(set: StatefulSet, pods: readonly Pod[]): Blocker | undefin
   if (waiting.size === 0) return undefined;
   const held = pods.filter((p) => waiting.has(nameOf(p)) && isSpecifiedDelete(p) && !isTerminating(p)).sort((a, b) => getOrdinal(nameOf(a)) - getOrdinal(nameOf(b)))[0];
   if (!held) return undefined;
-  const why = (waiting.get(nameOf(held)) ?? "").slice(`pod ${nameOf(held)}: `.length);
-  return { kind: "budget", pod: nameOf(held), words: `pod ${nameOf(held)} is chosen for deletion and a PodDisruptionBudget refuses its eviction: ${why}`.slice(0, 1024) };
+  return { kind: "budget", pod: nameOf(held), words: budgetHoldWords(waiting.get(nameOf(held)) ?? "").slice(0, 1024) };
 }
 
 /** isMissingReplica is true when `pod` names one of the set's replicas and no such pod exists (a refused create of a pod no longer wanted blocks nothing). */

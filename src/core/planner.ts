@@ -22,7 +22,7 @@ import { planRollback } from "./rollback.ts";
 import { countReplicas, planStatus, type ReplicaCounts, type StatusBasis } from "./status.ts";
 import { compileSelector, type LabelMatcher } from "../validation/labels.ts";
 import type { ReplicaSlots } from "./slots.ts";
-import { pendingSwitchovers, podsWritten, staleRequests } from "./switchover.ts";
+import { PAUSED_WITHDRAWAL, pendingSwitchovers, podsWritten, staleRequests, UNWANTED_WITHDRAWAL } from "./switchover.ts";
 import { isSpecifiedDelete } from "./specified-delete.ts";
 import { getPodRevision } from "./pod-state.ts";
 
@@ -214,9 +214,14 @@ function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCou
   const requeues = phases.flatMap((p) => (p.requeueAfterMs === undefined ? [] : [p.requeueAfterMs]));
   const actions = phases.flatMap((p) => p.actions);
   // Switchover requests answered, or no longer needed, on pods no phase wrote (switchover.ts).
+  // A pod scaled away still goes while paused; a replica waits for the rollout (paused: withdrawn, asked again on resume).
   const condemned = new Set(slots.condemned);
-  const wanted = (p: Pod) => condemned.has(p) || isSpecifiedDelete(p) || getPodRevision(p) !== revisions.updateName;
-  actions.push(...staleRequests(ctx.set, [...slots.replicas.pods.values(), ...slots.condemned], podsWritten(actions), wanted));
+  const withdraw = (p: Pod) => {
+    if (condemned.has(p)) return undefined;
+    if (strategy.paused) return PAUSED_WITHDRAWAL;
+    return rolling && (isSpecifiedDelete(p) || getPodRevision(p) !== revisions.updateName) ? undefined : UNWANTED_WITHDRAWAL;
+  };
+  actions.push(...staleRequests(ctx.set, [...slots.replicas.pods.values(), ...slots.condemned], podsWritten(actions), withdraw));
   const result: Omit<PhaseResult, "halt"> = {
     actions,
     counts: phases[phases.length - 1].counts,

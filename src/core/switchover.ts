@@ -118,13 +118,19 @@ export function switchoverStep(set: StatefulSet, pod: Pod, now: Date): Switchove
   return step;
 }
 
+/** Why staleRequests withdraws a request on a pod the rollout still has to update: the rollout is paused. */
+export const PAUSED_WITHDRAWAL = "the rollout is paused (spec.updateStrategy.rollingUpdate.paused): nothing updates the pod until it resumes, and Ordinal asks again then";
+/** Why staleRequests withdraws a request on a pod nothing will touch: the rollout reverted to its revision, or updates no pod by itself (OnDelete). */
+export const UNWANTED_WITHDRAWAL = "the pod is no longer to be updated or deleted";
+
 /**
  * staleRequests returns the removals of requests no longer needed on pods no phase touched this
  * pass (`touched`, by name): the pod's role moved (answered: it may wait for its turn, and the
- * request must not stay), or the pod is no longer to be updated or deleted (`wanted` false: the
- * rollout reverted to its revision) — a request left there would move leadership for nothing.
+ * request must not stay), or `withdraw` gives a reason Ordinal will not touch the pod now (the
+ * rollout is paused, reverted to its revision…) — a request left there would move leadership for
+ * nothing, or time out while the person who paused the rollout waits.
  */
-export function staleRequests(set: StatefulSet, pods: Iterable<Pod>, touched: ReadonlySet<string>, wanted: (pod: Pod) => boolean): Action[] {
+export function staleRequests(set: StatefulSet, pods: Iterable<Pod>, touched: ReadonlySet<string>, withdraw: (pod: Pod) => string | undefined): Action[] {
   const out: Action[] = [];
   const id = `StatefulSet ${set.metadata.namespace}/${set.metadata.name}`;
   for (const pod of pods) {
@@ -133,7 +139,10 @@ export function staleRequests(set: StatefulSet, pods: Iterable<Pod>, touched: Re
     if (switchoverRole(set, pod) === undefined) {
       const moved = set.spec.roles ? (roleOf(pod, set.spec.roles) ?? "no role") : "no roles declared";
       out.push(requestAction(pod, null, "SwitchoverDone", `${id}: pod ${nameOf(pod)} handed its role away (now ${moved}; requested at ${at})`));
-    } else if (!wanted(pod)) out.push(requestAction(pod, null, "SwitchoverWithdrawn", `${id} withdraws its switchover request on pod ${nameOf(pod)}: the pod is no longer to be updated or deleted`));
+      continue;
+    }
+    const why = withdraw(pod);
+    if (why !== undefined) out.push(requestAction(pod, null, "SwitchoverWithdrawn", `${id} withdraws its switchover request on pod ${nameOf(pod)}: ${why}`));
   }
   return out;
 }

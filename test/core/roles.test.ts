@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import { rankGate, roleRank, rolesSummary, roleWords } from "../../src/core/roles.ts";
-import { pendingSwitchover, podsWritten, staleRequests, switchoverStep } from "../../src/core/switchover.ts";
+import { PAUSED_WITHDRAWAL, pendingSwitchover, podsWritten, staleRequests, switchoverStep, UNWANTED_WITHDRAWAL } from "../../src/core/switchover.ts";
 import { newUpdateOrder } from "../../src/core/update-order.ts";
 import { SWITCHOVER_REQUEST_ANNOTATION } from "../../src/objects/constants.ts";
 import { newPod, newSet } from "../support/fixtures.ts";
@@ -107,14 +107,17 @@ describe("pendingSwitchover: the timeout is judged only after the label is read"
 });
 
 describe("staleRequests", () => {
-  const wanted = () => true;
+  const wanted = () => undefined;
   it("removes a request whose role moved, on pods no phase wrote", () => {
     const out = staleRequests(set, [pod(0, "replica", "t"), pod(1, "replica", "t"), pod(2, "master")], new Set(["web-1"]), wanted);
     expect(out.map((a) => (a.type === "setSwitchoverRequest" ? [a.name, a.at, a.reason] : a.type))).toEqual([["web-0", null, "SwitchoverDone"]]);
   });
-  it("withdraws a request on a leader no longer to be updated", () => {
-    const out = staleRequests(set, [pod(2, "master", "t")], new Set(), () => false);
-    expect(out).toEqual([expect.objectContaining({ name: "web-2", at: null, reason: "SwitchoverWithdrawn" })]);
+  it.each([
+    ["no longer to be updated", UNWANTED_WITHDRAWAL],
+    ["the rollout paused", PAUSED_WITHDRAWAL],
+  ])("withdraws a request on a leader %s, saying why", (_, why) => {
+    const out = staleRequests(set, [pod(2, "master", "t")], new Set(), () => why);
+    expect(out).toEqual([expect.objectContaining({ name: "web-2", at: null, reason: "SwitchoverWithdrawn", message: `StatefulSet default/web withdraws its switchover request on pod web-2: ${why}` })]);
   });
   it("keeps a request that still waits", () => {
     expect(staleRequests(set, [pod(2, "master", "t")], new Set(), wanted)).toEqual([]);

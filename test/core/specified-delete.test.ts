@@ -103,3 +103,22 @@ describe("plan: a chosen pod that holds a switchover role (spec.roles.switchover
     expect(r.requeueAfterMs).toBe(40_000);
   });
 });
+
+describe("plan: switchover requests while the rollout is paused", () => {
+  const roles = { labelKey: "spilo-role", updateOrder: ["replica", "master"], switchover: { roles: ["master"], timeoutSeconds: 60 } };
+  /** web-2 the leader with a request 20 s old; the set paused at `replicas`. */
+  const planPaused = (replicas: number, chosen: boolean) => {
+    const set = makeSet({ replicas, roles, updateStrategy: { type: "RollingUpdate", rollingUpdate: { paused: true } } });
+    const rev = revisionOf(set).metadata!.name!;
+    const pods = [0, 1, 2].map((i) => pod(set, i, rev, "ready"));
+    pods[2].metadata!.labels = { ...pods[2].metadata!.labels, "spilo-role": "master", ...(chosen ? { [SPECIFIED_DELETE_LABEL]: "true" } : {}) };
+    pods[2].metadata!.annotations = { ...pods[2].metadata!.annotations, [SWITCHOVER_REQUEST_ANNOTATION]: new Date(NOW.getTime() - 20_000).toISOString().replace(/\.\d+Z$/, "Z") };
+    return plan({ set, pods, claims: [0, 1, 2].map((i) => claimFor(set, i)), revisions: [revisionOf(set)], now: NOW }).actions.flatMap((a) => (a.type === "setSwitchoverRequest" ? [`${a.name} ${a.reason}`] : []));
+  };
+  it("a chosen leader's request is withdrawn (no chosen deletion while paused; asked again on resume)", () => {
+    expect(planPaused(3, true)).toEqual(["web-2 SwitchoverWithdrawn"]);
+  });
+  it("a leader scaled away keeps its request: a scale-down goes on while paused", () => {
+    expect(planPaused(2, false)).toEqual([]);
+  });
+});

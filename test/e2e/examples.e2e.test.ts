@@ -5,40 +5,22 @@
  * applied with kubectl into a namespace of its own and must converge (the test plays the
  * kubelet); an in-place image change keeps the pods; Ctrl-C removes the webhook configurations.
  */
-import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pod } from "../../src/api/k8s.ts";
 import type { StatefulSet } from "../../src/api/statefulset.ts";
 import { R } from "../../src/kube/resources.ts";
-import { fetchFor } from "../../src/node/kubeconfig.ts";
-import { unregisterWebhooks } from "./servers.ts";
-import { admin, env, kubectl, kubeletFor, listPods, newNamespace, setupCluster, sleep } from "./support.ts";
+import { startLocal, type LocalRun } from "./servers.ts";
+import { admin, kubectl, kubeletFor, listPods, newNamespace, setupCluster } from "./support.ts";
 
-const PORT = 28445;
-const URL = `https://127.0.0.1:${PORT}`;
 const EXAMPLES = readdirSync("examples").filter((f) => f.endsWith(".yaml")).sort();
 
-type Hooks = { webhooks: { clientConfig: { url?: string; caBundle?: string } }[] };
-let local: ReturnType<typeof spawn>;
-let output = "";
-
-/** until polls f every 300 ms until it returns a value, or fails naming `what` with the server's output. */
-async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (local.exitCode !== null) break;
-    await sleep(300);
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms\n${output.slice(-4000)}`);
-}
+let local: LocalRun;
 
 /** converge plays the kubelet in `ns` until the set `name` reports every replica ready and updated at one revision. */
 async function converge(ns: string, name: string): Promise<StatefulSet> {
   const kubelet = kubeletFor(ns);
-  return until(`${ns}/${name} converged`, async () => {
+  return local.until(`${ns}/${name} converged`, async () => {
     await kubelet.step();
     const set = await admin.get<StatefulSet>(R.statefulSets, ns, name);
     const s = set?.status;
@@ -49,40 +31,11 @@ async function converge(ns: string, name: string): Promise<StatefulSet> {
 
 beforeAll(async () => {
   await setupCluster();
-  unregisterWebhooks();
-  // Leases an earlier file's server left would hold this reconciler back for their 30 s.
-  const leases = kubectl(["-n", "ordinal-system", "get", "leases", "-o", "name"]).split("\n").filter((n) => n.includes("ordinal-reconciler"));
-  if (leases.length) kubectl(["-n", "ordinal-system", "delete", ...leases, "--ignore-not-found"]);
   // The documented command, as a person runs it: only a kubeconfig (the admin's) in the environment.
-  local = spawn("node", ["src/cli/bin.mjs", "local", "--port", String(PORT)], {
-    env: { ...process.env, KUBECONFIG: env.KUBECONFIG, KUBE_API_URL: "", KUBE_TOKEN: "", KUBE_CA_FILE: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  local.stdout!.on("data", (d) => (output += String(d)));
-  local.stderr!.on("data", (d) => (output += String(d)));
-  const hooks = await until("the webhooks registered at the local URL", async () => {
-    const h = await admin.get<Hooks>(R.mutatingWebhooks, undefined, "ordinal");
-    return h?.webhooks.every((w) => w.clientConfig.url?.startsWith(`${URL}/`)) ? h : undefined;
-  });
-  // The server's certificate is signed by the CA it registered: /readyz through it, as the apiserver connects.
-  const ca = Buffer.from(hooks.webhooks[0].clientConfig.caBundle ?? "", "base64").toString();
-  const fetch = fetchFor({ server: URL, ca, source: "ordinal local" });
-  await until("/readyz 200", async () => {
-    try {
-      return (await fetch(`${URL}/readyz`)).status === 200 ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+  local = await startLocal({ port: 28445, probe: "/readyz", timeoutMs: 60_000 });
 });
 
-afterAll(async () => {
-  if (local && local.exitCode === null) {
-    local.kill("SIGINT");
-    await new Promise((r) => local.once("exit", r));
-  }
-  unregisterWebhooks();
-});
+afterAll(() => local?.close());
 
 describe("examples/, applied through `ordinal local`", () => {
   it("has the five documented examples", () => {
@@ -107,7 +60,7 @@ describe("examples/, applied through `ordinal local`", () => {
     await converge(ns, "db");
     const uids = (await listPods(ns)).map((p: Pod) => p.metadata?.uid);
     kubectl(["-n", ns, "patch", "statefulsets.apps.ordinal.dev", "db", "--type=json", "-p", '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"nginx:1.28"}]']);
-    await until("every pod at nginx:1.28", async () => {
+    await local.until("every pod at nginx:1.28", async () => {
       const set = await converge(ns, "db");
       const pods = await listPods(ns);
       return set.status?.updateRevision && pods.every((p) => p.spec?.containers[0].image === "nginx:1.28") ? true : undefined;
@@ -116,11 +69,10 @@ describe("examples/, applied through `ordinal local`", () => {
   });
 
   it("Ctrl-C: the server stops and the webhook configurations are gone", async () => {
-    local.kill("SIGINT");
-    const code = await new Promise((r) => local.once("exit", r));
-    expect(code, output.slice(-2000)).toBe(0);
+    const code = await local.interrupt();
+    expect(code, local.output().slice(-2000)).toBe(0);
     expect(await admin.get(R.mutatingWebhooks, undefined, "ordinal")).toBeUndefined();
     expect(await admin.get(R.validatingWebhooks, undefined, "ordinal")).toBeUndefined();
-    expect(output).toContain("MutatingWebhookConfiguration/ordinal deleted");
+    expect(local.output()).toContain("MutatingWebhookConfiguration/ordinal deleted");
   });
 });

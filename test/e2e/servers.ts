@@ -3,7 +3,7 @@
  * the Worker under `wrangler dev` over https://127.0.0.1:28787 — the two host:ports the test
  * apiserver's admission kubeconfig presents the JWT to. The Worker reaches the apiserver through
  * a plain-HTTP forwarding proxy (as a Workers VPC tunnel would), since workerd cannot be told to
- * trust the test cluster's private CA.
+ * trust the test cluster's private CA. And `ordinal local` (startLocal), as a person runs it.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -140,6 +140,73 @@ export async function startRegisteredServer(): Promise<Running> {
   await waitHealthy(NODE_URL, server);
   for (let i = 0; i < 60 && !(await admin.get(R.validatingWebhooks, undefined, "ordinal")); i++) await sleep(500);
   return server;
+}
+
+/** A running `ordinal local`: its URL, and waits that fail at once, with its output, if it exits. */
+export interface LocalRun extends Running {
+  url: string;
+  /** until polls `f` every 300 ms until it returns a value; fails naming `what` with the command's output after `timeoutMs` (default the start's), or once it exited. */
+  until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs?: number): Promise<T>;
+  /** interrupt is Ctrl-C: SIGINT to the command, which stops what it started and unregisters; returns its exit code. */
+  interrupt(): Promise<number | null>;
+  /** close interrupts the command if it still runs (then stops its process group) and removes the webhook configurations (afterAll). */
+  close(): Promise<void>;
+}
+
+/**
+ * startLocal runs `ordinal local` (`args`, e.g. `--worker`) on `port` as a person does — the
+ * admin's kubeconfig the only credentials in its environment — after freeing the Leases and webhook
+ * configurations an earlier file left; returns once its webhooks are registered at its URL and
+ * `probe` (a path) answers ok over https through the CA it registered.
+ */
+export async function startLocal(o: { port: number; args?: string[]; env?: Record<string, string>; probe: string; timeoutMs: number }): Promise<LocalRun> {
+  unregisterWebhooks();
+  freeReconcilerLease();
+  const url = `https://127.0.0.1:${o.port}`;
+  const r = start("node", ["src/cli/bin.mjs", "local", ...(o.args ?? []), "--port", String(o.port)], { KUBECONFIG: env.KUBECONFIG, KUBE_API_URL: "", KUBE_TOKEN: "", KUBE_CA_FILE: "", ...o.env });
+  const exited = new Promise<number | null>((res) => r.proc.once("exit", (code) => res(code)));
+  const running = () => r.proc.exitCode === null && r.proc.signalCode === null;
+  const until = async <T>(what: string, f: () => Promise<T | undefined>, timeoutMs = o.timeoutMs): Promise<T> => {
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      const v = await f();
+      if (v !== undefined) return v;
+      if (!running()) break;
+      await sleep(300);
+    }
+    throw new Error(`${what}: not within ${timeoutMs} ms\n${r.output().slice(-4000)}`);
+  };
+  const interrupt = () => {
+    if (running()) r.proc.kill("SIGINT");
+    return exited;
+  };
+  const run: LocalRun = {
+    ...r,
+    url,
+    until,
+    interrupt,
+    close: async () => {
+      // Ctrl-C first (it unregisters); one still running 15 s later goes as any e2e server does.
+      await Promise.race([interrupt(), sleep(15_000)]);
+      await r.stop();
+      unregisterWebhooks();
+    },
+  };
+  type Hooks = { webhooks: { clientConfig: { url?: string; caBundle?: string } }[] };
+  const hooks = await until("the webhooks registered at the local URL", async () => {
+    const h = await admin.get<Hooks>(R.mutatingWebhooks, undefined, "ordinal");
+    return h?.webhooks.every((w) => w.clientConfig.url?.startsWith(`${url}/`)) ? h : undefined;
+  });
+  // The server's certificate is signed by the CA it registered: the probe through it, as the apiserver connects.
+  const fetch = fetchFor({ server: url, ca: Buffer.from(hooks.webhooks[0].clientConfig.caBundle ?? "", "base64").toString(), source: "ordinal local" });
+  await until(`${o.probe} answering over https`, async () => {
+    try {
+      return (await fetch(`${url}${o.probe}`)).ok ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  return run;
 }
 
 /** unregisterWebhooks deletes the webhook configurations a server registered: no failurePolicy: Fail hook is left pointing at a stopped server for the files that follow. */

@@ -93,8 +93,10 @@ describe("a rollout held only by a PodDisruptionBudget", () => {
     const p = t.progressing() as { status?: string; reason?: string; message?: string } | undefined;
     // Before: every pass saw "nothing unavailable: Ordinal's step" and restarted the clock (lastUpdateTime kept moving, never exceeded).
     expect(p).toMatchObject({ status: "False", reason: "ProgressDeadlineExceeded" });
-    expect(p?.message).toContain("no pod newly updated and Ready for 10s: pod web-2 is chosen for deletion and a PodDisruptionBudget refuses its eviction: Cannot evict pod");
+    expect(p?.message).toContain("no pod newly updated and Ready for 10s; chosen pods wait for a PodDisruptionBudget to allow their eviction: pod web-2: Cannot evict pod");
     expect(p?.message).toContain("The disruption budget web needs 3 healthy pods and has 3 currently");
+    // The budget's answer once, in the list of held pods (twice before: in the deadline's words and in the list).
+    expect(p?.message?.split("The disruption budget web needs").length).toBe(2);
     // A budget's hold is not the release's fault: rollbackOnFailure does not undo it.
     const set = t.fake.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>("/apis/apps.ordinal.dev/v1/namespaces/default/statefulsets/web");
     expect(set?.spec.template.spec.containers[0].image).toBe("img:2");

@@ -3,7 +3,8 @@
  * stand-in operator (roles-world.ts): followers first, the switchover asked once, the old leader
  * last, never beyond maxUnavailable — recreate and in place; a switchover never answered stops the
  * rollout (condition, Warning event, rollout status stuck) without touching the leader; a leader
- * that moves before its turn waits for the followers; a scale-down of the leader hands it away first.
+ * that moves before its turn waits for the followers; a scale-down of the leader hands it away first;
+ * a rollout paused while a switchover waits withdraws the request and asks again on resume.
  */
 import { describe, expect, it } from "vitest";
 import { StatefulSetSchema } from "../../src/api/statefulset.ts";
@@ -97,6 +98,35 @@ describe("a switchover never answered", () => {
     expect(t.violations).toEqual([]);
     expect(done(t)).toBe(true);
     expect(t.set()?.status?.conditions?.find((c) => c.type === "SwitchoverTimedOut")).toMatchObject({ status: "False" });
+  });
+});
+
+describe("a rollout paused while a switchover waits", () => {
+  it("withdraws the request (nothing updates the leader while paused, no timeout fires) and asks again on resume", async () => {
+    const t = await started({ answer: false, timeoutSeconds: 60 });
+    await t.newImage();
+    await t.roll(30);
+    expect(t.updated).toEqual(["web-1", "web-0"]);
+    expect(t.podNamed("web-2")?.metadata?.annotations?.[SWITCHOVER_REQUEST_ANNOTATION]).toBeDefined();
+    const paused = (on: boolean) => t.observer.patch(R.statefulSets, NS, "web", { spec: { updateStrategy: { rollingUpdate: { paused: on } } } }, "merge");
+    await paused(true);
+    await t.roll(3);
+    // Before: the request stayed on the leader, and its timeout fired while the rollout was paused.
+    expect(t.podNamed("web-2")?.metadata?.annotations?.[SWITCHOVER_REQUEST_ANNOTATION]).toBeUndefined();
+    const events = () => t.fake.list<{ reason?: string; message?: string }>(`/api/v1/namespaces/${NS}/events`);
+    expect(events().filter((e) => e.reason === "SwitchoverWithdrawn").map((e) => e.message)).toEqual([expect.stringContaining("pod web-2: the rollout is paused")]);
+    t.tick(120_000);
+    await t.roll(3);
+    expect(t.podNamed("web-2")?.metadata?.annotations?.[SWITCHOVER_REQUEST_ANNOTATION]).toBeUndefined();
+    expect(t.set()?.status?.conditions?.find((c) => c.type === "SwitchoverTimedOut")).toBeUndefined();
+    expect(t.updated).toEqual(["web-1", "web-0"]);
+    // Resumed: asked again with a fresh clock, answered, the old leader updated last.
+    await paused(false);
+    await t.roll(30, true);
+    expect(t.violations).toEqual([]);
+    expect(done(t)).toBe(true);
+    expect(t.updated).toEqual(["web-1", "web-0", "web-2"]);
+    expect(events().filter((e) => e.reason === "SwitchoverRequested")).toHaveLength(2);
   });
 });
 

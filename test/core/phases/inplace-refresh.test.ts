@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Pod, PodTemplateSpec } from "../../../src/api/k8s.ts";
 import { refreshInPlaceUpdates } from "../../../src/core/inplace-refresh.ts";
 import { writeInPlaceState } from "../../../src/core/inplace-state.ts";
-import { INPLACE_STATE_ANNOTATION } from "../../../src/objects/constants.ts";
+import { INPLACE_STATE_ANNOTATION, SPECIFIED_DELETE_LABEL, SWITCHOVER_REQUEST_ANNOTATION } from "../../../src/objects/constants.ts";
 import { brief, makeSet, NOW, pod, slotsOf } from "./helpers.ts";
 import { setView } from "../../../src/core/plan-context.ts";
 
@@ -72,5 +72,25 @@ describe("refreshInPlaceUpdates", () => {
   it("a terminating pod and a pod without a held gate are left alone", () => {
     const free = pod(makeSet(), 1, "web-old", "running");
     expect(run({ podUpdatePolicy: "InPlaceIfPossible" }, "web-img", [held(0, "terminating"), free])).toEqual({ raw: [], actions: [], deleted: [], blocked: [], held: [] });
+  });
+});
+
+describe("refreshInPlaceUpdates: a chosen pod in PreparingDelete that holds a switchover role", () => {
+  const set = makeSet({ roles: { labelKey: "spilo-role", updateOrder: ["replica", "master"], switchover: { roles: ["master"], timeoutSeconds: 60 } } });
+  /** web-1 chosen for deletion, moved to PreparingDelete, still the leader; its request `ago` ms old. */
+  const leader = (ago: number) => {
+    const p = pod(set, 1, "web-old", "ready");
+    p.metadata!.labels = { ...p.metadata!.labels, [SPECIFIED_DELETE_LABEL]: "true", "ordinal.dev/lifecycle-state": "PreparingDelete", "spilo-role": "master" };
+    p.metadata!.annotations = { ...p.metadata!.annotations, [SWITCHOVER_REQUEST_ANNOTATION]: new Date(NOW.getTime() - ago).toISOString().replace(/\.\d+Z$/, "Z") };
+    return refreshInPlaceUpdates({ view: setView(set), replicas: slotsOf([undefined, p]), condemned: [], updateRevision: "web-old", templates, targets: () => true, rolling: true, now: NOW });
+  };
+  it.each([
+    [20_000, 40_000],
+    [59_000, 1_000],
+  ])("request %i ms old: not deleted, looked at again when the switchover times out (in %i ms)", (ago, due) => {
+    const r = leader(ago);
+    expect(brief(r.actions, true)).toEqual([]);
+    expect(r.deleted).toEqual([]);
+    expect(r.requeueAfterMs).toBe(due);
   });
 });
