@@ -1,6 +1,7 @@
 import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import { errorFields } from "../log/log.ts";
+import { R, type ResourceRef } from "../kube/resources.ts";
 import { NamespaceSetAside } from "./namespace-budget.ts";
 import { readRecord, setAsideUntil, strikeInCluster, type QuarantineRecord } from "./quarantine.ts";
 
@@ -11,7 +12,9 @@ import { readRecord, setAsideUntil, strikeInCluster, type QuarantineRecord } fro
  * thread posts it to the main thread, src/node/reading-tracker.ts; the Worker's shard notes it in
  * its Durable Object's storage, src/schedule/shard-runner.ts), and a list of a namespace the
  * quarantine record sets aside throws NamespaceSetAside (the pass reports it on that namespace's
- * sets and goes on with the others). `start` strikes the suspect its runtime names (what it was
+ * sets and goes on with the others), except a list of its Ordinal StatefulSets: the pass reports on
+ * them (a set is held whole by every pass, ≤ the apiserver's 1.5 MiB; what a tenant grows without
+ * bound is its pods, claims, revisions and ImageLists, and those are refused). `start` strikes the suspect its runtime names (what it was
  * reading when the reconciler before it died) in the cluster's record (quarantine.ts) first.
  */
 
@@ -20,6 +23,9 @@ export interface Reading {
   namespace: string;
   done: boolean;
 }
+
+/** isSetList is true for a list of Ordinal StatefulSets (let through for a set-aside namespace: its sets are reported on). */
+const isSetList = (r: ResourceRef): boolean => r.group === R.statefulSets.group && r.resource === R.statefulSets.resource;
 
 /** A guard refreshes the record this often (another replica's strikes, backoffs over). */
 const REFRESH_MS = 60_000;
@@ -63,7 +69,8 @@ export class NamespaceGuard {
 
   /**
    * guardedClient returns `client` whose namespaced lists report what they read to `onReading`
-   * (awaited: a report the runtime stores is stored before the list) and refuse set-aside namespaces.
+   * (awaited: a report the runtime stores is stored before the list) and refuse set-aside
+   * namespaces (NamespaceSetAside), but for their sets (isSetList).
    */
   guardedClient(client: KubeClient, onReading: (r: Reading) => void | Promise<void>): KubeClient {
     const list: KubeClient["list"] = async (r, ns, opts) => {
@@ -71,7 +78,7 @@ export class NamespaceGuard {
       if (Date.now() - this.refreshed >= REFRESH_MS) void this.refresh();
       const s = this.record[ns];
       const until = setAsideUntil(this.record, ns, this.now());
-      if (s && until) throw new NamespaceSetAside(ns, until, s.why);
+      if (s && until && !isSetList(r)) throw new NamespaceSetAside(ns, until, s.why);
       await onReading({ namespace: ns, done: false });
       try {
         return await client.list(r, ns, opts);

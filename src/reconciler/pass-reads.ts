@@ -5,7 +5,7 @@ import { R } from "../kube/resources.ts";
 import { SET_NAME_LABEL } from "../objects/constants.ts";
 import { LIST_PAGE_SIZE } from "./pass-groups.ts";
 import { labelKeys, projectClaim, projectPod, projectRevision, selectedLabelKeys } from "../objects/projection.ts";
-import { ReadBudget } from "./namespace-budget.ts";
+import { NamespaceSetAside, ReadBudget } from "./namespace-budget.ts";
 
 /**
  * A pass's reads of a namespace's objects (pass.ts): the pods, claims and revisions carrying
@@ -88,13 +88,14 @@ export function prefetch(client: KubeClient, namespace: string, selector: string
 
 /**
  * listImageLists returns the ImageLists of the namespace (all namespaces when undefined); none when
- * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets.
+ * the ImageList CRD is not installed (404), so an older install keeps reconciling its sets, and none
+ * of a namespace its runtime set aside (NamespaceSetAside: quarantined; its sets are reported on).
  */
 export async function listImageLists(client: KubeClient, ns: string | undefined): Promise<ImageList[]> {
   try {
     return await client.list<ImageList>(R.imageLists, ns, { limit: LIST_PAGE_SIZE });
   } catch (e) {
-    if (isNotFound(e)) return [];
+    if (isNotFound(e) || e instanceof NamespaceSetAside) return [];
     throw e;
   }
 }

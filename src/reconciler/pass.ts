@@ -155,11 +155,13 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const events = o.events ?? new EventRecorder(client, o.log);
   const storageClasses = storageClassReader(client, o.log);
   const parsedSets = new Map<string, StatefulSet>();
+  // Namespaces found set aside (quarantined): their ImageLists are not acted on either.
+  const setAside = new Set<string>();
   const groups = sharded ? shardGroups(client, shard, o.startAfter) : fromList(namespaceGroups(inCursorOrder(rawSets, o.startAfter)));
   rawSets.length = 0;
   for await (const group of groups) {
     for (const s of group.sets) setIds.add(setId(s));
-    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, orphans: o.hints?.orphans, events, storageClasses, prefetched }, result);
+    const r = await reconcileNamespace(client, group, selector, listsReady, { ...o, orphans: o.hints?.orphans, events, storageClasses, prefetched, setAside }, result);
     group.sets = [];
     // The actuator reads pull secrets from the sets of namespaces with ImageLists; others are let go.
     if ((await listsReady).imageListsIn(group.namespace).length) for (const [id, set] of r) parsedSets.set(id, set);
@@ -168,9 +170,10 @@ export async function reconcilePass(client: KubeClient, o: PassOptions): Promise
   const lists = await listsReady;
   if (o.setName && !skipLists && ns !== undefined) result.imageListCount = lists.imageListsIn(ns).length;
   if (result.cursor === undefined) {
+    const actedOn = () => inShard(lists.imageLists(), o).filter((l) => !setAside.has(l.metadata.namespace ?? ""));
     // A pass that saw every set of its namespaces releases what deleted sets left in ImageLists.
-    if (!o.setName) for (const l of await releaseGoneSets(client, inShard(lists.imageLists(), o), setIds, o.log)) lists.putImageList(l);
-    await actuate(client, inShard(lists.imageLists(), o), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
+    if (!o.setName) for (const l of await releaseGoneSets(client, actedOn(), setIds, o.log)) lists.putImageList(l);
+    await actuate(client, actedOn(), o.setName ? ns : listNs, { ...o, events }, result, parsedSets);
   }
   return result;
 }
@@ -226,12 +229,13 @@ async function reconcileNamespace(
     }
   } catch (e) {
     if (!(e instanceof NamespaceSetAside)) throw e;
+    o.setAside.add(namespace);
     for (const raw of group.sets) await unplanned(raw, "NamespaceQuarantined", e.message);
   }
   return parsedSets;
 }
 
-type NamespaceOptions = PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched };
+type NamespaceOptions = PassOptions & { orphans?: OrphanLookup; events: EventRecorder; storageClasses: StorageClassReader; prefetched?: Prefetched; setAside: Set<string> };
 
 /** reportUnplanned gives a set that is not planned a condition and an event (set-error.ts) and the pass's result a line; the pass goes on. */
 async function reportUnplanned(client: KubeClient, raw: KubeObject, reason: SetErrorReason, why: string, o: NamespaceOptions, result: PassResult): Promise<void> {
