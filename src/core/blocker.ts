@@ -5,7 +5,7 @@ import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
 import { recordedRefusal } from "./create-refusal.ts";
 import { budgetHoldWords, evictionsWaiting } from "./eviction-wait.ts";
-import { wasNeverReady } from "./healing.ts";
+import { podToHeal, wasNeverReady } from "./healing.ts";
 import { gateCondition, isInPlaceUpdating, readInPlaceState, timeMs } from "./inplace-state.ts";
 import { awaitsOnlyGate } from "./inplace-update.ts";
 import { hookHolders, isHeldByHook } from "./lifecycle.ts";
@@ -75,12 +75,17 @@ export interface BlockerFacts {
   claimWaits?: readonly string[];
   /** The set's replicas by offset, as the plan split them once (replicas.ts: splitReplicas); split here when absent. */
   replicas?: ReplicaSlots;
+  /** The current revision as the plan resolved it (revisions.ts); status.currentRevision when absent. */
+  currentRevision?: string;
+  /** The pod healing replaces (healing.ts: podToHeal), as the plan found it; looked for here when absent. */
+  heal?: Pod;
 }
 
 /**
  * rolloutBlocker returns what holds the set's rollout: a refused create of a missing replica
  * first; then a pod a hook holds; then a switchover requested and not answered (switchover.ts); then the unavailable pods (at the update revision first, lowest
- * ordinal first) whose next step is not Ordinal's; then InPlaceOnly and the claims; then a chosen
+ * ordinal first) whose next step is not Ordinal's (a pod healing replaces, healing.ts: podToHeal, is
+ * Ordinal's); then InPlaceOnly and the claims; then a chosen
  * pod whose eviction a PodDisruptionBudget refused at the last pass (eviction-wait.ts); under OnDelete
  * a pod waiting to be deleted; else Ordinal's own next step (a pod whose in-place update only
  * lacks its gate or its image patch, a replica not created yet, or nothing unavailable at all).
@@ -100,7 +105,10 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
   const byOrdinal = (a: Pod, b: Pod) => getOrdinal(nameOf(a)) - getOrdinal(nameOf(b));
   const unavailable = pods.filter((p) => !isRunningAndAvailable(p, set.spec.minReadySeconds, now) || isTerminating(p) || isInPlaceUpdating(p)).sort(byOrdinal);
   const candidates = [...unavailable.filter((p) => getPodRevision(p) === updateRevision), ...unavailable.filter((p) => getPodRevision(p) !== updateRevision)];
-  const external = candidates.find((p) => !ordinalsStep(p, set));
+  const currentName = facts.currentRevision ?? set.status?.currentRevision ?? updateRevision;
+  const heal = facts.heal ?? podToHeal({ ...view, revisions: { currentName, updateName: updateRevision } }, replicas, pods, now);
+  const step = (p: Pod) => (p === heal ? healWords(p, currentName) : ordinalsStep(p, set));
+  const external = candidates.find((p) => !step(p));
   if (external) return { kind: "pod", pod: nameOf(external), words: `pod ${nameOf(external)} ${whyUnavailable(external, set.spec.minReadySeconds)}`.slice(0, 1024), sinceMs: actedOn(external, updateRevision), release: getPodRevision(external) === updateRevision, lasting: isLasting(external) };
   const first = (kind: BlockerKind, list: readonly string[] | undefined): Blocker | undefined =>
     list?.length ? { kind, pod: "", words: list.join("; ").slice(0, 1024), release: kind === "blocked", lasting: true } : undefined;
@@ -114,7 +122,7 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
     if (old) return { kind: "person", pod: nameOf(old), words: `pod ${nameOf(old)} waits to be deleted: OnDelete updates a pod when it is deleted`, lasting: true };
   }
   const mine = candidates[0];
-  if (mine) return { kind: "ordinal", pod: nameOf(mine), words: `pod ${nameOf(mine)} ${ordinalsStep(mine, set)}`};
+  if (mine) return { kind: "ordinal", pod: nameOf(mine), words: `pod ${nameOf(mine)} ${step(mine)}`};
   if (missing[0]) return { kind: "ordinal", pod: missing[0], words: `pod ${missing[0]} is not created yet: Ordinal creates it next`};
   return { kind: "ordinal", pod: "", words: "no pod is unavailable: the next step is Ordinal's"};
 }
@@ -152,6 +160,13 @@ function ordinalsStep(pod: Pod, set: StatefulSet): string | undefined {
   if (gate?.status === "False" && gate.reason === "StartInPlaceUpdate" && !readInPlaceState(pod) && !isHeldByHook(set, pod))
     return "is out of traffic for its in-place update: Ordinal has yet to change its images";
   return undefined;
+}
+
+/** healWords says why healing replaces the pod (healing.ts), as its next step. */
+function healWords(pod: Pod, currentRevision: string): string {
+  const rev = getPodRevision(pod);
+  const why = rev === currentRevision ? `the current revision ${rev}, which no pod was ever Ready at` : `its abandoned revision ${rev}`;
+  return `was never Ready at ${why}: Ordinal replaces it next`;
 }
 
 /** actedOn returns when Ordinal last acted on the pod (epoch ms): its in-place update, its deletion, or its creation at the update revision; NaN otherwise. */

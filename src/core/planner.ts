@@ -16,6 +16,7 @@ import { updateOrderStatus } from "./order-display.ts";
 import { planScaleDown } from "./scale-down.ts";
 import { planPrewarm } from "./prewarm.ts";
 import { checkProgress } from "./progress-deadline.ts";
+import { podToHeal } from "./healing.ts";
 import { isMissingReplica, rolloutBlocker } from "./blocker.ts";
 import { earlierMs } from "./requeue.ts";
 import { planRollback } from "./rollback.ts";
@@ -93,11 +94,13 @@ export function plan(input: PlanInput): Plan {
   const gates = deleting ? [] : ensureGateConditions(pods.owned, now);
   // The pods by ordinal, split once: the phases, the claims' report, the blocker, the deadline and pre-warm read it.
   const slots = splitReplicas(ctx.range, pods.owned);
-  const sync = deleting ? undefined : syncReplicas(ctx, slots, observed);
+  // The pod healing replaces this pass (healing.ts), named once: the replicas phase and the blocker read it.
+  const heal = deleting ? undefined : podToHeal(ctx, slots.replicas, pods.owned, now);
+  const sync = deleting ? undefined : syncReplicas(ctx, slots, observed, heal);
   const claims = claimReport(ctx, slots.replicas);
   const updateOrder = updateOrderStatus(ctx, slots.replicas.pods.values());
   // What holds the rollout, named once: the deadline's event, the Progressing message (blocker.ts).
-  const blocker = rolloutBlocker(ctx, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound, replicas: slots.replicas });
+  const blocker = rolloutBlocker(ctx, pods.owned, revisions.updateName, now, { blocked: sync?.blocked, claimRefusals: claims.refused, claimWaits: claims.unbound, replicas: slots.replicas, currentRevision: revisions.currentName, heal });
   const progress = checkProgress(ctx, observed, revisions.updateName, pods.owned, now, { blocker, volumeClaims: claims.status, replicas: slots.replicas });
   const rollback = progress?.exceeded ? planRollback(set, revisions, blocker) : undefined;
   const rollbackActions = rollback && "actions" in rollback ? rollback.actions : [];
@@ -174,8 +177,9 @@ function prewarmActions(ctx: PlanContext, replicas: ReplicaSlots, imageLists: re
 /**
  * syncReplicas runs the phases that walk pods in upstream's order — create and recreate, scale
  * down, rolling update — stopping where OrderedReady halts; OnDelete has no rolling update.
+ * `heal` is the pod healing replaces (healing.ts: podToHeal).
  */
-function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCounts): Omit<PhaseResult, "halt"> {
+function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCounts, heal: Pod | undefined): Omit<PhaseResult, "halt"> {
   const { revisions, strategy } = ctx;
   const firstUnhealthy = findFirstUnhealthy(slots);
   const templates = new Map(revisions.revisions.map((r) => [r.metadata?.name ?? "", revisionTemplate(r)]));
@@ -204,7 +208,7 @@ function syncReplicas(ctx: PlanContext, slots: SplitReplicas, counts: ReplicaCou
     held: refresh.held,
   };
   if (refresh.requeueAfterMs !== undefined) refreshed.requeueAfterMs = refresh.requeueAfterMs;
-  const created = planReplicas(ctx, slots.replicas, c, rolling ? templates : undefined, new Set(refresh.deleted));
+  const created = planReplicas(ctx, slots.replicas, c, rolling ? templates : undefined, new Set(refresh.deleted), heal);
   const phases: PhaseResult[] = [refreshed, created];
   if (!created.halt) {
     const down = planScaleDown(ctx, slots.condemned, firstUnhealthy, created.counts);

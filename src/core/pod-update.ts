@@ -98,7 +98,7 @@ export function planPodUpdate(
       type: "event",
       eventType: "Normal",
       reason: "HealingRollout",
-      message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at its abandoned revision ${getPodRevision(pod)}, to revision ${updateRevision}`,
+      message: `StatefulSet ${setId} is replacing Pod ${name}, never Ready at revision ${getPodRevision(pod)}, which the rollout leaves, to revision ${updateRevision}`,
     });
   actions.push(deletePodAction(pod, why, !!set.spec.roles));
   return { actions, deleted: true };

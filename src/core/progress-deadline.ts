@@ -78,13 +78,15 @@ export function checkProgress(view: SetView, observed: ReplicaCounts, updateRevi
   const since = running ? timeMs(prev?.lastUpdateTime) : NaN;
   if (Number.isNaN(since) || progressSeen(set, observed, updateRevision, pods, since, more.volumeClaims)) return { lastUpdateTime: wholeSeconds(now), requeueAfterMs: seconds * 1000 };
   const lastUpdateTime = prev?.lastUpdateTime ?? wholeSeconds(now);
-  if (wasExceeded) return { lastUpdateTime, exceeded: exceeded() };
-  // Waiting for Ordinal's own step: that time never counts, the clock starts afresh (the pass that
-  // takes the step sees it first, so a pod created, patched or deleted late gets its whole deadline).
-  if (blocker.kind === "ordinal") return { lastUpdateTime: wholeSeconds(now), requeueAfterMs: seconds * 1000 };
   // A pod's time starts no earlier than Ordinal's step on it (the status that restarted the clock may be lost).
   const acted = blocker.sinceMs ?? NaN;
   const due = (Number.isNaN(acted) ? since : Math.max(since, acted)) + seconds * 1000;
+  // Exceeded stays exceeded, but for a pod Ordinal acted on since (replaced, healed, updated): it
+  // gets its own deadline before the rollout is judged again (and maybe rolled back for it).
+  if (wasExceeded) return acted > since && now.getTime() < due ? { lastUpdateTime, requeueAfterMs: due - now.getTime() } : { lastUpdateTime, exceeded: exceeded() };
+  // Waiting for Ordinal's own step: that time never counts, the clock starts afresh (the pass that
+  // takes the step sees it first, so a pod created, patched or deleted late gets its whole deadline).
+  if (blocker.kind === "ordinal") return { lastUpdateTime: wholeSeconds(now), requeueAfterMs: seconds * 1000 };
   if (now.getTime() < due) return { lastUpdateTime, requeueAfterMs: due - now.getTime() };
   // A create refused before the deadline, not tried since: this pass tries again before judging.
   if (blocker.kind === "refused" && !((blocker.lastRefusedMs ?? 0) >= due)) return { lastUpdateTime, requeueAfterMs: seconds * 1000 };

@@ -2,8 +2,7 @@ import type { Pod, PodTemplateSpec } from "../api/k8s.ts";
 import type { Action } from "./actions.ts";
 import { getOrdinal, getPodName, nameOf } from "../objects/names.ts";
 import { offsetOf, ordinalAt, type OrdinalRange } from "../objects/ordinal-range.ts";
-import { isStuckAtAbandonedRevision } from "./healing.ts";
-import { needsCurrentRevision, rolloutTargets } from "./partition.ts";
+import { needsCurrentRevision } from "./partition.ts";
 import { adjustCounts, deletePodAction, type PhaseResult, type PlanContext } from "./plan-context.ts";
 import { identityMatches, newStatefulSetPod, storageMatches } from "../objects/pod.ts";
 import { planPodUpdate } from "./pod-update.ts";
@@ -89,9 +88,9 @@ export const MAX_CREATES_PER_PLAN = 500;
  * creates a missing pod with its claims (growing existing ones first under OnPodRollingUpdate), plans a pending pod's missing claims, identity and storage repairs and claim owners.
  * Parallel creates while fewer than scaleStrategy.maxUnavailable replicas are not yet available
  * (the others wait for a later pass). OrderedReady halts at the first creation, deletion or pod
- * that is not yet Running, Ready and available (replacing it first when it is stuck at an abandoned revision and `templates` is
- * given: healing.ts); Parallel goes on. Indexes in `replacing` were deleted by an earlier phase
- * of this pass.
+ * that is not yet Running, Ready and available (replacing it first when it is `heal`, the pod
+ * healing.ts: podToHeal names, and `templates` is given); Parallel goes on. Indexes in `replacing`
+ * were deleted by an earlier phase of this pass.
  */
 export function planReplicas(
   ctx: PlanContext,
@@ -99,6 +98,7 @@ export function planReplicas(
   counts: ReplicaCounts,
   templates?: Map<string, PodTemplateSpec>,
   replacing: ReadonlySet<number> = new Set(),
+  heal?: Pod,
 ): ReplicasResult {
   const { set, now, monotonic } = ctx;
   const created: [number, Pod][] = [];
@@ -162,12 +162,12 @@ export function planReplicas(
     }
     if (isPending(pod)) actions.push(...createClaims(missingClaims(ctx, ordinal).create, nameOf(pod)));
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, set.spec.minReadySeconds, now))) {
-      // The pod OrderedReady waits for: replace it now if it is stuck at an abandoned revision (healing.ts).
-      if (templates && isStuckAtAbandonedRevision(ctx, pod, i, rolloutTargets(ctx, slots, ctx.revisions.updateName))) {
-        const heal = planPodUpdate(ctx, pod, ctx.revisions.updateName, templates, now, "heal");
-        actions.push(...heal.actions);
-        if (heal.deleted) c = adjustCounts(c, ctx, pod, -1);
-        if (heal.blocked) blocked.push(heal.blocked);
+      // The pod OrderedReady waits for: replace it now if healing takes it (healing.ts).
+      if (templates && pod === heal) {
+        const update = planPodUpdate(ctx, pod, ctx.revisions.updateName, templates, now, "heal");
+        actions.push(...update.actions);
+        if (update.deleted) c = adjustCounts(c, ctx, pod, -1);
+        if (update.blocked) blocked.push(update.blocked);
       }
       waiting = true;
       return result(true);

@@ -20,7 +20,7 @@ export interface PersonCounts {
   applies: number;
   refused: number;
   released: number;
-  /** Broken releases replaced, and pods of one deleted, after the last fault (repair). */
+  /** Broken releases with nothing to roll back to replaced by a good one after the last fault (repair). */
   repairs: number;
 }
 
@@ -111,12 +111,12 @@ export class Person {
   }
 
   /**
-   * repair is the person's fix of what docs/fields.md lists as not handled: a broken release that
-   * completed while the set had no pods (scaled to 0 before its deadline) is the set's only
-   * revision, with nothing to roll back to — the person rolls out a good release; and a pod at
-   * that broken revision stays never-Ready at the current revision, which nothing heals — the
-   * person deletes it, upstream's manual step. A set with an earlier revision is left to
-   * Ordinal's rollback.
+   * repair is what a person does after the last fault about a broken release that completed while
+   * the set had no pods (scaled to 0 before its deadline): it is the set's only revision, with
+   * nothing to roll back to, so the person rolls out a good release. Ordinal does the rest: the
+   * pods made at the broken revision by a later scale-up, never Ready at a current revision no pod
+   * was ever Ready at, are healed by that rollout (src/core/healing.ts, issue 36). A set with an
+   * earlier revision is left to Ordinal's rollback.
    */
   async repair(): Promise<void> {
     for (const s of this.sets) {
@@ -130,13 +130,6 @@ export class Person {
           this.release.set(s.namespace, n);
           await this.admin.patch(R.statefulSets, s.namespace, s.name, { spec: { template: { spec: { containers: [{ name: "app", image: image(n) }] } } } }, "merge");
           this.counts.repairs++;
-        } else if (!broken) {
-          for (const p of await this.admin.list<Pod>(R.pods, s.namespace)) {
-            const stuck = p.spec?.containers?.[0]?.image?.includes(BROKEN) && p.metadata?.labels?.["controller-revision-hash"] === st.currentRevision && !p.metadata?.deletionTimestamp;
-            if (!stuck) continue;
-            await this.admin.delete(R.pods, s.namespace, p.metadata!.name!);
-            this.counts.repairs++;
-          }
         }
       } catch {
         /* next round */

@@ -180,7 +180,7 @@ export function formatFigures(f: ChaosFigures, limitMs: number): string[] {
     `faults: ${Object.entries(f.faults)
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")} (${Object.values(f.faults).reduce((a, b) => a + b, 0)} in all)`,
-    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced, or its pod deleted: docs/fields.md's manual step)`,
+    `person: ${f.person.scales} scales, ${f.person.reimages} re-images, ${f.person.broken} broken releases, ${f.person.applies} applies, ${f.person.refused} refused, ${f.person.released} hook releases, ${f.person.repairs} repairs after the last fault (a broken release with nothing to roll back to replaced by a good one)`,
     `violations: ${f.violations.length}; checks judged per rule: ${
       Object.entries(f.checks)
         .map(([k, n]) => `${k} ${n}`)

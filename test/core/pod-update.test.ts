@@ -73,7 +73,7 @@ describe("planPodUpdate", () => {
   });
   it("healing says so before the deletion, which carries its reason", () => {
     expect(plan(policySet(), "web-old", "web-img", "heal").actions).toEqual([
-      "event HealingRollout: StatefulSet default/web is replacing Pod web-2, never Ready at its abandoned revision web-old, to revision web-img",
+      "event HealingRollout: StatefulSet default/web is replacing Pod web-2, never Ready at revision web-old, which the rollout leaves, to revision web-img",
       "deletePod web-2 pod-2-web-old heal web-old",
     ]);
   });

@@ -270,3 +270,41 @@ describe("checkProgress judges only after counting what the cluster shows (issue
     expect(checkProgress(setView(set), counts(), "web-b", ps, at(110))?.exceeded).toMatch(/pod web-2 was never Ready/);
   });
 });
+
+describe("the deadline and healing agree (issue 36)", () => {
+  /**
+   * A set rolling from web-a (current, completed with no pods: never seen Ready) to web-b, its
+   * clock running since T0; web-0 at web-a, started at T0 and never Ready since.
+   */
+  const unproven = (progressing: Record<string, unknown> = {}) => {
+    const set = rolling(progressing);
+    const web0 = newPod(set, 0, "web-a", "running", T0);
+    web0.status!.startTime = T0 as unknown as Date;
+    return { set, ps: [web0] };
+  };
+  const one = counts({ replicas: 1, readyReplicas: 0, availableReplicas: 0, currentReplicas: 1, updatedReplicas: 0 });
+  it("a pod healing replaces is Ordinal's own next step, named so, whether the plan or status.currentRevision says the current revision", () => {
+    const { set, ps } = unproven();
+    const want = { kind: "ordinal", pod: "web-0", words: "pod web-0 was never Ready at the current revision web-a, which no pod was ever Ready at: Ordinal replaces it next" };
+    expect(rolloutBlocker(setView(set), ps, "web-b", at(600), { currentRevision: "web-a" })).toEqual(want);
+    expect(rolloutBlocker(setView(set), ps, "web-b", at(600))).toEqual(want);
+  });
+  it("the same pod with a sibling Ready at web-a is waited for: a pod, not the release's (no rollback for it)", () => {
+    const { set, ps } = unproven();
+    expect(rolloutBlocker(setView(set), [...ps, newPod(set, 1, "web-a")], "web-b", at(600))).toMatchObject({ kind: "pod", pod: "web-0", release: false });
+  });
+  it("a pass late past the deadline with that pod still there: not judged (no 'not rolled back' for the wrong reason), a fresh clock", () => {
+    const { set, ps } = unproven();
+    expect(checkProgress(setView(set), one, "web-b", ps, at(600))).toEqual({ lastUpdateTime: "2026-11-21T12:10:00Z", requeueAfterMs: 60_000 });
+  });
+  it("exceeded before (for another reason), then the pod made again at the update revision: it gets its own deadline before any rollback", () => {
+    const set = rolling({ status: "False", reason: "ProgressDeadlineExceeded" });
+    const web0 = newPod(set, 0, "web-b", "pending", T0);
+    web0.metadata!.creationTimestamp = at(300) as unknown as Date;
+    expect(checkProgress(setView(set), one, "web-b", [web0], at(301))).toEqual({ lastUpdateTime: T0, requeueAfterMs: 59_000 });
+    expect(checkProgress(setView(set), one, "web-b", [web0], at(360))?.exceeded).toMatch(/^no pod newly updated and Ready for 60s: pod web-0 was never Ready/);
+    // Created before the deadline was exceeded: it had its time, it stays exceeded.
+    web0.metadata!.creationTimestamp = at(30) as unknown as Date;
+    expect(checkProgress(setView(set), one, "web-b", [web0], at(301))?.exceeded).toMatch(/pod web-0/);
+  });
+});

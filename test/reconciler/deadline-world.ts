@@ -19,7 +19,7 @@ export const BAD = "img:bad";
 /**
  * cluster returns a converged set of 3 (img:1, progressDeadlineSeconds 10 and `spec`) on the fake
  * apiserver with the kubelet player, one clock for all, and the means to drive it: `pass` (one
- * reconcile pass alone), `step` (a pass, a kubelet step, a second), `advance` (time alone).
+ * reconcile pass alone), `passes` (several, a second apart), `step` (a pass, a kubelet step, a second), `advance` (time alone).
  */
 export async function cluster(spec: Record<string, unknown>, o: { policy?: "OrderedReady" | "Parallel"; bad?: "pull" | "unready" } = {}) {
   let clock = Date.parse("2026-11-27T01:00:00Z");
@@ -44,6 +44,13 @@ export async function cluster(spec: Record<string, unknown>, o: { policy?: "Orde
     clock += 1000;
   };
   const advance = (ms: number) => (clock += ms);
+  /** passes: `n` reconcile passes a second apart, no kubelet. */
+  const passes = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      await pass();
+      clock += 1000;
+    }
+  };
   const allReadyAt = async (image: string) => {
     const ps = await pods();
     return ps.length === 3 && ps.every((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0].image === image && p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
@@ -54,7 +61,7 @@ export async function cluster(spec: Record<string, unknown>, o: { policy?: "Orde
   requeues = [];
   const setImage = (image: string) => client.patch(R.statefulSets, "default", "web", { spec: { template: { spec: { containers: [{ name: "c", image }] } } } }, "merge");
   const progressing = async () => (await get()).status?.conditions?.find((c) => c.type === "Progressing");
-  return { client, fake, now, pass, kubelet, advance, step, get, pods, allReadyAt, setImage, progressing, requeues: () => requeues, events: () => client.list<{ reason?: string; message?: string }>(R.events, "default") };
+  return { client, fake, now, pass, passes, kubelet, advance, step, get, pods, allReadyAt, setImage, progressing, requeues: () => requeues, events: () => client.list<{ reason?: string; message?: string }>(R.events, "default") };
 }
 
 /** rolling returns a RollingUpdate strategy with `rollingUpdate`. */

@@ -214,7 +214,7 @@ async function runOnce(seed: number, cached = false): Promise<RunResult> {
       const target = pods.find((p) => p.metadata!.name === name);
       const ord = getOrdinal(name);
       const failed = target?.status?.phase === "Failed";
-      // Healing (src/core/healing.ts) replaces a pod never Ready at an abandoned revision at once.
+      // Healing (src/core/healing.ts) replaces a pod never Ready at an abandoned revision, or at a current revision no pod was Ready at, at once.
       const healed = target && !isRunningAndReady(target) && wasNeverReady(target);
       const replicaEveryRecent = everyRecent((r) => offsetOf(r, ord) !== undefined);
       const replicaPods = pods.filter((p) => offsetOf(range, ordinalOf(p)) !== undefined);
@@ -351,11 +351,10 @@ async function runOnce(seed: number, cached = false): Promise<RunResult> {
         // there are created at the current revision), so the person rolls every pod forward
         // (partition 0), as upstream's manual recovery does.
         await observer.patch(R.statefulSets, NS, "web", { spec: { progressDeadlineSeconds: null, updateStrategy: { rollingUpdate: { rollbackOnFailure: null, partition: 0 } } } }, "merge");
+        // A scale to zero may have made a bad revision current (every one of no pods was updated and
+        // Ready, as upstream counts): the good template's rollout heals its pods, never Ready at a
+        // current revision no pod was ever Ready at (healing.ts, issue 36); the person deletes none.
         if (isBad(now)) await setTemplate(`img:${++image}`);
-        // A scale to zero made a bad revision current (every one of no pods was updated and Ready,
-        // as upstream counts): healing replaces pods only at abandoned revisions, so the person also
-        // deletes the pods left at bad images, upstream's documented manual step.
-        for (const p of await snapshot()) if (isBad(p.spec?.containers[0].image ?? "")) await observer.delete(R.pods, NS, p.metadata!.name!);
       }
     }
     const claims = await claimsNow();

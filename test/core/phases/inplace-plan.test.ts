@@ -280,7 +280,7 @@ describe("plan: healing a stuck rollout (Forced rollback)", () => {
   it("a pod never Ready at the abandoned revision is replaced at once", () => {
     expect(planWith(reverted, stuck(false))).toEqual(["event HealingRollout", "deletePod web-2 (heal)"]);
     expect(actionsOf(reverted, stuck(false)).filter((a) => a.type === "event")).toEqual([
-      { type: "event", eventType: "Normal", reason: "HealingRollout", message: `StatefulSet ns/web is replacing Pod web-2, never Ready at its abandoned revision ${b}, to revision ${o}` },
+      { type: "event", eventType: "Normal", reason: "HealingRollout", message: `StatefulSet ns/web is replacing Pod web-2, never Ready at revision ${b}, which the rollout leaves, to revision ${o}` },
     ]);
   });
   it("a pod that was Ready at that revision is waited for, as upstream does", () => {

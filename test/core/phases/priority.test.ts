@@ -11,7 +11,7 @@ import type { PodState } from "../fixtures.ts";
 import { newPlanContext, setView } from "../../../src/core/plan-context.ts";
 import { needsCurrentRevision, rolloutTargets } from "../../../src/core/partition.ts";
 import { newReplica } from "../../../src/core/replicas.ts";
-import { isStuckAtAbandonedRevision } from "../../../src/core/healing.ts";
+import { isHealable } from "../../../src/core/healing.ts";
 import { planRollingUpdate, podsToUpdate } from "../../../src/core/rolling-update.ts";
 import { getStatefulSetRevisions, revisionTemplate } from "../../../src/core/revisions.ts";
 import { SPECIFIED_DELETE_LABEL } from "../../../src/objects/constants.ts";
@@ -157,7 +157,7 @@ describe("healing with a ranked order", () => {
     const last = stuckAt(set, 1);
     const replicas = slotsOf([first, last, pod(set, 2, n)]);
     const targets = rolloutTargets(ctx, replicas, n);
-    expect(isStuckAtAbandonedRevision(ctx, first, 0, targets)).toBe(true);
-    expect(isStuckAtAbandonedRevision(ctx, last, 1, targets)).toBe(false);
+    expect(isHealable(ctx, first, 0, targets, false)).toBe(true);
+    expect(isHealable(ctx, last, 1, targets, false)).toBe(false);
   });
 });
