@@ -15,6 +15,13 @@ const SET_CACHE_SIZE = 256;
 export const MAX_SET_READS_IN_FLIGHT = 16;
 
 /**
+ * Lookups waiting for one of those reads, at most (beyond, refused: try again). They wait in one
+ * queue per namespace, served in turn, so forged reviews naming many sets of a few namespaces
+ * delay a genuine pod of another namespace by a read or so, never refuse it.
+ */
+const MAX_SET_READS_QUEUED = 1024;
+
+/**
  * SetLookup is the mutating hook's set lookup with its cache, which `remember` primes with sets
  * read from the apiserver (Node: the reconcile thread's watch sees each new set appear).
  */
@@ -38,30 +45,61 @@ export type SetLookup = LookupStatefulSet & {
  * builds already carries the new template's volume, which the identity patch keeps (it replaces
  * only the volumes of the templates it knows), so a stale cached set costs nothing there; a pod
  * made by hand within the time-to-live of a template's addition gets it when next recreated.
- * Lookups of one set while its GET is in flight share that GET; at most `maxReads` GETs are in
- * flight at once, and a lookup of another set beyond them throws (the pod is refused: try again).
+ * Lookups of one set while its GET is in flight (or queued) share that GET; at most `maxReads`
+ * GETs are in flight at once. A lookup of another set beyond them waits in its namespace's queue;
+ * the namespaces' queues take turns (round robin) as reads return. Over MAX_SET_READS_QUEUED
+ * waiting, a lookup throws (the pod is refused: try again).
  */
-export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now, maxReads = MAX_SET_READS_IN_FLIGHT): SetLookup {
+export function lookupStatefulSetWith(client: KubeClient, now: () => number = Date.now, maxReads = MAX_SET_READS_IN_FLIGHT, maxQueued = MAX_SET_READS_QUEUED): SetLookup {
   const cache = new Map<string, { set: StatefulSet; at: number }>();
   const keep = (key: string, set: StatefulSet) => {
     cache.delete(key);
     if (cache.size >= SET_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     cache.set(key, { set, at: now() });
   };
-  // Lookups of one set at once share its GET: a burst of pods (or of forged reviews) naming it reads it once.
-  const reading = new Map<string, Promise<StatefulSet | undefined>>();
+  // Lookups of one set at once share its GET: a burst of pods (or of forged reviews naming it) reads it once.
+  const pending = new Map<string, Promise<StatefulSet | undefined>>();
+  let reads = 0;
+  // Lookups waiting for a read, per namespace; the Map's order is the turn (a served namespace goes last).
+  const queued = new Map<string, (() => void)[]>();
+  let queuedCount = 0;
+  const begin = (namespace: string, name: string, key: string) => {
+    reads++;
+    return read(namespace, name, key).finally(() => {
+      reads--;
+      pending.delete(key);
+      startQueued();
+    });
+  };
+  const startQueued = () => {
+    while (reads < maxReads && queued.size > 0) {
+      const [namespace, starts] = queued.entries().next().value!;
+      queued.delete(namespace);
+      const start = starts.shift()!;
+      queuedCount--;
+      if (starts.length > 0) queued.set(namespace, starts);
+      start();
+    }
+  };
   const lookup: LookupStatefulSet = (namespace, name, uid) => {
     const key = `${namespace}/${name}`;
     const hit = cache.get(key);
     if (uid && hit && hit.set.metadata.uid === uid && now() - hit.at < SET_CACHE_TTL_MS) return Promise.resolve(hit.set);
-    let p = reading.get(key);
-    // Over the cap the lookup throws: the hook refuses the pod (500, mutatePodFailed) and its creator
-    // retries, never admits it without its identity as for a set that does not exist.
-    if (!p && reading.size >= maxReads) return Promise.reject(new Error(`${reading.size} StatefulSet reads are in flight already: try again`));
-    if (!p) {
-      p = read(namespace, name, key).finally(() => reading.delete(key));
-      reading.set(key, p);
+    let p = pending.get(key);
+    if (p) return p;
+    if (reads < maxReads) p = begin(namespace, name, key);
+    // Over the queue's bound the lookup throws: the hook refuses the pod (500, mutatePodFailed) and its
+    // creator retries, never admits it without its identity as for a set that does not exist.
+    else if (queuedCount >= maxQueued) return Promise.reject(new Error(`${reads} StatefulSet reads are in flight and ${queuedCount} waiting already: try again`));
+    else {
+      queuedCount++;
+      p = new Promise<StatefulSet | undefined>((resolve, reject) => {
+        const starts = queued.get(namespace) ?? [];
+        starts.push(() => begin(namespace, name, key).then(resolve, reject));
+        queued.set(namespace, starts);
+      });
     }
+    pending.set(key, p);
     return p;
   };
   const read = async (namespace: string, name: string, key: string): Promise<StatefulSet | undefined> => {

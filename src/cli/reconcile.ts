@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../kube/client.ts";
+import { newHolderIdentity } from "../lease/identity.ts";
 import { jsonLogger, type Logger } from "../log/log.ts";
 import { buildReconciler } from "../reconciler-stack.ts";
 import { runReconcile } from "../schedule/loop.ts";
@@ -28,7 +28,7 @@ export async function reconcileCommand(client: KubeClient, f: ReconcileFlags = {
   const started = Date.now();
   const result = await runReconcile(stack.client, {
     log,
-    holder: `ordinal-cli-${randomUUID().slice(0, 8)}`,
+    holder: newHolderIdentity("ordinal-cli"),
     leaseNamespace: f.leaseNamespace ?? setting(env, "LEASE_NAMESPACE"),
     budgetMs: f.budgetMs ?? 50_000,
     maxPasses: f.untilIdle ? undefined : 1,

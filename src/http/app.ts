@@ -23,8 +23,8 @@ import { hooksSend, WEBHOOK_PATHS } from "../webhook-config/webhook-configs.ts";
 import { GROUP } from "../api/statefulset.ts";
 import { webhookAuth, type AuthConfig, type ClientCertificate } from "../auth/webhook-auth.ts";
 import { MAX_OBJECT_VALUES, MAX_STRING_CHARS, MEASURED_PARTS } from "../admission/limits.ts";
-import { bytesInFlight, MAX_BYTES_IN_FLIGHT } from "./bytes-in-flight.ts";
-import { lengthFirstBodyLimit } from "./body-limit.ts";
+import { BodyBudget, webBody, type BodySource } from "./bytes-in-flight.ts";
+import { declaredLengthLimit } from "./body-limit.ts";
 import { replaceSpans, scanJson } from "./json-scan.ts";
 import { exceedsDepth, MAX_JSON_DEPTH } from "./limits.ts";
 import { errorFields, type Logger } from "../log/log.ts";
@@ -65,6 +65,13 @@ export interface AppDeps {
   log: Logger;
   /** Defaults to MAX_BODY_BYTES. */
   maxBodyBytes?: number;
+  /**
+   * The request body as it arrives. Default: the web stream `c.req.raw.body` (the Worker's own);
+   * Node passes the socket's IncomingMessage (`nodeBody`), which skips building a web Request.
+   */
+  bodySource?(c: Context): BodySource;
+  /** The bytes of request bodies held at once (bytes-in-flight.ts); default: a BodyBudget of MAX_BYTES_IN_FLIGHT. */
+  budget?: BodyBudget;
 }
 
 interface AdmissionRoute {
@@ -187,13 +194,11 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const auth = webhookAuth(deps.auth, log, deps.clientCertificate);
   const maxSize = deps.maxBodyBytes ?? MAX_BODY_BYTES;
-  const limit = lengthFirstBodyLimit({
-    maxSize,
-    onError: (c) => {
-      log.warn("webhook request refused", { path: c.req.path, status: 413, limit: maxSize });
-      return c.json({ error: "PayloadTooLarge", message: `request body is larger than ${maxSize} bytes` }, 413);
-    },
-  });
+  const tooLarge = (c: Context) => {
+    log.warn("webhook request refused", { path: c.req.path, status: 413, limit: maxSize });
+    return c.json({ error: "PayloadTooLarge", message: `request body is larger than ${maxSize} bytes` }, 413);
+  };
+  const limit = declaredLengthLimit({ maxSize, onError: tooLarge });
 
   app.get("/", (c) =>
     c.json({
@@ -205,10 +210,10 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.get("/healthz", (c) => c.text("ok"));
 
-  // What the webhooks hold of request bodies at once is bounded (bytes-in-flight.ts); the rest wait their turn.
-  const inFlight = bytesInFlight(MAX_BYTES_IN_FLIGHT, maxSize);
+  // What the webhooks hold of request bodies at once is bounded, counted as bytes arrive; a slow sender is cut (bytes-in-flight.ts).
+  const budget = deps.budget ?? new BodyBudget({ maxBody: maxSize });
   for (const route of routes) {
-    app.post(route.path, auth, limit, inFlight, (c) => serveAdmission(c, route, deps));
+    app.post(route.path, auth, limit, (c) => receiveAdmission(c, route, deps, budget, tooLarge));
   }
 
   app.notFound((c) =>
@@ -224,11 +229,30 @@ export function createApp(deps: AppDeps): Hono {
 
 const badRequest = (c: Context, message: string) => c.json({ error: "BadRequest", message }, 400);
 
-async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps): Promise<Response> {
+/**
+ * receiveAdmission reads the body under the budget and serves it. A body over the limit is
+ * answered by `tooLarge`; one too slow, or whose connection closed, 408 (if the socket still
+ * listens), logged in one warn line without a stack: one per such request.
+ */
+async function receiveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps, budget: BodyBudget, tooLarge: (c: Context) => Response): Promise<Response> {
+  const got = await budget.receive(deps.bodySource?.(c) ?? webBody(c.req.raw.body));
+  if (!got.ok) {
+    if (got.status === 413) return tooLarge(c);
+    deps.log.warn("webhook request body not received", { path: route.path, status: got.status, reason: got.reason, received: got.received, ms: got.ms });
+    return c.json({ error: "RequestTimeout", message: got.reason === "closed" ? "request body not completed" : "request body too slow" }, 408);
+  }
+  try {
+    return await serveAdmission(c, route, deps, got.text);
+  } finally {
+    got.release();
+  }
+}
+
+async function serveAdmission(c: Context, route: AdmissionRoute, deps: AppDeps, bodyText: string): Promise<Response> {
   const { log } = deps;
   const started = Date.now();
   let body: unknown;
-  const { text, depth } = readBody(await c.req.text(), route);
+  const { text, depth } = readBody(bodyText, route);
   try {
     body = JSON.parse(text);
   } catch (e) {

@@ -4,7 +4,6 @@
  * on an embedded simulated cluster (the in-process fake apiserver and a kubelet player) and
  * shows a set being created and rolled out.
  */
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
@@ -21,6 +20,7 @@ import { buildReconciler } from "../reconciler-stack.ts";
 import { nodeReconciler } from "./reconciler.ts";
 import { checkSettings, setting, SettingError } from "../settings.ts";
 import { electionFor } from "../lease/elector.ts";
+import { newHolderIdentity } from "../lease/identity.ts";
 import { isReconcileThread, reconcileThreadMain, ReconcileThread } from "./reconcile-thread.ts";
 import { INSTALL_NAMESPACE, usernameFromToken } from "../deploy/identity.ts";
 import { appDepsFrom, settingsFrom, type OrdinalSettings } from "../runtime-config.ts";
@@ -34,6 +34,7 @@ import { probeReconcilerIdentity } from "../reconciler/identity-probe.ts";
 import { ReconcilerReadiness } from "./readiness.ts";
 import { registrationCheck } from "../webhook-config/registration-check.ts";
 import { warmAdmission } from "./warm-admission.ts";
+import { nodeBody } from "./node-body.ts";
 import { receiveForwardedWake, WAKE_FORWARD_PATH, wakeForwarding } from "./wake-forward.ts";
 import { objectBudgetFor } from "../reconciler/namespace-budget.ts";
 
@@ -111,7 +112,7 @@ function withKeyFiles(env: Readonly<Record<string, string | undefined>>): Readon
  * name (POD_NAME; `node` without one) and 8 hex digits new at each start, so a restarted process
  * never takes its predecessor's Leases for its own.
  */
-export const replicaIdentity = (podName: string | undefined): string => `${podName ?? "node"}-${randomUUID().slice(0, 8)}`;
+export const replicaIdentity = (podName: string | undefined): string => newHolderIdentity(podName ?? "node");
 
 /**
  * serveCommand runs until killed (or --exit-after-ms) and returns the exit code; `env` is the
@@ -239,6 +240,7 @@ export async function serveCommand(flags: ServeFlags, env: Readonly<Record<strin
       return { cn: typeof peer.subject?.CN === "string" ? peer.subject.CN : undefined, sans: parseSubjectAltName(peer.subjectaltname) };
     },
     onWake: (wake) => loop.wake(wake),
+    bodySource: nodeBody,
   });
   const tls = (flags.tlsCert && flags.tlsKey) || servingCert;
   const tlsOptions = tls

@@ -63,7 +63,7 @@ export interface ShardRunnerOptions {
   shard: { index: number; count: number };
   /** Namespace of the cluster's Lease (`ordinal-reconciler`, the one `ordinal serve` takes too). */
   leaseNamespace: string;
-  /** Holder identity on the Lease; the same for every shard of one Worker. */
+  /** Holder identity on its Lease, its own (the Worker's: one per shard object, kept in its storage; src/worker/build-shard-runner.ts). */
   holder: string;
   /** Between full (safety) passes, ms. */
   intervalMs: number;

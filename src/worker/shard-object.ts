@@ -13,6 +13,10 @@
  * when the object starts again is what its last invocation died reading: the suspect (`suspect`),
  * quarantined when an invocation dies reading it again (src/reconciler/namespace-guard.ts, as
  * Node's reconcile thread does; one death alone may be a deploy or an eviction).
+ * The object's holder identity on its Lease and in its User-Agent (`ordinal-worker-<index>-<8 hex
+ * digits>`, `holder`) is made on its first run and kept: a new instance after an eviction or a
+ * deploy renews its Lease at once, while another object (another shard, or a second deployment on
+ * the same cluster) never passes for it.
  * A shard whose index is no longer below RECONCILE_SHARDS (the count was lowered) deletes its
  * alarm and storage, so two objects never write the same namespace for long.
  *
@@ -38,6 +42,8 @@ const INDEX_KEY = "index";
 const READING_KEY = "reading";
 /** The namespace the invocation before died reading (ShardStore.suspect): quarantined if it happens again. */
 const SUSPECT_KEY = "suspect";
+/** The object's holder identity on its Lease (src/lease/identity.ts): made on its first run, kept across evictions and restarts. */
+const HOLDER_KEY = "holder";
 
 /** messageOf returns the shard index and wake of a message body (its write unchecked yet), or a reason it is not one. */
 function messageOf(body: unknown, withWake: boolean): { index: number; wake?: { namespace: string; name: string; write?: unknown } } | string {
@@ -93,7 +99,9 @@ export class ShardReconciler {
 
   private async newRunner(index: number): Promise<ShardRunner | undefined> {
     const { buildShardRunner } = await import("./build-shard-runner.ts");
-    const runner = buildShardRunner(this.env, index, {
+    const { storage } = this.state;
+    const identity = { load: () => storage.get(HOLDER_KEY), save: (holder: string) => storage.put(HOLDER_KEY, holder) };
+    const runner = await buildShardRunner(this.env, index, {
       load: () => this.state.storage.get("schedule"),
       // A woken set's early write is unconfirmed (as `reading` below): its pass's requests are not
       // held back until it is durable; it is in the runtime's hands, so an isolate that dies keeps it.
@@ -109,7 +117,7 @@ export class ShardReconciler {
         load: () => this.state.storage.get<string>(SUSPECT_KEY),
         save: async (ns) => void (ns === undefined ? await this.state.storage.delete(SUSPECT_KEY) : await this.state.storage.put(SUSPECT_KEY, ns)),
       },
-    });
+    }, identity);
     if (runner === "retired") {
       await this.state.storage.deleteAlarm();
       await this.state.storage.deleteAll();

@@ -69,7 +69,8 @@ describe("lookupStatefulSetWith", () => {
     expect(calls).toEqual(["victim/web", "victim/web"]);
   });
 
-  it("at most MAX_SET_READS_IN_FLIGHT GETs at once: forged reviews naming 40 sets send 16, the others are refused (the hook answers 500) until one returns; a set being read is still shared", async () => {
+  /** heldGets returns a client whose GETs wait until the test releases them, oldest first. */
+  function heldGets() {
     const calls: string[] = [];
     const waiting: (() => void)[] = [];
     const get = async (_r: unknown, ns: string, name: string) => {
@@ -77,22 +78,51 @@ describe("lookupStatefulSetWith", () => {
       await new Promise<void>((resolve) => waiting.push(resolve));
       return { ...structuredClone(sampleSet()), metadata: { name, namespace: ns, uid: `uid-${name}` } };
     };
-    const lookup = lookupStatefulSetWith({ get } as unknown as KubeClient, () => 0);
+    const releaseOne = async () => {
+      waiting.shift()!();
+      await new Promise((r) => setTimeout(r, 0));
+    };
+    return { c: { get } as unknown as KubeClient, calls, releaseOne };
+  }
+
+  it("at most MAX_SET_READS_IN_FLIGHT GETs at once: forged reviews naming 40 sets send 16, the others wait their turn; a set being read or queued is shared", async () => {
+    const { c, calls, releaseOne } = heldGets();
+    const lookup = lookupStatefulSetWith(c, () => 0);
     const answers = Array.from({ length: 40 }, (_, i) => lookup("victim", `s${i}`).then((s) => s?.metadata.name, (e: Error) => e.message));
     const shared = lookup("victim", "s0");
+    const sharedQueued = lookup("victim", "s30");
     await new Promise((r) => setTimeout(r, 0));
     expect(calls).toHaveLength(MAX_SET_READS_IN_FLIGHT);
     expect(MAX_SET_READS_IN_FLIGHT).toBe(16);
-    for (const release of waiting) release();
-    const settled = await Promise.all(answers);
-    expect(settled.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `s${i}`));
-    expect(new Set(settled.slice(16))).toEqual(new Set(["16 StatefulSet reads are in flight already: try again"]));
+    for (let i = 0; i < 40; i++) await releaseOne();
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 40 }, (_, i) => `s${i}`));
+    expect(calls).toHaveLength(40);
     expect((await shared)?.metadata.name).toBe("s0");
-    // Once they returned, another set is read again.
-    const next = lookup("victim", "s20");
+    expect((await sharedQueued)?.metadata.name).toBe("s30");
+  });
+
+  it("a genuine pod's lookup is never refused for forged ones: 200 forged lookups of one namespace queued, another namespace's set is read in the next turn", async () => {
+    // Before: the 17th lookup (the genuine one among them) was refused, and its pod with it (500).
+    const { c, calls, releaseOne } = heldGets();
+    const lookup = lookupStatefulSetWith(c, () => 0);
+    const forged = Array.from({ length: 200 }, (_, i) => lookup("evil", `f${i}`).catch((e: Error) => e.message));
+    const genuine = lookup("team", "db");
     await new Promise((r) => setTimeout(r, 0));
-    waiting[waiting.length - 1]();
-    expect((await next)?.metadata.name).toBe("s20");
+    expect(calls).toHaveLength(16);
+    await releaseOne();
+    await releaseOne();
+    // The namespaces take turns: "evil" queued first, so one of its reads, then "team"'s.
+    expect(calls.slice(16)).toEqual(["evil/f16", "team/db"]);
+    for (let i = 0; i < 16; i++) await releaseOne();
+    expect((await genuine)?.metadata.name).toBe("db");
+    // The queue is bounded: over it, a lookup is refused (try again).
+    const small = lookupStatefulSetWith(heldGets().c, () => 0, 1, 2);
+    void small("evil", "a");
+    void small("evil", "b");
+    void small("evil", "c");
+    await expect(small("team", "db")).rejects.toThrow("1 StatefulSet reads are in flight and 2 waiting already: try again");
+    for (let i = 0; i < 183; i++) await releaseOne();
+    expect((await Promise.all(forged)).map((s) => (typeof s === "string" ? s : s?.metadata.name))).toEqual(Array.from({ length: 200 }, (_, i) => `f${i}`));
   });
 
   it("sets of the same name in two namespaces are two entries", async () => {

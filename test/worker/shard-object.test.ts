@@ -30,8 +30,16 @@ describe("ShardReconciler.fetch /wake", () => {
     expect(fake.list("/api/v1/namespaces/default/pods")).toHaveLength(1);
     // The object's first event reads the quarantine record; then the wake is stored, then the pass.
     const first = steps.findIndex((s) => s.startsWith("request") && !s.includes("/ordinal-quarantine"));
-    expect(steps.slice(0, first).filter((s) => !s.startsWith("request") && s !== "put index")).toEqual(["put schedule unconfirmed", "alarm unconfirmed"]);
+    // The object's holder identity is made on its first event, confirmed before any request (its Lease is taken with it).
+    expect(steps.slice(0, first).filter((s) => !s.startsWith("request") && s !== "put index")).toEqual(["put holder", "put schedule unconfirmed", "alarm unconfirmed"]);
     const writes = steps.filter((s) => !s.startsWith("request") && !s.startsWith("put reading") && s !== "put index");
-    expect(writes).toEqual(["put schedule unconfirmed", "alarm unconfirmed", "put schedule", "alarm"]);
+    expect(writes).toEqual(["put holder", "put schedule unconfirmed", "alarm unconfirmed", "put schedule", "alarm"]);
+    // A new instance on the same storage keeps it: no put, the same holder on the Lease.
+    const holder = data.get("holder");
+    steps.length = 0;
+    const again = new ShardReconciler({ storage }, env);
+    expect((await again.fetch(new Request("https://shard/wake", { method: "POST", body: JSON.stringify({ index: 0, wake: { namespace: "default", name: "web" } }) }))).status).toBe(204);
+    expect(steps.filter((s) => s.startsWith("put holder"))).toEqual([]);
+    expect(fake.get<{ spec?: { holderIdentity?: string } }>("/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/ordinal-reconciler")?.spec?.holderIdentity).toBe(holder);
   });
 });

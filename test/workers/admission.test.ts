@@ -11,6 +11,7 @@ import { newStatefulSetPod } from "../../src/objects/pod.ts";
 import { createApp, MAX_BODY_BYTES } from "../../src/http/app.ts";
 import { handMadePod, memoryLogger, osts, RECONCILER, request, review, sampleSet } from "../admission/helpers.ts";
 import { readReview, testApp } from "../admission/test-app.ts";
+import { BodyBudget } from "../../src/http/bytes-in-flight.ts";
 
 describe("in workerd", () => {
   it("runs in the Workers runtime", () => {
@@ -95,5 +96,22 @@ describe("in workerd", () => {
     expect((await readReview(res)).response.allowed).toBe(true);
     await waitOnExecutionContext(ctx);
     expect(ran).toBe(true);
+  });
+
+  it("serves a small review while three declared 3 MiB bodies trickle, and cuts them by their own timers", async () => {
+    // The same BodyBudget as Node, over the web stream; workerd's own timers (a 50 ms grace here).
+    const budget = new BodyBudget({ maxBody: MAX_BODY_BYTES, graceMs: 50 });
+    const t = await testApp({ budget });
+    const slow = [1, 2, 3].map(() => {
+      const stream = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode("{")) });
+      const headers = { authorization: `Bearer ${t.token}`, "content-length": String(3 * 1024 * 1024) };
+      return t.app.request(WEBHOOK_PATHS.validatePods, { method: "POST", headers, body: stream });
+    });
+    const pod = handMadePod("web-1");
+    const r = await readReview(await t.post(WEBHOOK_PATHS.validatePods, review(request({ object: pod, name: pod.metadata?.name }))));
+    expect(r.response.allowed).toBe(true);
+    expect((await Promise.all(slow)).map((res) => res.status)).toEqual([408, 408, 408]);
+    expect(t.log.lines.filter((l) => l.msg === "webhook request body not received")).toHaveLength(3);
+    expect(budget.held).toBe(0);
   });
 });

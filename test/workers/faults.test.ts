@@ -7,7 +7,8 @@
 // holds one request forever, so the object is aborted in the middle of its pass.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Pod } from "../../src/api/k8s.ts";
+import type { Lease, Pod } from "../../src/api/k8s.ts";
+import { shardLeaseName } from "../../src/lease/shard-leases.ts";
 import { shardOf } from "../../src/reconciler/pass.ts";
 import type { ScheduleSnapshot } from "../../src/schedule/model.ts";
 import { createFakeApiServer, type FakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -85,7 +86,8 @@ describe("an alarm delivered more than once", () => {
     expect(fake.log.count({ verb: "create", resource: "pods", code: 409 })).toBe(0);
     expect((await readState()).alarm).not.toBeNull();
     // The audit log names the writer as it names `ordinal serve`'s: `ordinal/<its Lease holder>`.
-    expect([...userAgents]).toEqual(["ordinal/ordinal-worker"]);
+    const holder = fake.get<Lease>(`/apis/coordination.k8s.io/v1/namespaces/ordinal-system/leases/${shardLeaseName(index, SHARDS)}`)?.spec?.holderIdentity;
+    expect([...userAgents]).toEqual([`ordinal/${holder}`]);
   });
 
   it("while the first one's pass runs (a retried alarm): one drain at a time, each pod created once", async () => {
