@@ -10,7 +10,7 @@
  * (the old thread is dead by then: no two writers).
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import type { KubeObject } from "../kube/client.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Logger } from "../log/log.ts";
 import type { IdentityRefusal } from "../objects/reconciler-identity.ts";
 import { errorFields, jsonLogger } from "../log/log.ts";
@@ -69,11 +69,13 @@ export async function reconcileThreadMain(): Promise<number> {
   if (!cluster) throw new Error("the reconcile thread needs a cluster");
   const raw = clientFor(cluster, `ordinal/${data.scheduler.holder}`);
   const { settings } = data;
-  const counted = buildReconciler(raw, { settings, log });
-  // Reads say which namespace they are of (the main thread blames it if this thread dies); a quarantined one is refused.
-  const guard = new NamespaceGuard(counted.client, settings.leaseNamespace, log);
+  const stack = buildReconciler(raw, { settings, log });
+  // The passes' reads say which namespace they are of (the main thread blames it if this thread
+  // dies); a quarantined one is refused, read from the watch cache's mirror or not. The Lease's
+  // reads are neither reported nor refused (a death is never blamed on the lease namespace).
+  const guard = new NamespaceGuard(stack.client, settings.leaseNamespace, log);
   await guard.start(data.suspect);
-  const stack = { ...counted, client: guard.guardedClient(counted.client, (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread)) };
+  const passReads = (client: KubeClient) => guard.guardedClient(client, (reading) => port.postMessage({ type: "reading", reading } satisfies FromThread));
   const { metrics } = stack;
   let lastPost = 0;
   const { loop: scheduler, cache } = nodeReconciler(stack, {
@@ -84,6 +86,7 @@ export async function reconcileThreadMain(): Promise<number> {
     scheduling: data.scheduler,
     forwarding: data.forwarding,
     shards: setting(data.vars, "RECONCILE_SHARDS"),
+    passReads,
     sighted: (set) => port.postMessage({ type: "set", set } satisfies FromThread),
     onPass: (pass) => {
       const sets = pass.sets.filter((s) => s.identityRefusal).map((s) => ({ identityRefusal: s.identityRefusal }));

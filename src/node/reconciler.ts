@@ -21,6 +21,8 @@ export interface NodeReconcilerOptions {
   log: Logger;
   leaseNamespace: string;
   scheduling: Pick<SchedulerOptions, "holder" | "intervalMs" | "budgetMs" | "idleMs" | "election" | "objectBudget">;
+  /** Wraps what passes read through, above the watch cache (the reconcile thread's namespace guard: SchedulerOptions.passReads). */
+  passReads?: SchedulerOptions["passReads"];
   /** How this replica takes and forwards wakes (wake-forward.ts), when it can. */
   forwarding?: WakeForwarding;
   /** RECONCILE_SHARDS. */
@@ -39,6 +41,7 @@ export function nodeReconciler(stack: ReconcilerStack, o: NodeReconcilerOptions)
     {
       ...o.scheduling,
       ...(cache ? { cache } : {}),
+      ...(o.passReads ? { passReads: o.passReads } : {}),
       log: o.log,
       leaseNamespace: o.leaseNamespace,
       ...(o.forwarding ? { endpoint: o.forwarding.endpoint, forward: wakeForwarder(o.forwarding) } : {}),

@@ -75,6 +75,12 @@ export interface SchedulerOptions {
    * Full passes still read the apiserver: the safety net does not trust the mirror.
    */
   cache?: { client: KubeClient; freshClient: KubeClient; covers(w: SetWake): boolean; synced(): boolean };
+  /**
+   * Wraps what passes read through, above the watch cache (so a read the mirror answers goes
+   * through it too), never the Lease's reads: the reconcile thread's namespace guard
+   * (src/reconciler/namespace-guard.ts: a quarantined namespace is not read). Default: none.
+   */
+  passReads?: (client: KubeClient) => KubeClient;
 }
 
 /** PassLock runs tasks one at a time, in the order they asked. */
@@ -139,8 +145,9 @@ export class ReconcileScheduler {
     this.guard = new OtherCountGuard(others, this.elector, o.log, this.shardFields(), this.clock, timing.retryPeriodMs);
     this.schedule = new Schedule({ shard: o.shard, intervalMs: o.intervalMs, waitingRecheckMs: o.idleMs, coalesceMs: o.coalesceMs }, this.clock);
     // Full passes read the apiserver (through the cache's fresh client: what they read and write is handed to the mirror).
-    this.client = fencedClient(o.cache?.freshClient ?? client, () => this.acting());
-    this.targetClient = o.cache ? fencedClient(o.cache.client, () => this.acting()) : this.client;
+    const reads = o.passReads ?? ((c: KubeClient) => c);
+    this.client = fencedClient(reads(o.cache?.freshClient ?? client), () => this.acting());
+    this.targetClient = o.cache ? fencedClient(reads(o.cache.client), () => this.acting()) : this.client;
     // Within the rate limits of the passes (the set's namespace's and the global bucket).
     this.orphans = new OrphanLookups(this.targetClient, this.clock, this.schedule.limiter);
     this.events = new EventRecorder(this.client, o.log);
