@@ -176,7 +176,7 @@ export class ReconcileThread {
     worker.on("exit", (code) => {
       if (this.worker === worker) this.worker = undefined;
       if (this.stopping) return;
-      const namespace = this.reading.suspect();
+      const namespace = this.reading.died();
       if (namespace) this.suspect = { namespace, why: deathOf(failure, code, this.heapMb) };
       if (Date.now() - started >= HEALTHY_AFTER_MS) this.backoffMs = FIRST_BACKOFF_MS;
       this.log.warn("reconcile thread ended; restarting it", { code, inMs: this.backoffMs, restarts: this.restarts + 1 });

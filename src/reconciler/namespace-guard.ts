@@ -18,6 +18,35 @@ import { readRecord, setAsideUntil, strikeInCluster, type QuarantineRecord } fro
  * reading when the reconciler before it died) in the cluster's record (quarantine.ts) first.
  */
 
+/**
+ * How many reconcilers in a row must die reading the same namespace before it is struck, per
+ * runtime (the one named difference of their quarantines; judgeDeath applies it):
+ * - node: 1. The reconcile thread ends only when it runs out of heap or throws out of its loop (a
+ *   deploy or a kill ends the whole process, and with it anything that would strike), so one death
+ *   while reading a namespace is that namespace's doing.
+ * - worker: 2. An invocation also ends for reasons that are no namespace's (a deploy, an eviction,
+ *   a killed `wrangler dev`), so one death is no verdict: the namespace is the suspect, struck when
+ *   the next invocation dies reading it too (a namespace that kills whoever reads it does so each time).
+ */
+export const DEATHS_TO_QUARANTINE = { node: 1, worker: 2 } as const;
+
+/** What judgeDeath decides: the namespace to strike now, and the suspect to keep (undefined: none). */
+export interface DeathVerdict {
+  strike?: string;
+  suspect?: string;
+}
+
+/**
+ * judgeDeath returns what follows a reconciler's death while reading `died` (undefined: it was
+ * reading nothing), given the suspect kept from the death before: `died` is struck when this makes
+ * `deaths` deaths in a row reading it (1: at once; 2: it was the suspect already), else it becomes
+ * the suspect (nothing read at death: the suspect is kept).
+ */
+export function judgeDeath(died: string | undefined, suspect: string | undefined, deaths: 1 | 2): DeathVerdict {
+  if (died === undefined) return suspect === undefined ? {} : { suspect };
+  return deaths === 1 || suspect === died ? { strike: died } : { suspect: died };
+}
+
 /** What a list reports: its namespace, started or ended. */
 export interface Reading {
   namespace: string;

@@ -2,7 +2,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { errorFields, type Logger } from "../log/log.ts";
 import { DEFAULT_ELECTION, LeaderElector } from "../lease/elector.ts";
 import { EventRecorder } from "../reconciler/events.ts";
-import { NamespaceGuard, type Reading } from "../reconciler/namespace-guard.ts";
+import { DEATHS_TO_QUARANTINE, judgeDeath, NamespaceGuard, type Reading } from "../reconciler/namespace-guard.ts";
 import { fencedClient } from "../lease/fence.ts";
 import { OtherCountGuard, OtherCountLeases, shardLeaseName } from "../lease/shard-leases.ts";
 import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
@@ -235,7 +235,7 @@ export class ShardRunner {
       this.stored = snapshot;
       this.alarmAt = Math.min(snapshot.nextFullPassAt, ...Object.values(snapshot.due));
     }
-    if (this.o.store.reading) await this.judgeDeath(this.o.store.reading, this.o.store.suspect);
+    if (this.o.store.reading) await this.judgeLastDeath(this.o.store.reading, this.o.store.suspect);
     this.schedule ??= new Schedule({ shard: this.o.shard, intervalMs: this.o.intervalMs, waitingRecheckMs: WORKER_WAITING_RECHECK_MS, coalesceMs: this.o.coalesceMs }, () => this.now().getTime(), snapshot);
     return this.schedule;
   }
@@ -348,18 +348,17 @@ export class ShardRunner {
   }
 
   /**
-   * judgeDeath strikes the namespace the invocation before died reading when it was the suspect
-   * already (or no suspect is kept), else makes it the suspect; then reads the quarantine record.
+   * judgeLastDeath judges the death of the invocation before (judgeDeath with the Worker's
+   * DEATHS_TO_QUARANTINE; at once when the store keeps no suspect), then reads the quarantine record.
    */
-  private async judgeDeath(reading: NamespaceNote, suspects: NamespaceNote | undefined): Promise<void> {
+  private async judgeLastDeath(reading: NamespaceNote, suspects: NamespaceNote | undefined): Promise<void> {
     const died = await reading.load();
     const suspect = await suspects?.load();
-    const struck = died !== undefined && (!suspects || suspect === died);
-    await this.guardNamespaces.start(struck ? { namespace: died, why: DIED_READING } : undefined);
-    if (died !== undefined && !struck) this.o.log.warn("the last invocation died reading a namespace: suspected, quarantined if it happens again", { namespace: died, shard: this.o.shard.index });
-    const next = struck ? undefined : (died ?? suspect);
-    if (next !== suspect) await suspects?.save(next);
-    this.suspect = next === undefined ? undefined : { namespace: next, read: false };
+    const verdict = judgeDeath(died, suspect, suspects ? DEATHS_TO_QUARANTINE.worker : 1);
+    await this.guardNamespaces.start(verdict.strike !== undefined ? { namespace: verdict.strike, why: DIED_READING } : undefined);
+    if (died !== undefined && verdict.strike === undefined) this.o.log.warn("the last invocation died reading a namespace: suspected, quarantined if it happens again", { namespace: died, shard: this.o.shard.index });
+    if (verdict.suspect !== suspect) await suspects?.save(verdict.suspect);
+    this.suspect = verdict.suspect === undefined ? undefined : { namespace: verdict.suspect, read: false };
     if (died !== undefined) await reading.save(undefined);
   }
 

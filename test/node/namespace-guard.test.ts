@@ -11,7 +11,7 @@ import { createKubeClient } from "../../src/kube/http.ts";
 import { R } from "../../src/kube/resources.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { ReadingTracker } from "../../src/node/reading-tracker.ts";
-import { NamespaceGuard, type Reading } from "../../src/reconciler/namespace-guard.ts";
+import { DEATHS_TO_QUARANTINE, judgeDeath, NamespaceGuard, type Reading } from "../../src/reconciler/namespace-guard.ts";
 import { NamespaceSetAside } from "../../src/reconciler/namespace-budget.ts";
 import { backoffMs, parseRecord, QUARANTINE_LEASE, setAsideUntil, strike } from "../../src/reconciler/quarantine.ts";
 import { createFakeApiServer } from "../../src/sim/fake-apiserver/index.ts";
@@ -35,6 +35,28 @@ describe("ReadingTracker", () => {
     note("d", true);
     t = 20_000;
     expect(tracker.suspect()).toBeUndefined();
+  });
+});
+
+describe("judgeDeath", () => {
+  const cases: [string, string | undefined, string | undefined, 1 | 2, ReturnType<typeof judgeDeath>][] = [
+    ["one death strikes at once with 1", "a", undefined, 1, { strike: "a" }],
+    ["one death makes the suspect with 2", "a", undefined, 2, { suspect: "a" }],
+    ["a second death reading the suspect strikes it with 2", "a", "a", 2, { strike: "a" }],
+    ["a death reading another namespace makes that one the suspect", "b", "a", 2, { suspect: "b" }],
+    ["a death reading nothing keeps the suspect", undefined, "a", 2, { suspect: "a" }],
+    ["nothing read, nothing suspected: nothing", undefined, undefined, 1, {}],
+  ];
+  it.each(cases)("%s", (_, died, suspect, deaths, verdict) => {
+    expect(judgeDeath(died, suspect, deaths)).toEqual(verdict);
+  });
+
+  it("is Node's after one death and the Worker's after two (DEATHS_TO_QUARANTINE, the runtimes' one difference)", () => {
+    expect(DEATHS_TO_QUARANTINE).toEqual({ node: 1, worker: 2 });
+    const tracker = new ReadingTracker(() => 0);
+    tracker.note({ namespace: "a", done: false });
+    expect(tracker.died()).toBe("a");
+    expect(tracker.died()).toBeUndefined();
   });
 });
 
