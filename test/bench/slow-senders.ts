@@ -4,10 +4,10 @@
  * BENCH_BEFORE_REF ("before"; default 9471907, main before the BodyBudget), each run as a user
  * runs it: `WEBHOOK_AUTH=none node dist/node/ordinal.mjs serve --simulate`. A slow sender
  * declares a 3 MiB body (the apiserver's limit) and sends one byte every 500 ms; when the server
- * closes it, it connects again (a persistent attacker). For each count of slow senders
- * (BENCH_SLOW, default 0,2,3,30): they connect, then SAMPLES small reviews are sent one after
+ * closes it, it connects again (a persistent attacker). For each row of slow senders
+ * (BENCH_SLOW, default 0,2,3,30, and "3s": three that send 2.9 MiB at once and stall): they connect, then SAMPLES small reviews are sent one after
  * 500 ms apart (each given up after 16 s), the median and the worst printed, with the server's RSS;
- * the slow senders stop before the next count. Last, the server's log lines (LOG_LEVEL=warn):
+ * the slow senders stop before the next row. Last, the server's log lines (LOG_LEVEL=warn):
  * how many, and how many carry a stack.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -17,7 +17,9 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? "9471907";
-const COUNTS = (process.env.BENCH_SLOW ?? "0,2,3,30").split(",").map(Number);
+/** Rows: "N" slow senders trickling; "Ns" senders that send 2.9 MiB at once, then stall. */
+const ROWS = (process.env.BENCH_SLOW ?? "0,2,3,30,3s").split(",");
+const STALL_AFTER = Math.floor(2.9 * 1024 * 1024);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 3);
 const GIVE_UP_MS = 16_000;
 const DECLARED = 3 * 1024 * 1024;
@@ -57,8 +59,11 @@ async function start(bundle: string, port: number): Promise<ChildProcess & { log
   throw new Error("serve did not answer /healthz");
 }
 
-/** slowSender trickles a body declared at 3 MiB, a byte every 500 ms, connecting again when closed, until stopped. */
-function slowSender(port: number): { stop(): void } {
+/**
+ * slowSender trickles a body declared at 3 MiB, a byte every 500 ms (or, `stalling`, sends 2.9 MiB
+ * at once and then nothing), connecting again when closed, until stopped.
+ */
+function slowSender(port: number, stalling: boolean): { stop(): void } {
   let stopped = false;
   let socket: Socket;
   const open = () => {
@@ -67,6 +72,7 @@ function slowSender(port: number): { stop(): void } {
     socket.once("close", () => void (stopped || open()));
     socket.once("connect", () => {
       socket.write(`POST /validate/pods HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DECLARED}\r\n\r\n{`);
+      if (stalling) return void socket.write(" ".repeat(STALL_AFTER));
       const t = setInterval(() => (socket.destroyed ? clearInterval(t) : socket.write(" ")), 500);
     });
   };
@@ -107,21 +113,21 @@ const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
 const fmt = (ms: number) => (ms === Infinity ? `>${GIVE_UP_MS / 1000} s` : `${ms.toFixed(0)} ms`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** measure returns, per count of slow senders, the small review's median and worst latency and the RSS. */
-async function measure(bundle: string, port: number): Promise<{ byCount: Map<number, { median: number; worst: number; rss: number }>; lines: number; stacks: number }> {
+/** measure returns, per row of slow senders, the small review's median and worst latency and the RSS. */
+async function measure(bundle: string, port: number): Promise<{ byRow: Map<string, { median: number; worst: number; rss: number }>; lines: number; stacks: number }> {
   const child = await start(bundle, port);
-  const out = new Map<number, { median: number; worst: number; rss: number }>();
+  const out = new Map<string, { median: number; worst: number; rss: number }>();
   try {
     for (let i = 0; i < 5; i++) await reviewMs(port); // warm-up
-    for (const count of COUNTS) {
-      const slow = Array.from({ length: count }, () => slowSender(port));
+    for (const row of ROWS) {
+      const slow = Array.from({ length: Number.parseInt(row, 10) }, () => slowSender(port, row.endsWith("s")));
       await new Promise((r) => setTimeout(r, 300)); // they have sent their headers and first byte
       const ms: number[] = [];
       for (let i = 0; i < SAMPLES; i++) {
         await new Promise((r) => setTimeout(r, 500)); // slow senders cut meanwhile are back
         ms.push(await reviewMs(port));
       }
-      out.set(count, { median: median(ms), worst: Math.max(...ms), rss: rssMiB(child.pid!) });
+      out.set(row, { median: median(ms), worst: Math.max(...ms), rss: rssMiB(child.pid!) });
       for (const s of slow) s.stop();
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -129,7 +135,7 @@ async function measure(bundle: string, port: number): Promise<{ byCount: Map<num
     child.kill();
   }
   const lines = child.log().split("\n").filter((l) => l.startsWith("{") && /"level":"(warn|error)"/.test(l));
-  return { byCount: out, lines: lines.length, stacks: lines.filter((l) => l.includes("stack")).length };
+  return { byRow: out, lines: lines.length, stacks: lines.filter((l) => l.includes("stack")).length };
 }
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
@@ -143,11 +149,11 @@ const results = [
 ];
 console.log(`small validate review (/validate/pods, ${review.length} B) with slow senders (3 MiB declared, 1 B / 500 ms); median / worst of ${SAMPLES}; load ${loadAtStart} → ${load()} on ${availableParallelism()} cores`);
 console.log(`  ${"slow senders".padEnd(14)}${results.map((x) => x.name.padEnd(34)).join("")}`);
-for (const count of COUNTS) {
+for (const row of ROWS) {
   const cells = results.map((x) => {
-    const v = x.r.byCount.get(count)!;
+    const v = x.r.byRow.get(row)!;
     return `${fmt(v.median)} / ${fmt(v.worst)}, RSS ${v.rss.toFixed(0)} MiB`.padEnd(34);
   });
-  console.log(`  ${String(count).padEnd(14)}${cells.join("")}`);
+  console.log(`  ${(row.endsWith("s") ? `${Number.parseInt(row, 10)} stalled` : row).padEnd(14)}${cells.join("")}`);
 }
 console.log(`  ${"log lines".padEnd(14)}${results.map((x) => `${x.r.lines} warn/error, ${x.r.stacks} with a stack`.padEnd(34)).join("")}`);
