@@ -9,6 +9,7 @@ import { reconcilePass, type PassResult } from "../reconciler/pass.ts";
 import { wakeKey, wakeOfKey, type Wake } from "../objects/wake.ts";
 import { Schedule, type ScheduleSnapshot } from "./model.ts";
 import { anyLanded, fullReportOf, setReportOf } from "./shells.ts";
+import { sleepUntil } from "./sleep-until.ts";
 import { COALESCE_MS, WORKER_WAITING_RECHECK_MS } from "./tables.ts";
 
 /**
@@ -159,9 +160,9 @@ export class ShardRunner {
     await this.storeWake(schedule, key, next.at ?? schedule.nextAt());
     const waitMs = (next.at ?? 0) - this.now().getTime();
     this.o.log.debug?.("wake", { set: key, dueInMs: waitMs, write: w.write ? `${w.write.operation} ${w.write.resource}/${w.write.name}` : undefined });
-    // Its coalescing time, at most; a set due later (a recheck, a Lease held elsewhere) is the alarm's.
+    // Its coalescing time, at most, until the clock shows it (sleep-until.ts); a set due later (a recheck, a Lease held elsewhere) is the alarm's.
     if (waitMs > COALESCE_MS) return;
-    if (waitMs > 0) await this.sleep(waitMs);
+    await sleepUntil(next.at ?? 0, () => this.now().getTime(), this.sleep);
     await this.drainUntil(() => !schedule.isDue(key));
   }
 

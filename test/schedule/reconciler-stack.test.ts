@@ -60,9 +60,14 @@ describe("buildReconciler", () => {
   it("the Worker's shard runner reports each drain's passes (its `reconcile invocation done` line)", async () => {
     const { stack, lines } = world();
     const drains: number[] = [];
+    // Its clock is the test's, moved by the wake's coalescing sleep: no timer, whatever the machine's load.
+    let t = Date.parse("2026-11-21T12:00:00Z");
     const runner = new ShardRunner({
       client: stack.client,
-      store: { load: async () => ({ due: {}, nextFullPassAt: Date.now() + 3_600_000 }), save: async () => {}, setAlarm: async () => {} },
+      store: { load: async () => ({ due: {}, nextFullPassAt: t + 3_600_000 }), save: async () => {}, setAlarm: async () => {} },
+      now: () => new Date(t),
+      clock: () => t,
+      sleep: async (ms) => void (t += ms),
       log: { info() {}, warn() {}, error() {} },
       shard: { index: 0, count: 1 },
       leaseNamespace: "ordinal-system",

@@ -25,7 +25,8 @@ function world(o: { objectBudget?: number; died?: string; suspect?: string } = {
   const fake = createFakeApiServer({ namespaces: ["default", "other", "ordinal-system"] });
   for (const namespace of ["default", "other"]) fake.seed(setManifest({ namespace, replicas: 3, policy: "Parallel" }));
   const client = createKubeClient({ baseUrl: "https://fake", fetch: fake.fetch, sleep: async () => {}, maxAttempts: 1 });
-  const t = Date.now();
+  // Its clock is the test's, moved by a wake's coalescing sleep: no timer, whatever the machine's load.
+  let t = Date.now();
   const stored: { schedule?: ScheduleSnapshot; reading?: string; suspect?: string; notes: (string | undefined)[]; suspects: (string | undefined)[] } = { schedule: { due: {}, nextFullPassAt: t + HOUR }, reading: o.died, suspect: o.suspect, notes: [], suspects: [] };
   const store: ShardStore = {
     load: async () => stored.schedule,
@@ -34,7 +35,7 @@ function world(o: { objectBudget?: number; died?: string; suspect?: string } = {
     reading: { load: async () => stored.reading, save: async (ns) => void stored.notes.push((stored.reading = ns)) },
     suspect: { load: async () => stored.suspect, save: async (ns) => void stored.suspects.push((stored.suspect = ns)) },
   };
-  const runner = new ShardRunner({ client, store, log: silentLogger, shard: { index: 0, count: 1 }, leaseNamespace: "ordinal-system", holder: "ordinal-worker", intervalMs: 60_000, budgetMs: HOUR, maxRequests: 900, coalesceMs: 0, objectBudget: o.objectBudget });
+  const runner = new ShardRunner({ client, store, log: silentLogger, shard: { index: 0, count: 1 }, leaseNamespace: "ordinal-system", holder: "ordinal-worker", intervalMs: 60_000, budgetMs: HOUR, maxRequests: 900, coalesceMs: 0, objectBudget: o.objectBudget, now: () => new Date(t), sleep: async (ms) => void (t += ms) });
   const pods = (ns: string) => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
   const condition = (ns: string) =>
     fake.get<{ status?: { conditions?: { type: string; status: string; reason?: string }[] } }>(`/apis/apps.ordinal.dev/v1/namespaces/${ns}/statefulsets/web`)?.status?.conditions?.find((c) => c.type === "ReconcileError");
