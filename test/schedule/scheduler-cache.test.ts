@@ -45,6 +45,12 @@ afterEach(async () => {
   stops = [];
 });
 
+/** settled waits until the first (full) pass has ended and the watch cache, if any, is synced, however slow the machine. */
+async function settled(w: ReturnType<typeof world>): Promise<void> {
+  await vi.waitFor(() => expect(w.passes.count).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+  if (w.cache) await vi.waitFor(() => expect(w.cache!.synced()).toBe(true), { timeout: 10_000 });
+}
+
 /** rollsOut runs an OrderedReady set of 3 to the end with only the kubelet's writes to wake it; returns the reconciler's requests after the first full pass. */
 async function rollsOut(withCache: boolean) {
   const w = world(withCache);
@@ -52,6 +58,7 @@ async function rollsOut(withCache: boolean) {
   w.fake.seed(setManifest({ name: "web", replicas: 3, policy: "OrderedReady" }));
   w.scheduler.start();
   await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+  await settled(w);
   await new Promise((r) => setTimeout(r, 50));
   const before = w.requests.length;
   // Only the kubelet moves now: the full pass is an hour away and nobody calls wake().
@@ -81,6 +88,7 @@ describe("ReconcileScheduler with the watch cache", () => {
     w.fake.seed(setManifest({ name: "web", replicas: 1, policy: "Parallel" }));
     w.scheduler.start();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    await settled(w);
     await new Promise((r) => setTimeout(r, 100));
     const before = w.passes.count;
     for (let i = 0; i < 5; i++) w.scheduler.wake({ namespace: "default", name: "nope", write: { resource: "pods", name: "nope-0", operation: "CREATE" } });

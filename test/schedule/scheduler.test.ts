@@ -31,9 +31,12 @@ function world() {
       return fake.fetch(input, init);
     },
   });
-  const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, coalesceMs: 1 });
+  const ended = { passes: 0 };
+  const scheduler = new ReconcileScheduler(client, { log: silentLogger, holder: "me", leaseNamespace: "ordinal-system", intervalMs: HOUR, budgetMs: HOUR, idleMs: HOUR, coalesceMs: 1, onPass: () => void ended.passes++ });
   const pods = (ns = "default") => fake.list<Pod>(`/api/v1/namespaces/${ns}/pods`).map((p) => p.metadata!.name).sort();
-  return { fake, client, requests, scheduler, pods };
+  /** passesEnded waits until `n` passes have ended (the first: the full pass after the Lease is taken), however slow the machine. */
+  const passesEnded = (n: number) => vi.waitFor(() => expect(ended.passes).toBeGreaterThanOrEqual(n), { timeout: 10_000 });
+  return { fake, client, requests, scheduler, pods, passesEnded };
 }
 
 let running: ReconcileScheduler | undefined;
@@ -51,10 +54,12 @@ describe("ReconcileScheduler", () => {
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
     // The first full pass is done and the next is an hour away: only a wake can act now.
     w.fake.seed(setManifest({ name: "db", namespace: "other", replicas: 1, policy: "Parallel" }));
+    await w.passesEnded(1);
     await new Promise((r) => setTimeout(r, 50));
     const before = w.requests.length;
     w.scheduler.wake({ namespace: "other", name: "db" });
     await vi.waitFor(() => expect(w.pods("other")).toEqual(["db-0"]), { timeout: 10_000 });
+    await w.passesEnded(2);
     await new Promise((r) => setTimeout(r, 50));
     const after = w.requests.slice(before);
     const reads = after.filter((r) => r.startsWith("GET"));
@@ -70,6 +75,7 @@ describe("ReconcileScheduler", () => {
     running = w.scheduler;
     w.scheduler.start();
     await vi.waitFor(() => expect(w.requests.some((r) => r.includes("imagelists"))).toBe(true), { timeout: 10_000 });
+    await w.passesEnded(1);
     await new Promise((r) => setTimeout(r, 50));
     const before = w.requests.length;
     w.scheduler.wake({ namespace: "default", name: "nope" });
@@ -85,6 +91,7 @@ describe("ReconcileScheduler", () => {
     running = w.scheduler;
     w.scheduler.start();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    await w.passesEnded(1);
     await new Promise((r) => setTimeout(r, 400));
     const before = w.requests.length;
     const passes = () => w.requests.slice(before).filter((r) => r.includes("fieldSelector=metadata.name=web")).length;
@@ -157,6 +164,7 @@ describe("ReconcileScheduler", () => {
     running = w.scheduler;
     w.scheduler.start();
     await vi.waitFor(() => expect(w.pods()).toEqual(["web-0"]), { timeout: 10_000 });
+    await w.passesEnded(1);
     await new Promise((r) => setTimeout(r, 50));
     const before = w.requests.length;
     for (let i = 0; i < 1000; i++) w.scheduler.wake({ namespace: "default", name: "web" });
