@@ -51,7 +51,8 @@ export interface PodsToUpdate {
  * walking the candidates in order, one that is unavailable already is taken at no cost (a pod is
  * never counted twice, so a broken pod is always replaced), an available one only while fewer
  * than maxUnavailable replicas are unavailable, and the walk stops at the first that does not fit
- * (taking a later pod instead would break the order). With spec.roles, the walk also stops at the
+ * (taking a later available pod instead would break the order); a later pod that is down already
+ * is still taken (takeDownPodsBeyond: it holds the budget itself, so it would hold it for good). With spec.roles, the walk also stops at the
  * first pod of a rank above the lowest one not done yet (roles.ts: rankGate: the leader waits for
  * every follower to be updated and available). A paused rollout takes none.
  * `blockedBy` names what holds the rollout when no candidate may start.
@@ -134,7 +135,10 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   let limit = 0;
   for (const [i, t] of candidates.entries()) {
     if (gate && roleRank(pods[i], roles!) > gate.rank) return { chosen, pods, limit, ...(limit ? {} : { blockedBy: gate.waitingOn }) };
-    if (!take(t)) break;
+    if (!take(t)) {
+      limit = takeDownPodsBeyond(candidates, pods, limit, i, unavailable, (p) => !gate || roleRank(p, roles!) <= gate.rank);
+      break;
+    }
     limit++;
   }
   if (limit > 0 || pods.length === 0) return { chosen, pods, limit };
@@ -142,6 +146,26 @@ export function podsToUpdate(view: SetView, replicas: ReplicaSlots, updateRevisi
   for (const i of [...unavailable, ...resizing]) if (i > first) first = i;
   const holder = replicas.pods.get(first);
   return { chosen, pods, limit, blockedBy: holder ? nameOf(holder) : getPodName(set, ordinalAt(view.range, first)) };
+}
+
+/**
+ * takeDownPodsBeyond moves the candidates from `from` on that are down already (in `unavailable`)
+ * and allowed by `gateAllows` to the front of what is left (after the first `limit`), keeping their
+ * order, and returns the new limit. The walk stops at the first pod that does not fit the budget,
+ * but a pod later in the order that is down costs nothing: while it is down it is what spends the
+ * budget, so leaving it would stall the rollout for good behind it (a pod of a broken release that
+ * never gets Ready, at a revision the rollout leaves). Reorders `candidates` and `pods` in place.
+ */
+function takeDownPodsBeyond(candidates: number[], pods: Pod[], limit: number, from: number, unavailable: Set<number>, gateAllows: (p: Pod) => boolean): number {
+  for (let j = from; j < candidates.length; j++) {
+    if (!unavailable.has(candidates[j]) || !gateAllows(pods[j])) continue;
+    const [t] = candidates.splice(j, 1);
+    const [p] = pods.splice(j, 1);
+    candidates.splice(limit, 0, t);
+    pods.splice(limit, 0, p);
+    limit++;
+  }
+  return limit;
 }
 
 /**

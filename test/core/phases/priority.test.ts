@@ -55,7 +55,7 @@ describe("podsToUpdate with a priorityStrategy", () => {
   it.each<[string, Record<string, unknown>, string[], string[], number, string | undefined]>([
     ["the order of the weights, ties highest ordinal first", {}, ["ready@o", "ready@o:second", "ready@o:first", "ready@o"], ["web-2", "web-1", "web-3", "web-0"], 1, undefined],
     ["maxUnavailable 2 takes the first two in the order", { maxUnavailable: 2 }, ["ready@o:first", "ready@o", "ready@o:first", "ready@o"], ["web-2", "web-0", "web-3", "web-1"], 2, undefined],
-    ["an unavailable pod is taken at no cost wherever it is", {}, ["ready@o:first", "running@o", "ready@o", "ready@o"], ["web-0", "web-3", "web-2", "web-1"], 0, "web-1"],
+    ["an unavailable pod is taken at no cost wherever it is (moved to the front: it spends the budget itself)", {}, ["ready@o:first", "running@o", "ready@o", "ready@o"], ["web-1", "web-0", "web-3", "web-2"], 1, undefined],
     ["the walk stops at the first that does not fit", { maxUnavailable: 2 }, ["ready@o:first", "ready@o", "running@n", "ready@o:second"], ["web-0", "web-3", "web-1"], 1, undefined],
     ["partition 1 counts pods: the last in the order stays old", { partition: 1 }, ["ready@o:first", "ready@o", "ready@o:second", "ready@o"], ["web-0", "web-2", "web-3"], 1, undefined],
     ["partition 2 with one updated: one more, the first old one", { partition: 2, maxUnavailable: 3 }, ["ready@o", "ready@n", "ready@o:second", "ready@o:first"], ["web-3"], 1, undefined],

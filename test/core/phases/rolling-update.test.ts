@@ -37,6 +37,8 @@ describe("podsToUpdate", () => {
     ["all old: highest first, one now", ["ready@o", "ready@o", "ready@o"], 0, ["web-2", "web-1", "web-0"], 1, undefined],
     ["an updated pod above that is unhealthy blocks", ["ready@o", "ready@o", "running@n"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["an unhealthy old pod is updated anyway (upstream deletes before the health check)", ["ready@o", "ready@o", "running@o"], 0, ["web-2", "web-1", "web-0"], 1, undefined],
+    ["an unhealthy old pod later in the order is taken although the available one before it does not fit (it spends the budget itself)", ["running@o", "ready@o", "ready@o"], 0, ["web-0", "web-2", "web-1"], 1, undefined],
+    ["an unhealthy updated pod is not taken twice: the old ones wait for it", ["running@n", "ready@o", "ready@o"], 0, ["web-2", "web-1"], 0, "web-0"],
     ["a terminating old pod is not a candidate and blocks", ["ready@o", "ready@o", "terminating@o"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["a terminating pod that still reports Ready is unavailable and blocks", ["ready@o", "ready@o", "readyTerminating@n"], 0, ["web-1", "web-0"], 0, "web-2"],
     ["a missing ordinal blocks", ["ready@o", "ready@o", "-"], 0, ["web-1", "web-0"], 0, "web-2"],
