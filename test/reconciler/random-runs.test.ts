@@ -353,8 +353,12 @@ async function runOnce(seed: number, cached = false): Promise<RunResult> {
         await observer.patch(R.statefulSets, NS, "web", { spec: { progressDeadlineSeconds: null, updateStrategy: { rollingUpdate: { rollbackOnFailure: null, partition: 0 } } } }, "merge");
         // A scale to zero may have made a bad revision current (every one of no pods was updated and
         // Ready, as upstream counts): the good template's rollout heals its pods, never Ready at a
-        // current revision no pod was ever Ready at (healing.ts, issue 36); the person deletes none.
+        // current revision no pod was ever Ready at (healing.ts, issue 36). Healing covers rollouts,
+        // not scale-downs: a condemned pod of a broken release, never Ready, still holds an
+        // OrderedReady scale-down as upstream's does (seed 100078), so the person also deletes the
+        // pods left at bad images, upstream's documented manual step.
         if (isBad(now)) await setTemplate(`img:${++image}`);
+        for (const p of await snapshot()) if (isBad(p.spec?.containers[0].image ?? "")) await observer.delete(R.pods, NS, p.metadata!.name!);
       }
     }
     const claims = await claimsNow();
