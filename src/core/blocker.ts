@@ -77,8 +77,8 @@ export interface BlockerFacts {
   replicas?: ReplicaSlots;
   /** The current revision as the plan resolved it (revisions.ts); status.currentRevision when absent. */
   currentRevision?: string;
-  /** The pod healing replaces (healing.ts: podToHeal), as the plan found it; looked for here when absent. */
-  heal?: Pod;
+  /** The pod healing replaces (healing.ts: podToHeal), as the plan found it (undefined: none); looked for here only when the key is absent. */
+  heal?: Pod | undefined;
 }
 
 /**
@@ -106,7 +106,7 @@ export function rolloutBlocker(view: SetView, pods: readonly Pod[], updateRevisi
   const unavailable = pods.filter((p) => !isRunningAndAvailable(p, set.spec.minReadySeconds, now) || isTerminating(p) || isInPlaceUpdating(p)).sort(byOrdinal);
   const candidates = [...unavailable.filter((p) => getPodRevision(p) === updateRevision), ...unavailable.filter((p) => getPodRevision(p) !== updateRevision)];
   const currentName = facts.currentRevision ?? set.status?.currentRevision ?? updateRevision;
-  const heal = facts.heal ?? podToHeal({ ...view, revisions: { currentName, updateName: updateRevision } }, replicas, pods, now);
+  const heal = "heal" in facts ? facts.heal : podToHeal({ ...view, revisions: { currentName, updateName: updateRevision } }, replicas, pods, now);
   const step = (p: Pod) => (p === heal ? healWords(p, currentName) : ordinalsStep(p, set));
   const external = candidates.find((p) => !step(p));
   if (external) return { kind: "pod", pod: nameOf(external), words: `pod ${nameOf(external)} ${whyUnavailable(external, set.spec.minReadySeconds)}`.slice(0, 1024), sinceMs: actedOn(external, updateRevision), release: getPodRevision(external) === updateRevision, lasting: isLasting(external) };
